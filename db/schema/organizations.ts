@@ -1,0 +1,22 @@
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { createdAt, idColumn, updatedAt } from './columns';
+
+export const organizations = pgTable(
+  'organizations',
+  {
+    id: idColumn(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    generalInfo: text('general_info').notNull().default(''),
+    defaultTeamId: text('default_team_id'),
+    defaultAssistantId: text('default_assistant_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('organizations_account_created').on(t.accountId, t.createdAt)],
+);
+
+export type OrganizationRow = typeof organizations.$inferSelect;

@@ -1,0 +1,26 @@
+import type { UserRow } from '@/db/schema';
+
+/** Who is calling, resolved once per request from the credential. Services take it explicitly. */
+export type Actor = {
+  accountId: string;
+  credential: { kind: 'api_key'; keyId: string } | { kind: 'certificate'; kid: string; email: string | null };
+  /** Fixed when the key was created. Certificate tokens act account-wide. */
+  level: 'account' | 'organization' | 'user';
+  /** Set for an organization-scoped key. */
+  organizationId: string | null;
+  /** The user acted as: a user key's user, or the X-User-Email user of an account key. */
+  user: UserRow | null;
+  actingVia: 'user_key' | 'x_user_email' | null;
+  scopes: string[];
+  account: { killSwitch: boolean; rateLimitReads: number | null; rateLimitWrites: number | null };
+};
+
+/** An account-level credential used without X-User-Email: reaches the whole account. */
+export const isAccountWide = (a: Actor) => a.level === 'account' && a.user === null;
+
+/** The organization this caller administers, if any: an organization key's, or an acting organization admin's. */
+export function administeredOrganization(a: Actor): string | null {
+  if (a.level === 'organization') return a.organizationId;
+  if (a.user && a.user.organizationId && a.user.organizationRole === 'admin') return a.user.organizationId;
+  return null;
+}

@@ -1,0 +1,154 @@
+import { and, count, desc, eq, inArray, isNotNull, isNull, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '@/db/client';
+import { apiKeys, users, type ApiKeyRow } from '@/db/schema';
+import { badRequest, forbidden, notFound } from '@/server/http/errors';
+import { pageInfo, pageWindow } from '@/server/http/pagination';
+import { administeredOrganization, isAccountWide, type Actor } from './actor';
+import type { CreateApiKeyBody, ListApiKeysQuery } from './contracts';
+import { generateApiKey } from './keys';
+import type { LastUsedTracker } from './last-used';
+
+export function toPublicApiKey(k: ApiKeyRow, lastUsed?: LastUsedTracker) {
+  const pending = lastUsed?.peek(k.id);
+  const last = pending && (!k.lastUsedAt || pending > k.lastUsedAt) ? pending : k.lastUsedAt;
+  return {
+    id: k.id,
+    account: k.accountId,
+    organization: k.organizationId,
+    user: k.userId,
+    label: k.label,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    status: k.status,
+    lastUsedAt: last ? last.toISOString() : null,
+    expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null,
+    createdAt: k.createdAt.toISOString(),
+  };
+}
+
+/** Ids of the users of an organization, as a subquery. */
+const orgUsers = (db: Db, orgId: string) => db.select({ id: users.id }).from(users).where(eq(users.organizationId, orgId));
+
+export async function listApiKeys(db: Db, actor: Actor, q: z.infer<typeof ListApiKeysQuery>, lastUsed?: LastUsedTracker) {
+  const filters: SQL[] = [eq(apiKeys.accountId, actor.accountId)];
+  if (q.resource === 'organization') {
+    const org = administeredOrganization(actor);
+    if (!org) throw forbidden('Listing organization keys needs the organization admin role');
+    if (q.scope === 'user') filters.push(inArray(apiKeys.userId, orgUsers(db, org)));
+    else filters.push(eq(apiKeys.organizationId, org), isNull(apiKeys.userId));
+  } else if (actor.user) {
+    filters.push(eq(apiKeys.userId, actor.user.id));
+  } else if (actor.level === 'organization') {
+    filters.push(eq(apiKeys.organizationId, actor.organizationId!), isNull(apiKeys.userId));
+  }
+  const where = and(...filters);
+  const { limit, offset } = pageWindow(q);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(apiKeys).where(where),
+  ]);
+  return { ok: true as const, apiKeys: rows.map((k) => toPublicApiKey(k, lastUsed)), ...pageInfo(q, total) };
+}
+
+export async function createApiKey(db: Db, actor: Actor, input: z.infer<typeof CreateApiKeyBody>) {
+  let userId: string | null = null;
+  let organizationId: string | null = null;
+  if (input.userId) {
+    const [target] = await db
+      .select()
+      .from(users)
+      .where(and(eq(users.id, input.userId), eq(users.accountId, actor.accountId)))
+      .limit(1);
+    const org = administeredOrganization(actor);
+    const self = actor.user?.id === input.userId;
+    const visible = target && (self || isAccountWide(actor) || (org !== null && target.organizationId === org));
+    if (!target || (!visible && !actor.user)) throw notFound('User');
+    if (!visible) throw forbidden('Creating a key for another user needs the organization or account admin role');
+    userId = target.id;
+    organizationId = target.organizationId;
+  } else if (isAccountWide(actor)) {
+    organizationId = null;
+  } else {
+    const org = administeredOrganization(actor);
+    if (org) {
+      organizationId = org;
+    } else if (actor.user) {
+      // A member without admin rights can only ever hold keys that act as themself.
+      userId = actor.user.id;
+      organizationId = actor.user.organizationId;
+    } else {
+      throw forbidden('Not allowed to create this kind of key');
+    }
+  }
+  const { key, hash, prefix } = generateApiKey();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      accountId: actor.accountId,
+      organizationId,
+      userId,
+      label: input.label,
+      prefix,
+      keyHash: hash,
+      scopes: input.scopes,
+      expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+    })
+    .returning();
+  return { ok: true as const, apiKey: { ...toPublicApiKey(row), key } };
+}
+
+/**
+ * A key the caller may manage: account-wide callers any key of the account; a user
+ * their own keys; an organization key or admin the organization's keys and its users' keys.
+ * Another user's key is 404; an organization's key seen by a non-admin member is 403.
+ */
+async function manageableKey(db: Db, actor: Actor, keyId: string): Promise<ApiKeyRow> {
+  const [row] = await db
+    .select({ key: apiKeys, keyUserOrg: users.organizationId })
+    .from(apiKeys)
+    .leftJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, actor.accountId)))
+    .limit(1);
+  if (!row) throw notFound('API key');
+  const k = row.key;
+  if (isAccountWide(actor)) return k;
+  if (actor.user && k.userId === actor.user.id) return k;
+  const org = administeredOrganization(actor);
+  const keyOrg = k.userId ? row.keyUserOrg : k.organizationId;
+  if (org && keyOrg === org) return k;
+  if (!k.userId && k.organizationId && actor.user?.organizationId === k.organizationId) {
+    throw forbidden('Managing organization keys needs the organization admin role');
+  }
+  throw notFound('API key');
+}
+
+export async function revokeApiKey(db: Db, actor: Actor, keyId: string) {
+  const k = await manageableKey(db, actor, keyId);
+  if (k.status === 'revoked') throw badRequest('API key is already revoked');
+  const [row] = await db
+    .update(apiKeys)
+    .set({ status: 'revoked', revokedAt: new Date() })
+    .where(eq(apiKeys.id, k.id))
+    .returning();
+  return { ok: true as const, apiKey: toPublicApiKey(row) };
+}
+
+/** Only a revoked key can be deleted, so a live integration is never cut off by a delete. */
+export async function deleteApiKey(db: Db, actor: Actor, keyId: string) {
+  const k = await manageableKey(db, actor, keyId);
+  if (k.status !== 'revoked') throw badRequest('Revoke the key before deleting it: an active key cannot be deleted');
+  await db.delete(apiKeys).where(and(eq(apiKeys.id, k.id), isNotNull(apiKeys.revokedAt)));
+  return { ok: true as const };
+}
+
+export function me(actor: Actor) {
+  return {
+    ok: true as const,
+    accountId: actor.accountId,
+    email: actor.user?.email ?? null,
+    orgId: actor.level === 'organization' ? actor.organizationId : null,
+    userId: actor.user?.id ?? null,
+    scopes: actor.scopes,
+  };
+}

@@ -1,0 +1,157 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { decodeProtectedHeader, importSPKI, jwtVerify, type CryptoKey } from 'jose';
+import type { Db } from '@/db/client';
+import { accountCertificates, accounts, apiKeys, identifiers, users, type UserRow } from '@/db/schema';
+import { BareRefusal, badRequest, unauthorized } from '@/server/http/errors';
+import type { Actor } from './actor';
+import { API_KEY_PATTERN, hashSecret, sameHash } from './keys';
+import type { LastUsedTracker } from './last-used';
+
+/** The spec's body for an unknown, revoked or expired API key. */
+const invalidKey = () => new BareRefusal(401, { ok: false });
+
+export type AuthDeps = { db: Db; lastUsed: LastUsedTracker; now?: () => Date };
+
+export async function authenticate(deps: AuthDeps, headers: Headers): Promise<Actor> {
+  const header = headers.get('authorization');
+  if (!header) throw unauthorized('Missing credential: send Authorization: Bearer <API key or certificate token>');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized('Malformed Authorization header: expected "Bearer <credential>"');
+  const credential = match[1];
+  const userEmail = headers.get('x-user-email');
+  if (credential.startsWith('ak_live_')) return apiKeyActor(deps, credential, userEmail);
+  if (credential.split('.').length === 3) return certificateActor(deps, credential, userEmail);
+  throw unauthorized('Unrecognised credential: expected an ak_live_ API key or an RS256 certificate token');
+}
+
+async function apiKeyActor(deps: AuthDeps, key: string, userEmail: string | null): Promise<Actor> {
+  if (!API_KEY_PATTERN.test(key)) throw invalidKey();
+  const hash = hashSecret(key);
+  const [row] = await deps.db
+    .select({ key: apiKeys, account: accounts, user: users })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .leftJoin(users, eq(users.id, apiKeys.userId))
+    .where(eq(apiKeys.keyHash, hash))
+    .limit(1);
+  if (!row || !sameHash(row.key.keyHash, hash)) throw invalidKey();
+  const now = deps.now?.() ?? new Date();
+  if (row.key.status !== 'active') throw invalidKey();
+  if (row.key.expiresAt && row.key.expiresAt <= now) throw invalidKey();
+  const level = row.key.userId ? 'user' : row.key.organizationId ? 'organization' : 'account';
+  // A user key whose user was deleted authenticates no one.
+  if (level === 'user' && !row.user) throw invalidKey();
+  deps.lastUsed.touch(row.key.id, now);
+
+  const base = {
+    accountId: row.key.accountId,
+    credential: { kind: 'api_key' as const, keyId: row.key.id },
+    level,
+    organizationId: row.key.organizationId,
+    scopes: row.key.scopes,
+    account: pickAccount(row.account),
+  } satisfies Partial<Actor>;
+
+  if (level === 'user') {
+    if (userEmail !== null) throw badRequest('X-User-Email cannot be sent with a user key: a user key always acts as its own user');
+    return { ...base, user: row.user, actingVia: 'user_key' };
+  }
+  if (userEmail === null) return { ...base, user: null, actingVia: null };
+  const user = await userByEmail(deps.db, row.key.accountId, userEmail);
+  // An organization key acts only as users of its own organization.
+  if (!user || (level === 'organization' && user.organizationId !== row.key.organizationId)) {
+    throw unauthorized('X-User-Email matches no user in this account');
+  }
+  return { ...base, user, actingVia: 'x_user_email' };
+}
+
+function pickAccount(a: typeof accounts.$inferSelect): Actor['account'] {
+  return { killSwitch: a.killSwitch, rateLimitReads: a.rateLimitReads, rateLimitWrites: a.rateLimitWrites };
+}
+
+/**
+ * X-User-Email matches a user's primary email, or another email identifier of theirs that was verified:
+ * an unverified secondary address proves nothing about who the caller means.
+ */
+export async function userByEmail(db: Db, accountId: string, email: string): Promise<UserRow | null> {
+  const value = email.trim().toLowerCase();
+  const [row] = await db
+    .select({ user: users })
+    .from(identifiers)
+    .innerJoin(users, eq(users.id, identifiers.userId))
+    .where(
+      and(
+        eq(identifiers.accountId, accountId),
+        eq(identifiers.value, value),
+        eq(identifiers.type, 'email'),
+        sql`(${identifiers.verified} OR ${identifiers.primary})`,
+      ),
+    )
+    .limit(1);
+  return row?.user ?? null;
+}
+
+const keyCache = new Map<string, { pem: string; key: CryptoKey }>();
+const MAX_TOKEN_LIFETIME_S = 3600;
+const CLOCK_SKEW_S = 60;
+
+async function certificateActor(deps: AuthDeps, token: string, userEmail: string | null): Promise<Actor> {
+  let kid: string | undefined;
+  try {
+    const header = decodeProtectedHeader(token);
+    if (header.alg !== 'RS256') throw unauthorized('Certificate tokens must be signed with RS256');
+    kid = header.kid;
+  } catch (e) {
+    if (e instanceof Error && 'status' in e) throw e;
+    throw unauthorized('Malformed certificate token');
+  }
+  if (!kid) throw unauthorized('Certificate token has no kid');
+  const [row] = await deps.db
+    .select({ cert: accountCertificates, account: accounts })
+    .from(accountCertificates)
+    .innerJoin(accounts, eq(accounts.id, accountCertificates.accountId))
+    .where(eq(accountCertificates.id, kid))
+    .limit(1);
+  if (!row || row.cert.revokedAt) throw unauthorized('Unknown or revoked certificate');
+
+  let cached = keyCache.get(kid);
+  if (!cached || cached.pem !== row.cert.publicKeyPem) {
+    cached = { pem: row.cert.publicKeyPem, key: (await importSPKI(row.cert.publicKeyPem, 'RS256')) as CryptoKey };
+    keyCache.set(kid, cached);
+  }
+  const now = deps.now?.() ?? new Date();
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(token, cached.key, {
+      algorithms: ['RS256'],
+      currentDate: now,
+      clockTolerance: CLOCK_SKEW_S,
+    }));
+  } catch {
+    throw unauthorized('Certificate token failed verification or has expired');
+  }
+  if (typeof payload.iat !== 'number' || typeof payload.exp !== 'number') {
+    throw unauthorized('Certificate token needs iat and exp');
+  }
+  if (payload.exp - payload.iat > MAX_TOKEN_LIFETIME_S) throw unauthorized('Certificate token lifetime exceeds one hour');
+  if (payload.iat > now.getTime() / 1000 + CLOCK_SKEW_S) throw unauthorized('Certificate token issued in the future');
+  if ('type' in payload) throw unauthorized('Certificate tokens with a type claim are refused');
+
+  const base = {
+    accountId: row.cert.accountId,
+    credential: {
+      kind: 'certificate' as const,
+      kid,
+      email: typeof payload.email === 'string' ? payload.email.toLowerCase() : null,
+    },
+    level: 'account' as const,
+    organizationId: null,
+    scopes: [],
+    account: pickAccount(row.account),
+  };
+  // A delegated token (with `email`) still acts account-wide, as the spec states for now.
+  if (userEmail === null) return { ...base, user: null, actingVia: null };
+  const user = await userByEmail(deps.db, row.cert.accountId, userEmail);
+  if (!user) throw unauthorized('X-User-Email matches no user in this account');
+  return { ...base, user, actingVia: 'x_user_email' };
+}

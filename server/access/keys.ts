@@ -1,0 +1,17 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const API_KEY_PATTERN = /^ak_live_[0-9a-f]{64}$/;
+
+export function generateApiKey(): { key: string; hash: string; prefix: string } {
+  const key = `ak_live_${randomBytes(32).toString('hex')}`;
+  return { key, hash: hashSecret(key), prefix: key.slice(0, 12) };
+}
+
+export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+/** Constant-time comparison of two hex hashes. */
+export function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import './zod-config';
+import type { Database } from '@/db/client';
+import type { Actor } from '@/server/access/actor';
+import { authenticate } from '@/server/access/authenticate';
+import { LastUsedTracker } from '@/server/access/last-used';
+import { logger } from '@/server/logger';
+import type { AnyEndpoint } from './endpoint';
+import { Reply } from './endpoint';
+import { AppError, BareRefusal, accountBlocked, killSwitchEngaged, onboardingRequired, unauthorized, forbidden } from './errors';
+import { RateLimits } from './rate-limit';
+import { Router } from './router';
+import { parseOrThrow, problemsOf, queryObject } from './validate';
+
+export type KernelDeps = {
+  database: Database;
+  lastUsed: LastUsedTracker;
+  rateLimits: RateLimits;
+  /** Check every success body against its schema (tests and development). */
+  validateResponses: boolean;
+};
+
+export type RequestInfo = { clientIp?: string };
+export type ApiHandler = (req: Request, info?: RequestInfo) => Promise<Response>;
+
+export const API_PREFIX = '/api';
+
+export function createKernelDeps(database: Database): KernelDeps {
+  return {
+    database,
+    lastUsed: new LastUsedTracker(database.pool),
+    rateLimits: new RateLimits(database.pool),
+    validateResponses: process.env.NODE_ENV !== 'production' || process.env.STEWARD_VALIDATE_RESPONSES === '1',
+  };
+}
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The one request pipeline: route, credential, act-as, rate limit, user state,
+ * validation, service call, error mapping. Route files and the lean server both use it.
+ */
+export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): ApiHandler {
+  const router = new Router(endpoints);
+
+  return async function handle(req, info = {}) {
+    const requestId = validRequestId(req.headers.get('x-request-id')) ?? randomUUID();
+    const log = logger.child({ requestId });
+    const started = performance.now();
+    const url = new URL(req.url);
+    const pathname = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) || '/' : url.pathname;
+    let res: Response;
+    let actor: Actor | null = null;
+    try {
+      const match = router.match(pathname);
+      if (!match) throw new AppError(404, 'not_found', `No endpoint at ${url.pathname}`);
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
+      const ep = match.route.methods.get(method);
+      if (!ep) {
+        const allow = [...match.route.methods.keys()].join(', ');
+        throw new AppError(405, 'method_not_allowed', `${req.method} is not supported here; use ${allow}`, { allow });
+      }
+
+      if (ep.auth !== 'none') {
+        actor = await authenticate({ db: deps.database.db, lastUsed: deps.lastUsed }, req.headers);
+        await deps.rateLimits.consume(actor, method, ep.path, clientIp(req, info));
+        if (actor.user) {
+          if (actor.user.status !== 'active') throw accountBlocked();
+          if (!actor.user.onboardedAt && !ep.onboardingExempt) throw onboardingRequired();
+        }
+        if (ep.auth === 'user' && !actor.user) {
+          throw unauthorized('This call acts as a user: use a user key, or an account key with X-User-Email');
+        }
+        if (ep.auth === 'account' && (actor.user || actor.level !== 'account')) {
+          throw forbidden('This call needs an account-wide key without X-User-Email');
+        }
+        if (ep.killSwitch && actor.account.killSwitch) throw killSwitchEngaged();
+      }
+
+      const params = ep.params ? parseOrThrow(ep.params, match.params, 'path') : match.params;
+      const query = ep.query ? parseOrThrow(ep.query, queryObject(url.searchParams), 'query') : {};
+      let body: unknown = undefined;
+      if (ep.body && WITH_BODY.has(method)) body = parseOrThrow(ep.body, await readJson(req), 'body');
+
+      const out = await ep.handle({
+        req,
+        db: deps.database.db,
+        actor: actor as Actor,
+        params,
+        query,
+        body,
+        requestId,
+        log,
+        kernel: deps,
+      });
+      if (out instanceof Response) {
+        res = out;
+      } else {
+        const r = out instanceof Reply ? out : new Reply(ep.status ?? 200, out);
+        let payload = r.body;
+        if (deps.validateResponses && r.status < 300) {
+          const checked = ep.response.safeParse(payload);
+          if (!checked.success) {
+            log.error({ problems: problemsOf(checked.error, 'response'), path: ep.path }, 'response does not match its schema');
+            throw new Error(`Response of ${ep.method} ${ep.path} does not match its schema`);
+          }
+        }
+        res = json(r.status, payload, r.headers);
+      }
+    } catch (e) {
+      res = errorResponse(e, log);
+    }
+    res.headers.set('X-Request-Id', requestId);
+    log.info(
+      { method: req.method, path: url.pathname, status: res.status, ms: Math.round(performance.now() - started), accountId: actor?.accountId },
+      'request',
+    );
+    return res;
+  };
+}
+
+async function readJson(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError(400, 'bad_request', 'body: malformed JSON');
+  }
+}
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+export function errorResponse(e: unknown, log: { error: (o: object, m: string) => void }): Response {
+  if (e instanceof BareRefusal) return json(e.status, e.body, e.headers);
+  if (e instanceof AppError) {
+    const headers: Record<string, string> = e.status === 405 ? { Allow: String(e.extra.allow ?? '') } : {};
+    return json(e.status, { ok: false, status: e.status, error_code: e.code, error: e.message, ...e.extra }, headers);
+  }
+  log.error({ err: e }, 'unexpected failure');
+  return json(500, { ok: false, status: 500, error_code: 'server_error', error: 'Unexpected failure; retry with exponential backoff' });
+}
+
+function validRequestId(v: string | null) {
+  return v && /^[\w.-]{8,128}$/.test(v) ? v : null;
+}
+
+function clientIp(req: Request, info: RequestInfo): string {
+  if (process.env.TRUST_PROXY === '1') {
+    const fwd = req.headers.get('x-forwarded-for');
+    if (fwd) return fwd.split(',')[0].trim();
+  }
+  return info.clientIp ?? req.headers.get('x-forwarded-for')?.split(',')[0].trim() ?? 'unknown';
+}

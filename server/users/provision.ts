@@ -1,0 +1,128 @@
+import { and, eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '@/db/client';
+import { identifiers, organizations, teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import type { Actor } from '@/server/access/actor';
+import { forbidden, notFound } from '@/server/http/errors';
+import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
+import type { ProvisionUserBody } from './contracts';
+import { presentUser } from './present';
+
+const HEX24 = /^[0-9a-f]{24}$/;
+
+/**
+ * Creates the user (or finds them by email) and places them on a team. Idempotent.
+ * Callers: account-wide keys and organization keys.
+ */
+export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof ProvisionUserBody>) {
+  if (actor.user || actor.level === 'user') throw forbidden('Provisioning needs an account or organization key without X-User-Email');
+  const orgScope = actor.level === 'organization' ? actor.organizationId : null;
+
+  // Two concurrent first calls for one email: the loser's insert conflicts, and a retry finds the user.
+  const result = await retryOnUniqueViolation(() => db.transaction(async (tx) => {
+    let team = null;
+    if (input.teamId) {
+      [team] = await tx
+        .select()
+        .from(teams)
+        .where(and(eq(teams.id, input.teamId), eq(teams.accountId, actor.accountId)))
+        .limit(1);
+      if (!team || (orgScope && team.organizationId !== orgScope)) throw notFound('Team');
+    }
+
+    let user = await userByPrimaryEmail(tx, actor.accountId, input.email);
+    let created = false;
+    if (!user) {
+      const [held] = await tx
+        .select({ id: identifiers.id })
+        .from(identifiers)
+        .where(and(eq(identifiers.accountId, actor.accountId), eq(identifiers.value, input.email)))
+        .limit(1);
+      if (held) {
+        // The address is another user's secondary identifier: that user is the one meant.
+        const [owner] = await tx.select().from(users).innerJoin(identifiers, eq(identifiers.userId, users.id)).where(eq(identifiers.id, held.id));
+        user = owner.users;
+      } else {
+        const id = input.id && HEX24.test(input.id) ? input.id : undefined;
+        if (id) {
+          const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.id, id)).limit(1);
+          if (taken) throw forbidden('That id is already in use');
+        }
+        [user] = await tx
+          .insert(users)
+          .values({
+            ...(id ? { id } : {}),
+            accountId: actor.accountId,
+            email: input.email,
+            firstName: input.firstName ?? '',
+            lastName: input.lastName ?? '',
+            name: [input.firstName, input.lastName].filter(Boolean).join(' ') || null,
+            organizationId: orgScope,
+            organizationRole: 'member',
+          })
+          .returning();
+        await tx.insert(identifiers).values({
+          accountId: actor.accountId,
+          userId: user.id,
+          type: 'email',
+          value: input.email,
+          verified: true,
+          primary: true,
+        });
+        created = true;
+      }
+    }
+    if (orgScope && user.organizationId && user.organizationId !== orgScope) throw notFound('User');
+
+    const flags = { created, addedToTeam: false, alreadyMember: false, joinSkipped: false };
+    const current = await activeMembership(tx, user.id);
+    if (!team && !current && orgScope) {
+      const [org] = await tx.select().from(organizations).where(eq(organizations.id, orgScope)).limit(1);
+      if (org?.defaultTeamId) {
+        [team] = await tx.select().from(teams).where(eq(teams.id, org.defaultTeamId)).limit(1);
+      }
+    }
+    if (team) {
+      if (current?.t.id === team.id) {
+        flags.alreadyMember = !created;
+      } else if (await ownedTeamWithOthers(tx, user.id)) {
+        flags.joinSkipped = true;
+      } else {
+        await joinTeam(tx, user, team, 'member');
+        flags.addedToTeam = true;
+      }
+    } else if (current) {
+      flags.alreadyMember = !created;
+    } else {
+      await createOwnTeam(tx, user, orgScope ?? user.organizationId);
+      flags.addedToTeam = true;
+    }
+    const [fresh] = await tx.select().from(users).where(eq(users.id, user.id));
+    const placed = await tx
+      .select({ teamId: teamMemberships.teamId })
+      .from(teamMemberships)
+      .where(and(eq(teamMemberships.userId, user.id), eq(teamMemberships.status, 'active')))
+      .limit(1);
+    return { user: fresh, teamId: placed[0]?.teamId ?? null, ...flags };
+  }));
+
+  return { ...result, user: await presentUser(db, result.user, { withIdentifiers: true }) };
+}
+
+async function userByPrimaryEmail(tx: Parameters<Parameters<Db['transaction']>[0]>[0], accountId: string, email: string): Promise<UserRow | null> {
+  const [u] = await tx
+    .select()
+    .from(users)
+    .where(and(eq(users.accountId, accountId), eq(users.email, email)))
+    .limit(1);
+  return u ?? null;
+}
+
+async function retryOnUniqueViolation<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if ((e as { code?: string }).code === '23505' || (e as { cause?: { code?: string } }).cause?.code === '23505') return fn();
+    throw e;
+  }
+}

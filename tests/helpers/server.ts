@@ -1,0 +1,62 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import type { Database } from '@/db/client';
+import { endpoints as allEndpoints } from '@/server/endpoints';
+import type { AnyEndpoint } from '@/server/http/endpoint';
+import { createApiHandler, createKernelDeps, type KernelDeps } from '@/server/http/kernel';
+import { createNodeServer } from '@/server/http/node-server';
+import { createTestDatabase } from './database';
+
+export type TestServer = {
+  /** Origin + /api, like the spec's base_url. */
+  baseUrl: string;
+  database: Database;
+  kernel: KernelDeps;
+  close: () => Promise<void>;
+};
+
+/**
+ * Starts the production request path (the lean node:http server over the kernel) on a
+ * loopback port, against this file's own database. Tests talk to it with real HTTP.
+ */
+export type TestServerOptions = {
+  endpoints?: AnyEndpoint[];
+  /** Per-minute defaults; high unless a test is about rate limiting. */
+  rateLimits?: { reads: number; writes: number };
+};
+
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const db = await createTestDatabase();
+  const kernel = createKernelDeps(db.database);
+  kernel.validateResponses = true;
+  kernel.rateLimits.defaults = opts.rateLimits ?? { reads: 1_000_000, writes: 1_000_000 };
+  const server = createNodeServer(createApiHandler(opts.endpoints ?? allEndpoints, kernel));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/api`,
+    database: db.database,
+    kernel,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await kernel.lastUsed.flush();
+      await db.drop();
+    },
+  };
+}
+
+/** beforeAll/afterAll wiring: `const app = useTestServer();` then `app().baseUrl` inside tests. */
+export function useTestServer(opts: TestServerOptions = {}): () => TestServer {
+  let s: TestServer | undefined;
+  beforeAll(async () => {
+    s = await startTestServer(opts);
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  return () => {
+    if (!s) throw new Error('test server not started');
+    return s;
+  };
+}

@@ -1,0 +1,42 @@
+import type { TestServer } from '../helpers/server';
+import type { AccountFixture } from '../helpers/client';
+import { call } from '../helpers/client';
+
+export type Owner = { account: AccountFixture; user: { id: string; email: string; teamId: string }; userKey: string };
+
+/**
+ * How the security suite finds a real resource for an endpoint with path parameters.
+ * `create` makes one owned by `owner` and returns the path parameters that name it.
+ * `ownership: 'user'`: another user of the same account must get 404.
+ * `ownership: 'account'`: shared inside the account; only another account must get 404.
+ */
+export type Fixture = {
+  ownership: 'user' | 'account';
+  create: (server: TestServer, owner: Owner) => Promise<Record<string, string>>;
+  /** A valid body per method, so the refusal is about the resource and not the input. */
+  body?: Partial<Record<'POST' | 'PUT' | 'PATCH' | 'DELETE', unknown>>;
+};
+
+/** Keyed by path template; every method at that path uses it. Each area adds its own entries. */
+export const fixtures: Record<string, Fixture> = {
+  '/users/{userId}': { ownership: 'user', create: async (_s, o) => ({ userId: o.user.id }) },
+  '/users/{userId}/preferences/scheduling': {
+    ownership: 'user',
+    create: async (_s, o) => ({ userId: o.user.id }),
+    body: { PUT: { schedulingPreferences: { availability: { workingHours: { TU: [{ start: '10:00', end: '12:00' }] } } } } },
+  },
+  '/api-keys/{keyId}': {
+    ownership: 'user',
+    create: async (s, o) => {
+      const r = await call(s, '/api-keys', { key: o.userKey, body: { label: 'target' } });
+      return { keyId: r.body.apiKey.id };
+    },
+  },
+  '/api-keys/{keyId}/revoke': {
+    ownership: 'user',
+    create: async (s, o) => {
+      const r = await call(s, '/api-keys', { key: o.userKey, body: { label: 'target' } });
+      return { keyId: r.body.apiKey.id };
+    },
+  },
+};
