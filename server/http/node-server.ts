@@ -48,7 +48,7 @@ async function serveApi(api: ApiHandler, req: http.IncomingMessage, res: http.Se
     }
     const headers = new Headers();
     for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, { method, headers, body });
+    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, { method, headers, body: body ? new Uint8Array(body) : undefined });
     const response = await api(request, { clientIp: req.socket.remoteAddress });
     const out: Record<string, string | string[]> = {};
     response.headers.forEach((v, k) => {

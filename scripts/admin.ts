@@ -1,0 +1,96 @@
+/**
+ * Console jobs until the hosted console exists. Prints exactly one JSON line on stdout.
+ *   npm run --silent admin -- create-account --name NAME
+ *   npm run --silent admin -- kill-switch on|off --account ID
+ *   npm run --silent admin -- register-certificate --account ID --public-key FILE
+ *   npm run --silent admin -- revoke-certificate --kid KID
+ *   npm run --silent admin -- set-rate-limits --account ID --reads N --writes N
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { connect, type Db } from '../db/client';
+import { applyMigrations } from '../db/migrate';
+import {
+  createAccount,
+  registerCertificate,
+  revokeCertificate,
+  setKillSwitch,
+  setRateLimits,
+} from '../server/accounts/service';
+import { AppError } from '../server/http/errors';
+import { selectDatabase } from './database';
+
+type Command = (db: Db, args: Record<string, string | undefined>, positional: string[]) => Promise<unknown>;
+
+const need = (args: Record<string, string | undefined>, name: string) => {
+  const v = args[name];
+  if (!v) throw new AppError(400, 'bad_request', `--${name} is required`);
+  return v;
+};
+const optionalInt = (v: string | undefined, name: string) => {
+  if (v === undefined || v === 'default') return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new AppError(400, 'bad_request', `--${name} must be a positive integer or "default"`);
+  return n;
+};
+
+export const commands: Record<string, Command> = {
+  'create-account': (db, a) => createAccount(db, need(a, 'name')),
+  'kill-switch': (db, a, pos) => {
+    const mode = pos[0];
+    if (mode !== 'on' && mode !== 'off') throw new AppError(400, 'bad_request', 'kill-switch takes on or off');
+    return setKillSwitch(db, need(a, 'account'), mode === 'on');
+  },
+  'register-certificate': (db, a) => registerCertificate(db, need(a, 'account'), readFileSync(need(a, 'public-key'), 'utf8')),
+  'revoke-certificate': (db, a) => revokeCertificate(db, need(a, 'kid')),
+  'set-rate-limits': (db, a) =>
+    setRateLimits(db, need(a, 'account'), { reads: optionalInt(a.reads, 'reads'), writes: optionalInt(a.writes, 'writes') }),
+};
+
+const OPTIONS = {
+  name: { type: 'string' },
+  account: { type: 'string' },
+  tenant: { type: 'string' },
+  'public-key': { type: 'string' },
+  kid: { type: 'string' },
+  reads: { type: 'string' },
+  writes: { type: 'string' },
+  file: { type: 'string' },
+  id: { type: 'string' },
+  status: { type: 'string' },
+  key: { type: 'string' },
+  domain: { type: 'string' },
+} as const;
+
+async function main() {
+  const { values, positionals } = parseArgs({ options: OPTIONS, allowPositionals: true, strict: true });
+  const [name, ...rest] = positionals;
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    throw new AppError(400, 'bad_request', `unknown command ${name ?? '(none)'}; one of: ${Object.keys(commands).join(', ')}`);
+  }
+  const selected = await selectDatabase();
+  try {
+    await applyMigrations(selected.url);
+    const database = connect(selected.url, { max: 2 });
+    try {
+      return await command(database.db, values as Record<string, string | undefined>, rest);
+    } finally {
+      await database.close();
+    }
+  } finally {
+    await selected.stop();
+  }
+}
+
+main().then(
+  (out) => {
+    process.stdout.write(JSON.stringify(out) + '\n');
+    process.exit(0);
+  },
+  (e: unknown) => {
+    const error = e instanceof AppError ? { status: e.status, error_code: e.code, error: e.message } : { error: String((e as Error)?.message ?? e) };
+    process.stdout.write(JSON.stringify({ ok: false, ...error }) + '\n');
+    process.exit(1);
+  },
+);

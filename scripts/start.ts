@@ -1,0 +1,75 @@
+/**
+ * `npm start`: the product on embedded defaults. Picks the database (DATABASE_URL, or an
+ * embedded PostgreSQL under .data/postgres), applies migrations, builds once if needed,
+ * then serves Next.js pages with /api on the lean kernel path (STEWARD_HTTP=next serves
+ * /api through the Next route files instead). `--dev` runs Next in development mode.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import next from 'next';
+import { sharedDatabase } from '../db/client';
+import { applyMigrations } from '../db/migrate';
+import { endpoints } from '../server/endpoints';
+import { createApiHandler, createKernelDeps } from '../server/http/kernel';
+import { createNodeServer } from '../server/http/node-server';
+import { logger } from '../server/logger';
+import { selectDatabase } from './database';
+
+const dev = process.argv.includes('--dev');
+const root = path.resolve(import.meta.dirname, '..');
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '0.0.0.0';
+const mode = process.env.STEWARD_HTTP === 'next' ? 'next' : 'lean';
+
+async function main() {
+  const selected = await selectDatabase((m) => logger.info(m));
+  process.env.DATABASE_URL = selected.url;
+  await applyMigrations(selected.url);
+  logger.info({ embedded: selected.embedded }, 'database ready, migrations applied');
+
+  if (!dev && !existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+    logger.info('no production build found: running next build (once)');
+    const build = spawnSync('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+    if (build.status !== 0) throw new Error('next build failed');
+  }
+
+  const app = next({ dev, dir: root, hostname: 'localhost', port });
+  await app.prepare();
+  const nextHandler = app.getRequestHandler();
+  const kernel = createKernelDeps(sharedDatabase());
+  const server =
+    mode === 'lean'
+      ? createNodeServer(createApiHandler(endpoints, kernel), (req, res) => nextHandler(req, res))
+      : createNodeServer(async () => new Response(null, { status: 404 }), (req, res) => nextHandler(req, res));
+  // In `next` mode every request (including /api) goes to Next's route files.
+  if (mode === 'next') {
+    server.removeAllListeners('request');
+    server.on('request', (req, res) => void nextHandler(req, res));
+  }
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const url = `http://localhost:${port}`;
+  logger.info({ url, api: `${url}/api`, mode, dev }, 'Steward is running');
+  process.stdout.write(`\nSteward is running at ${url} (API: ${url}/api, reference: ${url}/docs)\n\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await kernel.lastUsed.flush();
+    await sharedDatabase().close();
+    await app.close?.();
+    await selected.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((e) => {
+  logger.error({ err: e }, 'failed to start');
+  process.exit(1);
+});
