@@ -7,6 +7,43 @@ import type { Actor } from './actor';
 import { API_KEY_PATTERN, hashSecret, sameHash } from './keys';
 import type { LastUsedTracker } from './last-used';
 
+/**
+ * The per-request lookups as prepared statements, built once per database handle:
+ * building a Drizzle query on every request costs more than running it.
+ */
+const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
+function prepare(db: Db) {
+  return {
+    keyByHash: db
+      .select({ key: apiKeys, account: accounts, user: users })
+      .from(apiKeys)
+      .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+      .leftJoin(users, eq(users.id, apiKeys.userId))
+      .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
+      .limit(1)
+      .prepare('auth_key_by_hash'),
+    userByEmail: db
+      .select({ user: users })
+      .from(identifiers)
+      .innerJoin(users, eq(users.id, identifiers.userId))
+      .where(
+        and(
+          eq(identifiers.accountId, sql.placeholder('accountId')),
+          eq(identifiers.value, sql.placeholder('value')),
+          eq(identifiers.type, 'email'),
+          sql`(${identifiers.verified} OR ${identifiers.primary})`,
+        ),
+      )
+      .limit(1)
+      .prepare('auth_user_by_email'),
+  };
+}
+function statements(db: Db) {
+  let s = prepared.get(db);
+  if (!s) prepared.set(db, (s = prepare(db)));
+  return s;
+}
+
 /** The spec's body for an unknown, revoked or expired API key. */
 const invalidKey = () => new BareRefusal(401, { ok: false });
 
@@ -27,13 +64,7 @@ export async function authenticate(deps: AuthDeps, headers: Headers): Promise<Ac
 async function apiKeyActor(deps: AuthDeps, key: string, userEmail: string | null): Promise<Actor> {
   if (!API_KEY_PATTERN.test(key)) throw invalidKey();
   const hash = hashSecret(key);
-  const [row] = await deps.db
-    .select({ key: apiKeys, account: accounts, user: users })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .leftJoin(users, eq(users.id, apiKeys.userId))
-    .where(eq(apiKeys.keyHash, hash))
-    .limit(1);
+  const [row] = await statements(deps.db).keyByHash.execute({ hash });
   if (!row || !sameHash(row.key.keyHash, hash)) throw invalidKey();
   const now = deps.now?.() ?? new Date();
   if (row.key.status !== 'active') throw invalidKey();
@@ -75,19 +106,7 @@ function pickAccount(a: typeof accounts.$inferSelect): Actor['account'] {
  */
 export async function userByEmail(db: Db, accountId: string, email: string): Promise<UserRow | null> {
   const value = email.trim().toLowerCase();
-  const [row] = await db
-    .select({ user: users })
-    .from(identifiers)
-    .innerJoin(users, eq(users.id, identifiers.userId))
-    .where(
-      and(
-        eq(identifiers.accountId, accountId),
-        eq(identifiers.value, value),
-        eq(identifiers.type, 'email'),
-        sql`(${identifiers.verified} OR ${identifiers.primary})`,
-      ),
-    )
-    .limit(1);
+  const [row] = await statements(db).userByEmail.execute({ accountId, value });
   return row?.user ?? null;
 }
 

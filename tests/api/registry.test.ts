@@ -48,7 +48,7 @@ describe('route files and the registry', () => {
 
 describe('OpenAPI', () => {
   it('documents every registry endpoint with its schemas and errors', () => {
-    const doc = buildOpenApi(endpoints) as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const doc = buildOpenApi(endpoints) as unknown as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     expect(doc.openapi).toBe('3.1.0');
     for (const e of endpoints.filter((x) => !x.raw)) {
       const op = doc.paths[e.path]?.[e.method.toLowerCase()];

@@ -1,0 +1,127 @@
+/**
+ * `npm run bench`: Steward's production server (lean /api path, then /api through Next's
+ * route files) against a bare node:http + pg baseline, on one throwaway PostgreSQL, in
+ * the same run. Writes bench/results.json.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, chmodSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { connect } from '../db/client';
+import { freePort, startEmbeddedPostgres, withDatabase } from '../db/embedded';
+import { applyMigrations } from '../db/migrate';
+import { createAccount } from '../server/accounts/service';
+
+const root = path.resolve(import.meta.dirname, '..');
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+
+type Measure = { reqPerSec: number; p50Ms: number; p99Ms: number; non2xx: number };
+
+async function waitReady(url: string, timeoutMs = 180_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`server at ${url} did not start`);
+}
+
+function start(cmd: string, args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const done = new Promise((r) => child.once('exit', r));
+  child.kill('SIGINT');
+  await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+async function load(url: string, key: string): Promise<Measure> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { Authorization: `Bearer ${key}` } });
+  return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx };
+}
+
+async function main() {
+  const parent = mkdtempSync(path.join(os.tmpdir(), 'steward-bench-'));
+  chmodSync(parent, 0o755);
+  const pgServer = await startEmbeddedPostgres({ dir: path.join(parent, 'pg'), persistent: false });
+  const admin = new pg.Client(pgServer.url);
+  await admin.connect();
+  await admin.query('CREATE DATABASE bench');
+  await admin.end();
+  const url = withDatabase(pgServer.url, 'bench');
+  await applyMigrations(url);
+  const database = connect(url);
+  const { apiKey } = await createAccount(database.db, 'Bench');
+  // A realistic list: more keys than one page.
+  for (let i = 0; i < 30; i++) await createAccount(database.db, `noise ${i}`);
+  await database.close();
+
+  const paths = ['/api/me', '/api/api-keys'];
+  const results: Record<string, Record<string, Measure & { ratio?: number }>> = {};
+  const env = { DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: '1000000000', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' };
+
+  const bareP = await freePort();
+  const bare = start('npx', ['tsx', 'bench/bare-server.ts'], { ...env, PORT: String(bareP) });
+  await waitReady(`http://127.0.0.1:${bareP}/api/me`);
+  for (const p of paths) (results[p] ??= {}).bare = await load(`http://127.0.0.1:${bareP}${p}`, apiKey);
+  await stop(bare);
+
+  if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+    await new Promise((resolve, reject) => {
+      const b = spawn('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+      b.on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error('next build failed'))));
+    });
+  }
+  for (const mode of ['lean', 'next'] as const) {
+    const port = await freePort();
+    const server = start('npx', ['tsx', 'scripts/start.ts'], { ...env, PORT: String(port), STEWARD_HTTP: mode });
+    await waitReady(`http://127.0.0.1:${port}/api/openapi.json`);
+    for (const p of paths) {
+      // Warm up code paths and pools before measuring.
+      await autocannon({ url: `http://127.0.0.1:${port}${p}`, connections: 10, amount: 500, headers: { Authorization: `Bearer ${apiKey}` } });
+      const m = await load(`http://127.0.0.1:${port}${p}`, apiKey);
+      results[p][mode] = { ...m, ratio: Number((m.reqPerSec / results[p].bare.reqPerSec).toFixed(3)) };
+    }
+    await stop(server);
+  }
+
+  const executor = await benchExecutorIfPresent();
+  const report = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+    load: { connections: CONNECTIONS, durationSeconds: DURATION },
+    target: { ratio: 0.4, p99Ms: 20 },
+    endpoints: Object.fromEntries(
+      Object.entries(results).map(([p, r]) => [p, { ...r.lean, lean: r.lean, next: r.next, bare: r.bare }]),
+    ),
+    chosenHttpPath: 'lean',
+    ...(executor ? { executor } : {}),
+  };
+  writeFileSync(path.join(root, 'bench', 'results.json'), JSON.stringify(report, null, 2) + '\n');
+  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  await pgServer.stop();
+}
+
+/** The durable executor's own benchmark, once it exists (bench/executor.ts). */
+async function benchExecutorIfPresent(): Promise<unknown> {
+  const file = path.join(root, 'bench', 'executor.ts');
+  if (!existsSync(file)) return null;
+  const mod = (await import(file)) as { benchExecutor?: () => Promise<unknown> };
+  return mod.benchExecutor ? mod.benchExecutor() : null;
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
