@@ -5,7 +5,7 @@
  * /api through the Next route files instead). `--dev` runs Next in development mode.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import next from 'next';
 import { sharedDatabase } from '../db/client';
@@ -22,14 +22,27 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '0.0.0.0';
 const mode = process.env.STEWARD_HTTP === 'next' ? 'next' : 'lean';
 
+/** A build is needed when there is none, or a source file is newer than it. */
+function needsBuild(): boolean {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  if (!existsSync(buildId)) return true;
+  const built = statSync(buildId).mtimeMs;
+  const newer = (p: string): boolean => {
+    const s = statSync(p);
+    if (s.isDirectory()) return readdirSync(p).some((n) => newer(path.join(p, n)));
+    return s.mtimeMs > built;
+  };
+  return ['app', 'server', 'db', 'next.config.ts', 'package.json'].some((p) => existsSync(path.join(root, p)) && newer(path.join(root, p)));
+}
+
 async function main() {
   const selected = await selectDatabase((m) => logger.info(m));
   process.env.DATABASE_URL = selected.url;
   await applyMigrations(selected.url);
   logger.info({ embedded: selected.embedded }, 'database ready, migrations applied');
 
-  if (!dev && !existsSync(path.join(root, '.next', 'BUILD_ID'))) {
-    logger.info('no production build found: running next build (once)');
+  if (!dev && needsBuild()) {
+    logger.info('no production build, or sources changed since it: running next build');
     const build = spawnSync('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
     if (build.status !== 0) throw new Error('next build failed');
   }

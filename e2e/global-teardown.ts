@@ -1,0 +1,15 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { STATE_FILE } from './global-setup';
+
+export default async function globalTeardown() {
+  const state = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as { appPid: number };
+  try {
+    process.kill(-state.appPid, 'SIGINT');
+  } catch {
+    // already gone
+  }
+  await new Promise((r) => setTimeout(r, 1500));
+  const pgServer = (globalThis as { __stewardPg?: { stop: () => Promise<void> } }).__stewardPg;
+  await pgServer?.stop();
+  rmSync(STATE_FILE, { force: true });
+}
