@@ -34,16 +34,22 @@ async function waitReady(url: string, timeoutMs = 180_000) {
   throw new Error(`server at ${url} did not start`);
 }
 
-function start(cmd: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+/** Runs a TypeScript entry point in its own process group, so stopping it stops everything it started. */
+function start(file: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+  });
 }
 
 async function stop(child: ChildProcess) {
   if (child.exitCode !== null) return;
   const done = new Promise((r) => child.once('exit', r));
-  child.kill('SIGINT');
+  process.kill(-child.pid!, 'SIGINT');
   await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
-  if (child.exitCode === null) child.kill('SIGKILL');
+  if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
 }
 
 async function load(url: string, key: string): Promise<Measure> {
@@ -72,7 +78,7 @@ async function main() {
   const env = { DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: '1000000000', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' };
 
   const bareP = await freePort();
-  const bare = start('npx', ['tsx', 'bench/bare-server.ts'], { ...env, PORT: String(bareP) });
+  const bare = start('bench/bare-server.ts', { ...env, PORT: String(bareP) });
   await waitReady(`http://127.0.0.1:${bareP}/api/me`);
   for (const p of paths) (results[p] ??= {}).bare = await load(`http://127.0.0.1:${bareP}${p}`, apiKey);
   await stop(bare);
@@ -85,7 +91,7 @@ async function main() {
   }
   for (const mode of ['lean', 'next'] as const) {
     const port = await freePort();
-    const server = start('npx', ['tsx', 'scripts/start.ts'], { ...env, PORT: String(port), STEWARD_HTTP: mode });
+    const server = start('scripts/start.ts', { ...env, PORT: String(port), STEWARD_HTTP: mode });
     await waitReady(`http://127.0.0.1:${port}/api/openapi.json`);
     for (const p of paths) {
       // Warm up code paths and pools before measuring.
