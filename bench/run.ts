@@ -47,9 +47,17 @@ function start(file: string, env: Record<string, string>): ChildProcess {
 async function stop(child: ChildProcess) {
   if (child.exitCode !== null) return;
   const done = new Promise((r) => child.once('exit', r));
-  process.kill(-child.pid!, 'SIGINT');
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, s);
+    } catch {
+      // the group is already gone
+    }
+  };
+  // SIGTERM, not SIGINT: a shell's background jobs ignore SIGINT, and children inherit that.
+  signal('SIGTERM');
   await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
-  if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+  if (child.exitCode === null) signal('SIGKILL');
 }
 
 async function load(url: string, key: string): Promise<Measure> {

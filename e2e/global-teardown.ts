@@ -4,7 +4,7 @@ import { STATE_FILE } from './global-setup';
 export default async function globalTeardown() {
   const state = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as { appPid: number };
   try {
-    process.kill(-state.appPid, 'SIGINT');
+    process.kill(-state.appPid, 'SIGTERM');
   } catch {
     // already gone
   }

@@ -15,13 +15,13 @@ const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
 function prepare(db: Db) {
   return {
     keyByHash: db
-      .select({ key: apiKeys, account: accounts, user: users })
+      .select({ key: apiKeys, account: { killSwitch: accounts.killSwitch, rateLimitReads: accounts.rateLimitReads, rateLimitWrites: accounts.rateLimitWrites } })
       .from(apiKeys)
       .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-      .leftJoin(users, eq(users.id, apiKeys.userId))
       .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
       .limit(1)
       .prepare('auth_key_by_hash'),
+    userById: db.select().from(users).where(eq(users.id, sql.placeholder('id'))).limit(1).prepare('auth_user_by_id'),
     userByEmail: db
       .select({ user: users })
       .from(identifiers)
@@ -71,7 +71,8 @@ async function apiKeyActor(deps: AuthDeps, key: string, userEmail: string | null
   if (row.key.expiresAt && row.key.expiresAt <= now) throw invalidKey();
   const level = row.key.userId ? 'user' : row.key.organizationId ? 'organization' : 'account';
   // A user key whose user was deleted authenticates no one.
-  if (level === 'user' && !row.user) throw invalidKey();
+  const keyUser = level === 'user' ? await userById(deps.db, row.key.userId!) : null;
+  if (level === 'user' && !keyUser) throw invalidKey();
   deps.lastUsed.touch(row.key.id, now);
 
   const base = {
@@ -85,7 +86,7 @@ async function apiKeyActor(deps: AuthDeps, key: string, userEmail: string | null
 
   if (level === 'user') {
     if (userEmail !== null) throw badRequest('X-User-Email cannot be sent with a user key: a user key always acts as its own user');
-    return { ...base, user: row.user, actingVia: 'user_key' };
+    return { ...base, user: keyUser, actingVia: 'user_key' };
   }
   if (userEmail === null) return { ...base, user: null, actingVia: null };
   const user = await userByEmail(deps.db, row.key.accountId, userEmail);
@@ -96,7 +97,12 @@ async function apiKeyActor(deps: AuthDeps, key: string, userEmail: string | null
   return { ...base, user, actingVia: 'x_user_email' };
 }
 
-function pickAccount(a: typeof accounts.$inferSelect): Actor['account'] {
+async function userById(db: Db, id: string): Promise<UserRow | null> {
+  const [row] = await statements(db).userById.execute({ id });
+  return row ?? null;
+}
+
+function pickAccount(a: Actor['account']): Actor['account'] {
   return { killSwitch: a.killSwitch, rateLimitReads: a.rateLimitReads, rateLimitWrites: a.rateLimitWrites };
 }
 

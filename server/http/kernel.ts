@@ -5,6 +5,7 @@ import type { Actor } from '@/server/access/actor';
 import { authenticate } from '@/server/access/authenticate';
 import { LastUsedTracker } from '@/server/access/last-used';
 import { logger } from '@/server/logger';
+import type { Logger } from 'pino';
 import type { AnyEndpoint } from './endpoint';
 import { Reply } from './endpoint';
 import { AppError, BareRefusal, accountBlocked, killSwitchEngaged, onboardingRequired, unauthorized, forbidden } from './errors';
@@ -45,7 +46,9 @@ export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): Ap
 
   return async function handle(req, info = {}) {
     const requestId = validRequestId(req.headers.get('x-request-id')) ?? randomUUID();
-    const log = logger.child({ requestId });
+    // A child logger costs an allocation per request; only make it when something logs.
+    let child: Logger | undefined;
+    const log = () => (child ??= logger.child({ requestId }));
     const started = performance.now();
     const url = new URL(req.url);
     const pathname = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) || '/' : url.pathname;
@@ -90,7 +93,9 @@ export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): Ap
         query,
         body,
         requestId,
-        log,
+        get log() {
+          return log();
+        },
         kernel: deps,
       });
       if (out instanceof Response) {
@@ -101,20 +106,22 @@ export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): Ap
         if (deps.validateResponses && r.status < 300) {
           const checked = ep.response.safeParse(payload);
           if (!checked.success) {
-            log.error({ problems: problemsOf(checked.error, 'response'), path: ep.path }, 'response does not match its schema');
+            log().error({ problems: problemsOf(checked.error, 'response'), path: ep.path }, 'response does not match its schema');
             throw new Error(`Response of ${ep.method} ${ep.path} does not match its schema`);
           }
         }
         res = json(r.status, payload, r.headers);
       }
     } catch (e) {
-      res = errorResponse(e, log);
+      res = errorResponse(e, log());
     }
     res.headers.set('X-Request-Id', requestId);
-    log.info(
-      { method: req.method, path: url.pathname, status: res.status, ms: Math.round(performance.now() - started), accountId: actor?.accountId },
-      'request',
-    );
+    if (logger.isLevelEnabled('info')) {
+      logger.info(
+        { requestId, method: req.method, path: url.pathname, status: res.status, ms: Math.round(performance.now() - started), accountId: actor?.accountId },
+        'request',
+      );
+    }
     return res;
   };
 }

@@ -8,13 +8,26 @@ const envInt = (name: string, fallback: number) => {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 };
 
+/** Points an instance reserves from Postgres at once: about 2% of the limit, 1 for small limits. */
+const chunkFor = (limit: number) => Math.max(1, Math.floor(limit / 50));
+
+type Lease = { remaining: number; expiresAt: number; lastKnownLeft: number };
+
 /**
  * Per account, client IP and path (the route template, so ids cannot be used to
  * dodge the limit): 1,000 reads and 50 writes a minute unless the environment or
- * the account overrides. Counters live in Postgres so several instances share them.
+ * the account overrides.
+ *
+ * Counters live in Postgres (rate-limiter-flexible's store) so several instances share
+ * them. To avoid a write per request, an instance reserves a small chunk of points at
+ * once and spends it locally; near the limit it reserves one point at a time, so the
+ * refusal lands exactly at the limit. Unused reserved points can make other instances
+ * refuse at most a chunk per instance early.
  */
 export class RateLimits {
   private limiters = new Map<string, RateLimiterPostgres>();
+  private leases = new Map<string, Lease>();
+  private inflight = new Map<string, Promise<void>>();
   defaults = {
     reads: envInt('RATE_LIMIT_READS_PER_MINUTE', 1000),
     writes: envInt('RATE_LIMIT_WRITES_PER_MINUTE', 50),
@@ -48,16 +61,52 @@ export class RateLimits {
     const limit = write
       ? (actor.account.rateLimitWrites ?? this.defaults.writes)
       : (actor.account.rateLimitReads ?? this.defaults.reads);
+    const kind = write ? 'w' : 'r';
     const key = `${actor.accountId}|${ip}|${method === 'HEAD' ? 'GET' : method} ${routePath}`;
+    const leaseKey = `${kind}${limit}|${key}`;
+    for (;;) {
+      const lease = this.leases.get(leaseKey);
+      if (lease && lease.remaining > 0 && Date.now() < lease.expiresAt) {
+        lease.remaining--;
+        return;
+      }
+      const pending = this.inflight.get(leaseKey);
+      if (pending) {
+        await pending;
+        continue;
+      }
+      const reservation = this.reserve(kind, limit, key, leaseKey, lease);
+      this.inflight.set(leaseKey, reservation);
+      try {
+        await reservation;
+      } finally {
+        this.inflight.delete(leaseKey);
+      }
+    }
+  }
+
+  private async reserve(kind: 'r' | 'w', limit: number, key: string, leaseKey: string, previous: Lease | undefined) {
+    const fresh = !previous || Date.now() >= previous.expiresAt;
+    const chunk = !fresh && previous.lastKnownLeft < 2 * chunkFor(limit) ? 1 : chunkFor(limit);
     try {
-      await this.limiter(write ? 'w' : 'r', limit).consume(key, 1);
+      const res = await this.limiter(kind, limit).consume(key, chunk);
+      this.leases.set(leaseKey, { remaining: chunk, expiresAt: Date.now() + res.msBeforeNext, lastKnownLeft: res.remainingPoints });
+      if (this.leases.size > 50_000) this.dropExpired();
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) throw e;
+      if (chunk > 1 && e.consumedPoints - chunk < limit) {
+        // The chunk did not fit but single points may: the store already counted the
+        // chunk, so hand back what this instance will not use.
+        await this.limiter(kind, limit).reward(key, chunk);
+        this.leases.set(leaseKey, { remaining: 0, expiresAt: Date.now() + e.msBeforeNext, lastKnownLeft: 0 });
+        return;
+      }
+      this.leases.delete(leaseKey);
       const retryAfterS = Math.max(1, Math.ceil(e.msBeforeNext / 1000));
       const resetAt = Math.ceil((Date.now() + e.msBeforeNext) / 1000);
       throw new BareRefusal(
         429,
-        { ok: false, error: `Rate limit of ${limit} ${write ? 'writes' : 'reads'} per minute exceeded`, retryAfter: resetAt },
+        { ok: false, error: `Rate limit of ${limit} ${kind === 'w' ? 'writes' : 'reads'} per minute exceeded`, retryAfter: resetAt },
         {
           'Retry-After': String(retryAfterS),
           'X-RateLimit-Limit': String(limit),
@@ -66,5 +115,10 @@ export class RateLimits {
         },
       );
     }
+  }
+
+  private dropExpired() {
+    const now = Date.now();
+    for (const [k, l] of this.leases) if (now >= l.expiresAt) this.leases.delete(k);
   }
 }
