@@ -5,13 +5,14 @@
  * /api through the Next route files instead). `--dev` runs Next in development mode.
  */
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import next from 'next';
 import { sharedDatabase } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { endpoints } from '../server/endpoints';
-import { createApiHandler, createKernelDeps } from '../server/http/kernel';
+import { createApiCore, createKernelDeps } from '../server/http/kernel';
 import { createNodeServer } from '../server/http/node-server';
 import { logger } from '../server/logger';
 import { selectDatabase } from './database';
@@ -51,15 +52,11 @@ async function main() {
   await app.prepare();
   const nextHandler = app.getRequestHandler();
   const kernel = createKernelDeps(sharedDatabase());
+  // In `next` mode every request (including /api) goes to Next's route files.
   const server =
     mode === 'lean'
-      ? createNodeServer(createApiHandler(endpoints, kernel), (req, res) => nextHandler(req, res))
-      : createNodeServer(async () => new Response(null, { status: 404 }), (req, res) => nextHandler(req, res));
-  // In `next` mode every request (including /api) goes to Next's route files.
-  if (mode === 'next') {
-    server.removeAllListeners('request');
-    server.on('request', (req, res) => void nextHandler(req, res));
-  }
+      ? createNodeServer(createApiCore(endpoints, kernel), (req, res) => nextHandler(req, res))
+      : http.createServer((req, res) => void nextHandler(req, res));
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const url = `http://localhost:${port}`;
   logger.info({ url, api: `${url}/api`, mode, dev }, 'Steward is running');

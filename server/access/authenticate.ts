@@ -49,7 +49,7 @@ const invalidKey = () => new BareRefusal(401, { ok: false });
 
 export type AuthDeps = { db: Db; lastUsed: LastUsedTracker; now?: () => Date };
 
-export async function authenticate(deps: AuthDeps, headers: Headers): Promise<Actor> {
+export async function authenticate(deps: AuthDeps, headers: Pick<Headers, "get">): Promise<Actor> {
   const header = headers.get('authorization');
   if (!header) throw unauthorized('Missing credential: send Authorization: Bearer <API key or certificate token>');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

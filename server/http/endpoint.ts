@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/access/actor';
 import type { Logger } from 'pino';
-import type { KernelDeps } from './kernel';
+import type { ApiRequest, KernelDeps, TextReply } from './kernel';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -18,7 +18,7 @@ type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export type HandlerContext<P, Q, B> = {
-  req: Request;
+  req: ApiRequest;
   db: Db;
   /** Absent (null) only for `auth: 'none'` endpoints. */
   actor: Actor;
@@ -64,7 +64,7 @@ export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undef
   raw?: boolean;
   handle: (
     ctx: HandlerContext<Out<PS>, Out<QS>, Out<BS>>,
-  ) => Promise<z.input<RS> | Reply<z.input<RS>> | Response>;
+  ) => Promise<z.input<RS> | Reply<z.input<RS>> | Response | TextReply>;
 };
 
 // The registry stores endpoints without their precise generic types.

@@ -24,6 +24,31 @@ export type KernelDeps = {
 export type RequestInfo = { clientIp?: string };
 export type ApiHandler = (req: Request, info?: RequestInfo) => Promise<Response>;
 
+/**
+ * What the kernel reads of a request. A Web `Request` is one; the lean node:http path
+ * passes a lighter object so no Web streams are built per request.
+ */
+export type ApiRequest = {
+  method: string;
+  url: string;
+  headers: Pick<Headers, 'get' | 'has'>;
+  text(): Promise<string>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+};
+
+/** A serialized answer: status, headers and body text. */
+export class TextReply {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly body: string,
+  ) {}
+}
+
+/** The kernel's answer: serialized text, or a Response a handler built itself. */
+export type ApiReply = TextReply | Response;
+export type ApiCore = (req: ApiRequest, info?: RequestInfo) => Promise<ApiReply>;
+
 export const API_PREFIX = '/api';
 
 export function createKernelDeps(database: Database): KernelDeps {
@@ -42,6 +67,16 @@ const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * validation, service call, error mapping. Route files and the lean server both use it.
  */
 export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): ApiHandler {
+  const core = createApiCore(endpoints, deps);
+  return async (req, info) => toResponse(await core(req, info));
+}
+
+export function toResponse(reply: ApiReply): Response {
+  if (reply instanceof Response) return reply;
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+}
+
+export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCore {
   const router = new Router(endpoints);
 
   return async function handle(req, info = {}) {
@@ -52,7 +87,7 @@ export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): Ap
     const started = performance.now();
     const url = new URL(req.url);
     const pathname = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) || '/' : url.pathname;
-    let res: Response;
+    let res: ApiReply;
     let actor: Actor | null = null;
     try {
       const match = router.match(pathname);
@@ -98,7 +133,7 @@ export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): Ap
         },
         kernel: deps,
       });
-      if (out instanceof Response) {
+      if (out instanceof Response || out instanceof TextReply) {
         res = out;
       } else {
         const r = out instanceof Reply ? out : new Reply(ep.status ?? 200, out);
@@ -115,7 +150,8 @@ export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): Ap
     } catch (e) {
       res = errorResponse(e, log());
     }
-    res.headers.set('X-Request-Id', requestId);
+    if (res instanceof Response) res.headers.set('X-Request-Id', requestId);
+    else res.headers['X-Request-Id'] = requestId;
     if (logger.isLevelEnabled('info')) {
       logger.info(
         { requestId, method: req.method, path: url.pathname, status: res.status, ms: Math.round(performance.now() - started), accountId: actor?.accountId },
@@ -126,7 +162,7 @@ export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): Ap
   };
 }
 
-async function readJson(req: Request): Promise<unknown> {
+async function readJson(req: ApiRequest): Promise<unknown> {
   const text = await req.text();
   if (text.trim() === '') return {};
   try {
@@ -136,14 +172,11 @@ async function readJson(req: Request): Promise<unknown> {
   }
 }
 
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
-  });
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): TextReply {
+  return new TextReply(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers }, JSON.stringify(body));
 }
 
-export function errorResponse(e: unknown, log: { error: (o: object, m: string) => void }): Response {
+export function errorResponse(e: unknown, log: { error: (o: object, m: string) => void }): ApiReply {
   if (e instanceof BareRefusal) return json(e.status, e.body, e.headers);
   if (e instanceof AppError) {
     const headers: Record<string, string> = e.status === 405 ? { Allow: String(e.extra.allow ?? '') } : {};
@@ -157,7 +190,7 @@ function validRequestId(v: string | null) {
   return v && /^[\w.-]{8,128}$/.test(v) ? v : null;
 }
 
-function clientIp(req: Request, info: RequestInfo): string {
+function clientIp(req: ApiRequest, info: RequestInfo): string {
   if (process.env.TRUST_PROXY === '1') {
     const fwd = req.headers.get('x-forwarded-for');
     if (fwd) return fwd.split(',')[0].trim();

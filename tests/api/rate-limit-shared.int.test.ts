@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
 import { setRateLimits } from '@/server/accounts/service';
 import { endpoints } from '@/server/endpoints';
-import { createApiHandler, createKernelDeps } from '@/server/http/kernel';
+import { createApiCore, createKernelDeps } from '@/server/http/kernel';
 import { createNodeServer } from '@/server/http/node-server';
 import { call, newAccount } from '../helpers/client';
 import { useTestServer, type TestServer } from '../helpers/server';
@@ -16,7 +16,7 @@ afterAll(async () => {
 /** A second app instance over the same database, as when Steward runs on several machines. */
 async function secondInstance(): Promise<TestServer> {
   const kernel = createKernelDeps(app().database);
-  const server = createNodeServer(createApiHandler(endpoints, kernel));
+  const server = createNodeServer(createApiCore(endpoints, kernel));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   extra.push(() => new Promise<void>((r) => server.close(() => r())));
   return { ...app(), kernel, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api` };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '@/db/client';
 import { endpoints as allEndpoints } from '@/server/endpoints';
 import type { AnyEndpoint } from '@/server/http/endpoint';
-import { createApiHandler, createKernelDeps, type KernelDeps } from '@/server/http/kernel';
+import { createApiCore, createKernelDeps, type KernelDeps } from '@/server/http/kernel';
 import { createNodeServer } from '@/server/http/node-server';
 import { createTestDatabase } from './database';
 
@@ -30,7 +30,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const kernel = createKernelDeps(db.database);
   kernel.validateResponses = true;
   kernel.rateLimits.defaults = opts.rateLimits ?? { reads: 1_000_000, writes: 1_000_000 };
-  const server = createNodeServer(createApiHandler(opts.endpoints ?? allEndpoints, kernel));
+  const server = createNodeServer(createApiCore(opts.endpoints ?? allEndpoints, kernel));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
