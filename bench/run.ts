@@ -4,14 +4,12 @@
  * the same run. Writes bench/results.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, chmodSync, writeFileSync, existsSync } from 'node:fs';
+import { writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { connect } from '../db/client';
-import { freePort, startEmbeddedPostgres, withDatabase } from '../db/embedded';
-import { applyMigrations } from '../db/migrate';
+import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -66,15 +64,8 @@ async function load(url: string, key: string): Promise<Measure> {
 }
 
 async function main() {
-  const parent = mkdtempSync(path.join(os.tmpdir(), 'steward-bench-'));
-  chmodSync(parent, 0o755);
-  const pgServer = await startEmbeddedPostgres({ dir: path.join(parent, 'pg'), persistent: false });
-  const admin = new pg.Client(pgServer.url);
-  await admin.connect();
-  await admin.query('CREATE DATABASE bench');
-  await admin.end();
-  const url = withDatabase(pgServer.url, 'bench');
-  await applyMigrations(url);
+  const pgServer = await startThrowawayDatabase('bench');
+  const { url } = pgServer;
   const database = connect(url);
   const { apiKey } = await createAccount(database.db, 'Bench');
   // A realistic list: more keys than one page.

