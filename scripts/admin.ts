@@ -5,6 +5,9 @@
  *   npm run --silent admin -- register-certificate --account ID --public-key FILE
  *   npm run --silent admin -- revoke-certificate --kid KID
  *   npm run --silent admin -- set-rate-limits --account ID --reads N --writes N
+ *   npm run --silent admin -- create-service-key --account ID
+ *   npm run --silent admin -- revoke-service-key --key sk_live_... | --id KEY_ID
+ *   npm run --silent admin -- import-trace --tenant ID --file TRACE.json
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -17,7 +20,12 @@ import {
   setKillSwitch,
   setRateLimits,
 } from '../server/accounts/service';
+import { eq } from 'drizzle-orm';
+import { accounts } from '../db/schema';
 import { AppError } from '../server/http/errors';
+import { createServiceKey, revokeServiceKey } from '../server/prompts/service-keys';
+import { recordTrace } from '../server/prompts/traces';
+import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
 type Command = (db: Db, args: Record<string, string | undefined>, positional: string[]) => Promise<unknown>;
@@ -43,6 +51,24 @@ export const commands: Record<string, Command> = {
   },
   'register-certificate': (db, a) => registerCertificate(db, need(a, 'account'), readFileSync(need(a, 'public-key'), 'utf8')),
   'revoke-certificate': (db, a) => revokeCertificate(db, need(a, 'kid')),
+  'create-service-key': (db, a) => createServiceKey(db, need(a, 'account')),
+  'revoke-service-key': (db, a) => {
+    const key = a.key ?? a.id;
+    if (!key) throw new AppError(400, 'bad_request', '--key or --id is required');
+    return revokeServiceKey(db, key);
+  },
+  'import-trace': async (db, a) => {
+    const tenant = need(a, 'tenant');
+    let trace: unknown;
+    try {
+      trace = JSON.parse(readFileSync(need(a, 'file'), 'utf8'));
+    } catch (e) {
+      throw new AppError(400, 'bad_request', `--file: ${(e as Error).message}`);
+    }
+    const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, tenant));
+    if (!account) throw new AppError(404, 'not_found', 'Tenant not found');
+    return recordTrace(db, tenant, trace as TraceInput);
+  },
   'set-rate-limits': (db, a) =>
     setRateLimits(db, need(a, 'account'), { reads: optionalInt(a.reads, 'reads'), writes: optionalInt(a.writes, 'writes') }),
 };

@@ -2,6 +2,12 @@ import type { AnyEndpoint } from '@/server/http/endpoint';
 import { accessEndpoints } from '@/server/access/endpoints';
 import { userEndpoints } from '@/server/users/endpoints';
 import { documentEndpoints } from '@/server/http/document-endpoints';
+import { promptEndpoints } from '@/server/prompts/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
-export const endpoints: AnyEndpoint[] = [...documentEndpoints, ...accessEndpoints, ...userEndpoints];
+export const endpoints: AnyEndpoint[] = [
+  ...documentEndpoints,
+  ...accessEndpoints,
+  ...userEndpoints,
+  ...promptEndpoints,
+];

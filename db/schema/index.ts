@@ -4,3 +4,4 @@ export * from './access';
 export * from './users';
 export * from './organizations';
 export * from './teams';
+export * from './prompts';

@@ -57,6 +57,7 @@ export async function authenticate(deps: AuthDeps, headers: Pick<Headers, "get">
   const credential = match[1];
   const userEmail = headers.get('x-user-email');
   if (credential.startsWith('ak_live_')) return apiKeyActor(deps, credential, userEmail);
+  if (credential.startsWith('sk_live_')) throw unauthorized('Service keys work only on the tenant prompt API (/tenants/{tenantId}/...)');
   if (credential.split('.').length === 3) return certificateActor(deps, credential, userEmail);
   throw unauthorized('Unrecognised credential: expected an ak_live_ API key or an RS256 certificate token');
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/access/actor';
+import type { TenantCaller } from '@/server/prompts/service-keys';
 import type { Logger } from 'pino';
 import type { ApiRequest, KernelDeps, TextReply } from './kernel';
 
@@ -11,8 +12,9 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `any`: any valid API credential; the service decides what it reaches.
  * - `user`: must act as a user (user key, or account key with X-User-Email).
  * - `account`: an account-wide credential without X-User-Email.
+ * - `service`: a tenant prompt API service key (`sk_live_`) for the `{tenantId}` in the path.
  */
-export type AuthLevel = 'none' | 'any' | 'user' | 'account';
+export type AuthLevel = 'none' | 'any' | 'user' | 'account' | 'service';
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -20,8 +22,10 @@ type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 export type HandlerContext<P, Q, B> = {
   req: ApiRequest;
   db: Db;
-  /** Absent (null) only for `auth: 'none'` endpoints. */
+  /** Absent (null) for `auth: 'none'` and `auth: 'service'` endpoints. */
   actor: Actor;
+  /** Set for `auth: 'service'` endpoints. */
+  tenant: TenantCaller;
   params: P;
   query: Q;
   body: B;

@@ -3,6 +3,7 @@ import './zod-config';
 import type { Database } from '@/db/client';
 import type { Actor } from '@/server/access/actor';
 import { authenticate } from '@/server/access/authenticate';
+import { authenticateServiceKey, type TenantCaller } from '@/server/prompts/service-keys';
 import { LastUsedTracker } from '@/server/access/last-used';
 import { logger } from '@/server/logger';
 import type { Logger } from 'pino';
@@ -99,7 +100,11 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
         throw new AppError(405, 'method_not_allowed', `${req.method} is not supported here; use ${allow}`, { allow });
       }
 
-      if (ep.auth !== 'none') {
+      let tenant: TenantCaller | null = null;
+      if (ep.auth === 'service') {
+        tenant = await authenticateServiceKey(deps.database.db, req.headers, match.params.tenantId ?? '');
+        await deps.rateLimits.consume({ accountId: tenant.tenantId, account: tenant.account }, method, ep.path, clientIp(req, info));
+      } else if (ep.auth !== 'none') {
         actor = await authenticate({ db: deps.database.db, lastUsed: deps.lastUsed }, req.headers);
         await deps.rateLimits.consume(actor, method, ep.path, clientIp(req, info));
         if (actor.user) {
@@ -124,6 +129,7 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
         req,
         db: deps.database.db,
         actor: actor as Actor,
+        tenant: tenant as TenantCaller,
         params,
         query,
         body,

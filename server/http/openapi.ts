@@ -29,6 +29,11 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
     scheme: 'bearer',
     description: 'An ak_live_ API key, or an RS256 certificate token. Add X-User-Email with an account key to act as a user.',
   });
+  registry.registerComponent('securitySchemes', 'serviceKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A tenant prompt API service key (sk_live_), bound to one tenant.',
+  });
   for (const ep of endpoints) {
     if (ep.raw) continue;
     const responses: Record<number, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
@@ -37,6 +42,7 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
     const errorStatuses = new Set(ep.errors ?? []);
     if (ep.auth !== 'none') [401, 429].forEach((s) => errorStatuses.add(s));
     if (ep.auth === 'user' || ep.auth === 'any') [403, 428].forEach((s) => errorStatuses.add(s));
+    if (ep.auth === 'service') errorStatuses.add(404);
     if (ep.killSwitch) errorStatuses.add(423);
     if (ep.body || ep.query || ep.params) errorStatuses.add(400);
     for (const s of [...errorStatuses].sort()) {
@@ -47,7 +53,7 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
       path: ep.path,
       summary: ep.summary,
       tags: ep.tags,
-      security: ep.auth === 'none' ? [] : [{ bearer: [] }],
+      security: ep.auth === 'none' ? [] : ep.auth === 'service' ? [{ serviceKey: [] }] : [{ bearer: [] }],
       request: {
         ...(ep.params ? { params: ep.params } : {}),
         ...(ep.query ? { query: ep.query } : {}),

@@ -11,6 +11,9 @@ const envInt = (name: string, fallback: number) => {
 /** Points an instance reserves from Postgres at once: about 2% of the limit, 1 for small limits. */
 const chunkFor = (limit: number) => Math.max(1, Math.floor(limit / 50));
 
+/** Whose counters: an account, with its overrides. */
+export type RateSubject = Pick<Actor, 'accountId'> & { account: Pick<Actor['account'], 'rateLimitReads' | 'rateLimitWrites'> };
+
 type Lease = { remaining: number; expiresAt: number; lastKnownLeft: number };
 
 /**
@@ -56,7 +59,7 @@ export class RateLimits {
     return l;
   }
 
-  async consume(actor: Actor, method: string, routePath: string, ip: string): Promise<void> {
+  async consume(actor: RateSubject, method: string, routePath: string, ip: string): Promise<void> {
     const write = method !== 'GET' && method !== 'HEAD';
     const limit = write
       ? (actor.account.rateLimitWrites ?? this.defaults.writes)

@@ -1,0 +1,4 @@
+import { routeHandlers } from '@/server/http/next-routes';
+
+export const { GET } = routeHandlers('/tenants/{tenantId}/traces');
+export const dynamic = 'force-dynamic';
