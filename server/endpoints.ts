@@ -3,6 +3,7 @@ import { accessEndpoints } from '@/server/access/endpoints';
 import { userEndpoints } from '@/server/users/endpoints';
 import { documentEndpoints } from '@/server/http/document-endpoints';
 import { promptEndpoints } from '@/server/prompts/endpoints';
+import { memoryEndpoints } from '@/server/memories/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -10,4 +11,5 @@ export const endpoints: AnyEndpoint[] = [
   ...accessEndpoints,
   ...userEndpoints,
   ...promptEndpoints,
+  ...memoryEndpoints,
 ];

@@ -5,3 +5,4 @@ export * from './users';
 export * from './organizations';
 export * from './teams';
 export * from './prompts';
+export * from './memories';

@@ -19,6 +19,14 @@ export type Fixture = {
 
 /** Keyed by path template; every method at that path uses it. Each area adds its own entries. */
 export const fixtures: Record<string, Fixture> = {
+  '/memories/{memoryId}': {
+    ownership: 'user',
+    create: async (s, o) => {
+      const r = await call(s, '/memories', { key: o.userKey, body: { content: 'secret note' } });
+      return { memoryId: r.body.memory.id };
+    },
+    body: { PUT: { content: 'overwritten' } },
+  },
   '/users/{userId}': { ownership: 'user', create: async (_s, o) => ({ userId: o.user.id }) },
   '/users/{userId}/preferences/scheduling': {
     ownership: 'user',
