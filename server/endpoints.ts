@@ -4,6 +4,7 @@ import { userEndpoints } from '@/server/users/endpoints';
 import { documentEndpoints } from '@/server/http/document-endpoints';
 import { promptEndpoints } from '@/server/prompts/endpoints';
 import { memoryEndpoints } from '@/server/memories/endpoints';
+import { contactEndpoints } from '@/server/contacts/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -12,4 +13,5 @@ export const endpoints: AnyEndpoint[] = [
   ...userEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
+  ...contactEndpoints,
 ];

@@ -6,3 +6,4 @@ export * from './organizations';
 export * from './teams';
 export * from './prompts';
 export * from './memories';
+export * from './contacts';

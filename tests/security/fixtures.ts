@@ -18,7 +18,18 @@ export type Fixture = {
 };
 
 /** Keyed by path template; every method at that path uses it. Each area adds its own entries. */
+const ownedContact = async (s: TestServer, o: Owner) => {
+  const r = await call(s, '/contacts', { key: o.userKey, body: { email: `c${Math.random().toString(36).slice(2)}@example.org` } });
+  return { contactId: r.body.contact.id };
+};
+
 export const fixtures: Record<string, Fixture> = {
+  '/contacts/{contactId}': { ownership: 'user', create: ownedContact, body: { PUT: { name: 'Changed' } } },
+  '/contacts/{contactId}/merge': {
+    ownership: 'user',
+    create: ownedContact,
+    body: { POST: { mergeContactId: 'ffffffffffffffffffffffff' } },
+  },
   '/memories/{memoryId}': {
     ownership: 'user',
     create: async (s, o) => {

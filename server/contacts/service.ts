@@ -1,0 +1,164 @@
+import { and, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '@/db/client';
+import { contactAddresses, contacts, users, type ContactRow } from '@/db/schema';
+import { isAccountWide, type Actor } from '@/server/access/actor';
+import { badRequest, notFound } from '@/server/http/errors';
+import { pageInfo, pageWindow } from '@/server/http/pagination';
+import type { CreateContactBody, ListContactsQuery, UpdateContactBody } from './contracts';
+import { addressesOf, presentContacts, presentWithRelationships } from './present';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+
+export function actingUserId(actor: Actor): string {
+  if (!actor.user) throw badRequest('This call acts as a user: send X-User-Email with an account key, or use a user key');
+  return actor.user.id;
+}
+
+/** The contact, when it belongs to the acting user; 404 otherwise. */
+export async function ownedContact(db: Tx, actor: Actor, id: string): Promise<ContactRow> {
+  const [c] = await db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.id, id), eq(contacts.accountId, actor.accountId), eq(contacts.userId, actingUserId(actor))))
+    .limit(1);
+  if (!c) throw notFound('Contact');
+  return c;
+}
+
+/** Replaces the contact's address index; an address another of the user's contacts holds is a 400. */
+export async function indexAddresses(tx: Tx, c: ContactRow) {
+  await tx.delete(contactAddresses).where(eq(contactAddresses.contactId, c.id));
+  const addresses = addressesOf(c);
+  const [taken] = await tx
+    .select({ address: contactAddresses.address })
+    .from(contactAddresses)
+    .where(and(eq(contactAddresses.userId, c.userId), inArray(contactAddresses.address, addresses)))
+    .limit(1);
+  if (taken) throw badRequest(`email: ${taken.address} already belongs to another of your contacts`);
+  try {
+    await tx.insert(contactAddresses).values(addresses.map((address) => ({ contactId: c.id, userId: c.userId, address })));
+  } catch (e) {
+    // A concurrent write took one of the addresses between the check and the insert.
+    if ((e as { cause?: { code?: string } }).cause?.code === '23505' || (e as { code?: string }).code === '23505') {
+      throw badRequest('email: one of these addresses already belongs to another of your contacts');
+    }
+    throw e;
+  }
+}
+
+/** The emails array always holds the primary address, marked primary. */
+export function normalizeEmails(primary: string, emails: Array<Record<string, unknown>> | undefined) {
+  const list = (emails ?? []).map((e) => ({ ...e, address: String(e.address).toLowerCase(), primary: false }));
+  const withPrimary = list.some((e) => e.address === primary) ? list : [{ address: primary, type: 'other', source: null, primary: false }, ...list];
+  return withPrimary.map((e) => ({ ...e, primary: e.address === primary }));
+}
+
+export async function createContact(db: Db, actor: Actor, input: z.infer<typeof CreateContactBody>) {
+  const userId = actingUserId(actor);
+  const c = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(contacts)
+      .values({
+        accountId: actor.accountId,
+        userId,
+        email: input.email,
+        emails: normalizeEmails(input.email, input.emails),
+        name: input.name ?? null,
+        preferredName: input.preferredName ?? null,
+        phones: input.phones ?? [],
+        company: input.company ?? null,
+        title: input.title ?? null,
+        timezone: input.timezone ?? null,
+        properties: input.properties ?? {},
+        scope: input.scope ?? 'user',
+        teamId: input.scope === 'team' ? (input.team ?? null) : null,
+        tags: input.tags ?? [],
+        priority: input.priority ?? 0,
+        inheritCompanyPriority: input.inheritCompanyPriority ?? false,
+        consumerEmail: input.consumerEmail ?? input.email,
+        source: input.source ?? { type: 'manual', userId },
+        externalIds: input.externalIds ?? [],
+      })
+      .returning();
+    await indexAddresses(tx, row);
+    return row;
+  });
+  return { ok: true as const, contact: await presentWithRelationships(db, actor.accountId, c) };
+}
+
+export async function getContact(db: Db, actor: Actor, id: string) {
+  return { ok: true as const, contact: await presentWithRelationships(db, actor.accountId, await ownedContact(db, actor, id)) };
+}
+
+/** Only the fields sent change. */
+export async function updateContact(db: Db, actor: Actor, id: string, input: z.infer<typeof UpdateContactBody>) {
+  const c = await db.transaction(async (tx) => {
+    const current = await ownedContact(tx, actor, id);
+    const { team, emails, lastContactedAt, enrichedAt, ...rest } = input;
+    const set: Partial<typeof contacts.$inferInsert> = { ...rest };
+    if (emails !== undefined) set.emails = normalizeEmails(current.email, emails);
+    if (team !== undefined) set.teamId = team;
+    if (input.scope === 'user') set.teamId = null;
+    if (lastContactedAt !== undefined) set.lastContactedAt = lastContactedAt ? new Date(lastContactedAt) : null;
+    if (enrichedAt !== undefined) set.enrichedAt = enrichedAt ? new Date(enrichedAt) : null;
+    const [row] = await tx.update(contacts).set(set).where(eq(contacts.id, current.id)).returning();
+    if (emails !== undefined) await indexAddresses(tx, row);
+    return row;
+  });
+  return { ok: true as const, contact: await presentWithRelationships(db, actor.accountId, c) };
+}
+
+export async function deleteContact(db: Db, actor: Actor, id: string) {
+  const c = await ownedContact(db, actor, id);
+  await db.delete(contacts).where(eq(contacts.id, c.id));
+  return { ok: true as const, contact: { id: c.id, deleted: true as const, message: 'Contact deleted' } };
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Lists a user's contacts: the acting user's, or with an account-wide key and no
+ * X-User-Email the user named by `userId`.
+ */
+export async function listContacts(db: Db, actor: Actor, q: z.infer<typeof ListContactsQuery>) {
+  let userId: string;
+  if (actor.user) userId = actor.user.id;
+  else if (isAccountWide(actor) && q.userId) {
+    const [u] = await db.select({ id: users.id }).from(users).where(and(eq(users.id, q.userId), eq(users.accountId, actor.accountId)));
+    if (!u) throw notFound('User');
+    userId = u.id;
+  } else {
+    throw badRequest('userId: required to list contacts with an account key without X-User-Email');
+  }
+  const filters: SQL[] = [eq(contacts.accountId, actor.accountId), eq(contacts.userId, userId)];
+  if (q.status) filters.push(eq(contacts.status, q.status));
+  if (q.scope) filters.push(eq(contacts.scope, q.scope));
+  if (q.sourceType) filters.push(sql`${contacts.source}->>'type' = ${q.sourceType}`);
+  if (q.search) {
+    const term = `%${escapeLike(q.search)}%`;
+    filters.push(or(ilike(contacts.name, term), ilike(contacts.preferredName, term), ilike(contacts.email, term))!);
+  }
+  if (q.q) {
+    const term = `%${escapeLike(q.q)}%`;
+    filters.push(
+      or(
+        ilike(contacts.name, term),
+        ilike(contacts.preferredName, term),
+        ilike(contacts.email, term),
+        ilike(contacts.title, term),
+        sql`${contacts.company}->>'name' ILIKE ${term}`,
+        sql`${contacts.emails}::text ILIKE ${term}`,
+      )!,
+    );
+  }
+  const tags = q.tags?.split(',').map((t) => t.trim()).filter(Boolean) ?? [];
+  if (tags.length) filters.push(sql`${contacts.tags} ?| array[${sql.join(tags.map((t) => sql`${t}`), sql`, `)}]::text[]`);
+  const where = and(...filters);
+  const { limit, offset } = pageWindow(q);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(contacts).where(where).orderBy(desc(contacts.createdAt), desc(contacts.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(contacts).where(where),
+  ]);
+  return { ok: true as const, contacts: await presentContacts(db, actor.accountId, rows), ...pageInfo(q, total) };
+}
