@@ -5,6 +5,7 @@ import { documentEndpoints } from '@/server/http/document-endpoints';
 import { promptEndpoints } from '@/server/prompts/endpoints';
 import { memoryEndpoints } from '@/server/memories/endpoints';
 import { contactEndpoints } from '@/server/contacts/endpoints';
+import { fileEndpoints } from '@/server/files/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -14,4 +15,5 @@ export const endpoints: AnyEndpoint[] = [
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,
+  ...fileEndpoints,
 ];

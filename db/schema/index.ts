@@ -7,3 +7,4 @@ export * from './teams';
 export * from './prompts';
 export * from './memories';
 export * from './contacts';
+export * from './files';

@@ -4,6 +4,9 @@ import { API_PREFIX, TextReply, type ApiCore, type ApiRequest } from './kernel';
 /** Paths under /api that Next.js serves itself (tRPC, Inngest, next-auth). */
 export const NEXT_OWNED_API = ['/api/trpc', '/api/inngest', '/api/auth'];
 const MAX_BODY = 10 * 1024 * 1024;
+/** File bytes sent to the local store's signed upload URL may be larger than a JSON body. */
+const MAX_UPLOAD = Number(process.env.STEWARD_MAX_UPLOAD_BYTES ?? 100 * 1024 * 1024);
+const UPLOAD_PATH = /^\/api\/drive-files\/[^/?]+\/content(\?|$)/;
 
 export type Fallback = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
@@ -39,12 +42,12 @@ function headerBag(req: http.IncomingMessage): ApiRequest['headers'] {
   };
 }
 
-async function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
+async function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += chunk.length;
-    if (size > MAX_BODY) return null;
+    if (size > max) return null;
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
@@ -55,10 +58,11 @@ async function serveApi(api: ApiCore, req: http.IncomingMessage, res: http.Serve
     const method = req.method ?? 'GET';
     let body: Buffer | null = Buffer.alloc(0);
     if (method !== 'GET' && method !== 'HEAD') {
-      body = await readBody(req);
+      const max = UPLOAD_PATH.test(req.url ?? '') ? MAX_UPLOAD : MAX_BODY;
+      body = await readBody(req, max);
       if (body === null) {
         res.writeHead(413, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ ok: false, status: 413, error_code: 'payload_too_large', error: 'Body larger than 10 MB' }));
+        res.end(JSON.stringify({ ok: false, status: 413, error_code: 'payload_too_large', error: `Body larger than ${max} bytes` }));
         req.destroy();
         return;
       }

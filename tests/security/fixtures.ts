@@ -23,7 +23,15 @@ const ownedContact = async (s: TestServer, o: Owner) => {
   return { contactId: r.body.contact.id };
 };
 
+const ownedFile = async (s: TestServer, o: Owner) => {
+  const r = await call(s, '/drive-files/upload', { key: o.userKey, body: { name: 'notes.txt', size: 5 } });
+  return { fileId: r.body.fileId };
+};
+
 export const fixtures: Record<string, Fixture> = {
+  '/drive-files/{fileId}': { ownership: 'user', create: ownedFile },
+  '/drive-files/{fileId}/download': { ownership: 'user', create: ownedFile },
+  '/drive-files/{fileId}/confirm': { ownership: 'user', create: ownedFile, body: { POST: { size: 5 } } },
   '/contacts/{contactId}': { ownership: 'user', create: ownedContact, body: { PUT: { name: 'Changed' } } },
   '/contacts/{contactId}/merge': {
     ownership: 'user',
