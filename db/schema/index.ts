@@ -8,3 +8,4 @@ export * from './prompts';
 export * from './memories';
 export * from './contacts';
 export * from './files';
+export * from './executor';

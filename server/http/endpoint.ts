@@ -66,6 +66,8 @@ export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undef
   errors?: number[];
   /** Answers with something other than JSON (documents, redirects). */
   raw?: boolean;
+  /** Served, but left out of the public OpenAPI document (executor plumbing). */
+  internal?: boolean;
   handle: (
     ctx: HandlerContext<Out<PS>, Out<QS>, Out<BS>>,
   ) => Promise<z.input<RS> | Reply<z.input<RS>> | Response | TextReply>;

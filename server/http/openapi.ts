@@ -35,7 +35,7 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
     description: 'A tenant prompt API service key (sk_live_), bound to one tenant.',
   });
   for (const ep of endpoints) {
-    if (ep.raw) continue;
+    if (ep.internal) continue;
     const responses: Record<number, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
       [ep.status ?? 200]: { description: 'Success', content: { 'application/json': { schema: ep.response } } },
     };

@@ -50,7 +50,7 @@ describe('OpenAPI', () => {
   it('documents every registry endpoint with its schemas and errors', () => {
     const doc = buildOpenApi(endpoints) as unknown as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     expect(doc.openapi).toBe('3.1.0');
-    for (const e of endpoints.filter((x) => !x.raw)) {
+    for (const e of endpoints.filter((x) => !x.internal)) {
       const op = doc.paths[e.path]?.[e.method.toLowerCase()];
       expect(op, `${e.method} ${e.path}`).toBeDefined();
       expect(Object.keys(op.responses)).toContain(String(e.status ?? 200));

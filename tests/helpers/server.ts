@@ -4,7 +4,7 @@ import type { Database } from '@/db/client';
 import { endpoints as allEndpoints } from '@/server/endpoints';
 import type { AnyEndpoint } from '@/server/http/endpoint';
 import { createApiCore, createKernelDeps, type KernelDeps } from '@/server/http/kernel';
-import { createNodeServer } from '@/server/http/node-server';
+import { createNodeServer, type Fallback } from '@/server/http/node-server';
 import { createTestDatabase } from './database';
 
 export type TestServer = {
@@ -23,6 +23,8 @@ export type TestServerOptions = {
   endpoints?: AnyEndpoint[];
   /** Per-minute defaults; high unless a test is about rate limiting. */
   rateLimits?: { reads: number; writes: number };
+  /** What serves paths the kernel does not (in production: Next.js, which serves /api/inngest). */
+  fallback?: Fallback;
 };
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -30,7 +32,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const kernel = createKernelDeps(db.database);
   kernel.validateResponses = true;
   kernel.rateLimits.defaults = opts.rateLimits ?? { reads: 1_000_000, writes: 1_000_000 };
-  const server = createNodeServer(createApiCore(opts.endpoints ?? allEndpoints, kernel));
+  const server = createNodeServer(createApiCore(opts.endpoints ?? allEndpoints, kernel), opts.fallback);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -1,0 +1,22 @@
+import { Inngest } from 'inngest';
+
+/**
+ * One client for both modes. With INNGEST_BASE_URL (Inngest Cloud or `inngest start`) the SDK
+ * talks to that server; otherwise to Steward's built-in executor's loopback ingress. Either
+ * way the SDK runs in cloud mode, so /api/inngest verifies every call's signature.
+ */
+export function inngestOptions() {
+  // Set by scripts/start.ts to the built-in executor's loopback ingress.
+  const local = process.env.STEWARD_EXECUTOR_URL ?? 'http://127.0.0.1:8288';
+  return {
+    id: 'steward',
+    isDev: false,
+    // Checkpointing needs the Inngest server's API; the built-in executor speaks the plain protocol.
+    checkpointing: false,
+    baseUrl: process.env.INNGEST_BASE_URL ?? local,
+    signingKey: process.env.INNGEST_SIGNING_KEY,
+    eventKey: process.env.INNGEST_EVENT_KEY,
+  } as const;
+}
+
+export const inngest = new Inngest(inngestOptions() as ConstructorParameters<typeof Inngest>[0]);

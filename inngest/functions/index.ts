@@ -1,0 +1,4 @@
+import { heartbeat } from './heartbeat';
+
+/** Every Inngest function Steward serves at /api/inngest. */
+export const functions = [heartbeat];

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Db } from '@/db/client';
+import { logger } from '@/server/logger';
+import { driveRun, type Clock } from './runner';
+import { claimRun, fireDueCrons, nextWakeAt, NOTIFY_CHANNEL } from './store';
+
+export type ExecutorOptions = {
+  db: Db;
+  /** For LISTEN: a dedicated connection wakes the executor when work arrives. */
+  databaseUrl: string;
+  signingKey: string;
+  clock?: Clock;
+  /** Runs driven at once by this process. */
+  workers?: number;
+  leaseMs?: number;
+  /** Longest sleep between checks when nothing is scheduled (a safety net; NOTIFY does the waking). */
+  idleMs?: number;
+};
+
+export type Executor = { stop: () => Promise<void>; poke: () => void; owner: string };
+
+/**
+ * The built-in executor: claims runnable runs from Postgres and drives them through the
+ * app's serve endpoint. It sleeps until the next scheduled time or a NOTIFY, never polls busily.
+ */
+export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
+  const owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const clock = opts.clock ?? { now: () => new Date() };
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const workers = opts.workers ?? 4;
+  const idleMs = opts.idleMs ?? 30_000;
+  const deps = { db: opts.db, signingKey: opts.signingKey, clock, owner, leaseMs };
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | null = null;
+  let again = false;
+
+  const listener = new pg.Client({ connectionString: opts.databaseUrl });
+  listener.on('error', () => {});
+  await listener.connect();
+  await listener.query(`LISTEN ${NOTIFY_CHANNEL}`);
+  listener.on('notification', () => poke());
+
+  async function worker() {
+    while (!stopped) {
+      const run = await claimRun(opts.db, owner, clock.now(), leaseMs);
+      if (!run) return;
+      try {
+        await driveRun(deps, run);
+      } catch (err) {
+        // The lease lapses and the run is picked up again; nothing is lost.
+        logger.error({ err, runId: run.id }, 'executor: run failed to advance');
+      }
+    }
+  }
+
+  async function tick() {
+    try {
+      await fireDueCrons(opts.db, clock.now());
+      await Promise.all(Array.from({ length: workers }, worker));
+      const wake = await nextWakeAt(opts.db);
+      const delay = wake ? Math.max(0, Math.min(idleMs, wake.getTime() - clock.now().getTime())) : idleMs;
+      schedule(delay === 0 ? 50 : delay);
+    } catch (err) {
+      logger.error({ err }, 'executor: tick failed');
+      schedule(1000);
+    }
+  }
+
+  function schedule(ms: number) {
+    clearTimeout(timer);
+    if (!stopped) timer = setTimeout(poke, ms);
+  }
+
+  function poke() {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = tick().finally(() => {
+      running = null;
+      if (again) {
+        again = false;
+        poke();
+      }
+    });
+  }
+
+  poke();
+  return {
+    owner,
+    poke,
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      await listener.end().catch(() => {});
+    },
+  };
+}

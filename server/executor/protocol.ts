@@ -1,0 +1,81 @@
+import { createHmac } from 'node:crypto';
+import canonicalize from 'canonicalize';
+
+/** Inngest's request signature: HMAC-SHA256 of the canonical JSON body plus the timestamp, keyed by the signing key without its prefix. */
+export function signBody(body: string, signingKey: string, unixSeconds: number): string {
+  const key = signingKey.replace(/^signkey-\w+-/, '');
+  return `t=${unixSeconds}&s=${createHmac('sha256', key).update(body + unixSeconds).digest('hex')}`;
+}
+
+export type Op = {
+  id: string;
+  op: string;
+  name?: string;
+  displayName?: string;
+  opts?: Record<string, unknown> | null;
+  data?: unknown;
+  error?: unknown;
+};
+
+export type CallResult =
+  | { kind: 'done'; output: unknown }
+  | { kind: 'ops'; ops: Op[]; noRetry: boolean; retryAfter: string | null }
+  | { kind: 'error'; retriable: boolean; error: Record<string, unknown>; retryAfter: string | null };
+
+export type CallInput = {
+  url: string;
+  functionId: string;
+  stepId: string;
+  signingKey: string;
+  event: Record<string, unknown>;
+  steps: Record<string, unknown>;
+  stack: string[];
+  runId: string;
+  attempt: number;
+  maxAttempts: number;
+  disableImmediateExecution: boolean;
+};
+
+/** One call of the app's serve endpoint, exactly as the Inngest server makes it (protocol version 2, no checkpointing). */
+export async function callFunction(input: CallInput): Promise<CallResult> {
+  const body = canonicalize({
+    version: 2,
+    event: input.event,
+    events: [input.event],
+    steps: input.steps,
+    ctx: {
+      run_id: input.runId,
+      attempt: input.attempt,
+      max_attempts: input.maxAttempts,
+      disable_immediate_execution: input.disableImmediateExecution,
+      use_api: false,
+      stack: { stack: input.stack, current: input.stack.length },
+    },
+  })!;
+  const url = new URL(input.url);
+  url.searchParams.set('fnId', input.functionId);
+  url.searchParams.set('stepId', input.stepId);
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Inngest-Signature': signBody(body, input.signingKey, Math.floor(Date.now() / 1000)) },
+      body,
+    });
+  } catch (e) {
+    return { kind: 'error', retriable: true, error: { name: 'FetchError', message: String((e as Error).message) }, retryAfter: null };
+  }
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = { message: text.slice(0, 1000) };
+  }
+  const noRetry = res.headers.get('x-inngest-no-retry') === 'true';
+  const retryAfter = res.headers.get('retry-after');
+  if (res.status === 200) return { kind: 'done', output: parsed };
+  if (res.status === 206 && Array.isArray(parsed)) return { kind: 'ops', ops: parsed as Op[], noRetry, retryAfter };
+  const error = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : { message: String(parsed) };
+  return { kind: 'error', retriable: !noRetry && res.status !== 400, error, retryAfter };
+}
