@@ -8,6 +8,8 @@
  *   npm run --silent admin -- create-service-key --account ID
  *   npm run --silent admin -- revoke-service-key --key sk_live_... | --id KEY_ID
  *   npm run --silent admin -- import-trace --tenant ID --file TRACE.json
+ *   npm run --silent admin -- runs [--status S]
+ *   npm run --silent admin -- run --id RUN_ID
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -25,6 +27,7 @@ import { accounts } from '../db/schema';
 import { AppError } from '../server/http/errors';
 import { createServiceKey, revokeServiceKey } from '../server/prompts/service-keys';
 import { recordTrace } from '../server/prompts/traces';
+import { listRuns, runDetail } from '../server/executor/admin';
 import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
@@ -69,6 +72,8 @@ export const commands: Record<string, Command> = {
     if (!account) throw new AppError(404, 'not_found', 'Tenant not found');
     return recordTrace(db, tenant, trace as TraceInput);
   },
+  runs: (db, a) => listRuns(db, a.status),
+  run: (db, a) => runDetail(db, need(a, 'id')),
   'set-rate-limits': (db, a) =>
     setRateLimits(db, need(a, 'account'), { reads: optionalInt(a.reads, 'reads'), writes: optionalInt(a.writes, 'writes') }),
 };

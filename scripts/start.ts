@@ -15,6 +15,9 @@ import { endpoints } from '../server/endpoints';
 import { createApiCore, createKernelDeps } from '../server/http/kernel';
 import { createNodeServer } from '../server/http/node-server';
 import { logger } from '../server/logger';
+import { ensureExecutorKeys, usesInngestServer } from '../server/executor/config';
+import { startExecutor } from '../server/executor/executor';
+import { startIngress } from '../server/executor/ingress';
 import { selectDatabase } from './database';
 
 const dev = process.argv.includes('--dev');
@@ -36,6 +39,36 @@ function needsBuild(): boolean {
   return ['app', 'server', 'db', 'next.config.ts', 'package.json'].some((p) => existsSync(path.join(root, p)) && newer(path.join(root, p)));
 }
 
+/**
+ * Keys, the loopback ingress the SDK registers with and sends events to, and the executor
+ * that drives runs through /api/inngest. The env vars are set before any Inngest client loads.
+ */
+async function startDurableWork(databaseUrl: string) {
+  const { db } = sharedDatabase();
+  const { signingKey, eventKey } = await ensureExecutorKeys(db);
+  process.env.INNGEST_SIGNING_KEY = signingKey;
+  process.env.INNGEST_EVENT_KEY = eventKey;
+  const ingress = await startIngress({ db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0) });
+  process.env.STEWARD_EXECUTOR_URL = ingress.url;
+  const executor = await startExecutor({ db, databaseUrl, signingKey });
+  return {
+    stop: async () => {
+      await executor.stop();
+      await ingress.close();
+    },
+  };
+}
+
+/** A PUT on the serve endpoint makes the SDK register its functions (with the executor or the Inngest server). */
+async function registerFunctions(port: number) {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/api/inngest`, { method: 'PUT' });
+    logger.info({ status: res.status }, 'Inngest functions registered');
+  } catch (err) {
+    logger.warn({ err }, 'Inngest function registration failed');
+  }
+}
+
 async function main() {
   const selected = await selectDatabase((m) => logger.info(m));
   process.env.DATABASE_URL = selected.url;
@@ -48,6 +81,9 @@ async function main() {
     if (build.status !== 0) throw new Error('next build failed');
   }
 
+  // Durable work: the built-in executor unless an Inngest server is configured.
+  const durable = usesInngestServer() ? null : await startDurableWork(selected.url);
+
   const app = next({ dev, dir: root, hostname: 'localhost', port });
   await app.prepare();
   const nextHandler = app.getRequestHandler();
@@ -59,7 +95,8 @@ async function main() {
       : http.createServer((req, res) => void nextHandler(req, res));
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const url = `http://localhost:${port}`;
-  logger.info({ url, api: `${url}/api`, mode, dev }, 'Steward is running');
+  logger.info({ url, api: `${url}/api`, mode, dev, durable: durable ? 'built-in executor' : 'inngest server' }, 'Steward is running');
+  await registerFunctions(port);
   process.stdout.write(`\nSteward is running at ${url} (API: ${url}/api, reference: ${url}/docs)\n\n`);
 
   let stopping = false;
@@ -69,6 +106,7 @@ async function main() {
     logger.info({ signal }, 'stopping');
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await durable?.stop();
     await kernel.lastUsed.flush();
     await sharedDatabase().close();
     await app.close?.();

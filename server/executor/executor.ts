@@ -33,8 +33,8 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   const deps = { db: opts.db, signingKey: opts.signingKey, clock, owner, leaseMs };
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | null = null;
-  let again = false;
+  let active = 0;
+  let cronBusy: Promise<unknown> | null = null;
 
   const listener = new pg.Client({ connectionString: opts.databaseUrl });
   listener.on('error', () => {});
@@ -42,6 +42,7 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   await listener.query(`LISTEN ${NOTIFY_CHANNEL}`);
   listener.on('notification', () => poke());
 
+  /** Claims and drives runs until none is runnable; each worker works on its own, so one long run never holds the others up. */
   async function worker() {
     while (!stopped) {
       const run = await claimRun(opts.db, owner, clock.now(), leaseMs);
@@ -55,37 +56,37 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
     }
   }
 
-  async function tick() {
+  /** When every worker is idle: sleep until the next due run or cron (NOTIFY wakes earlier). */
+  async function scheduleNext() {
+    if (stopped || active > 0) return;
     try {
-      await fireDueCrons(opts.db, clock.now());
-      await Promise.all(Array.from({ length: workers }, worker));
       const wake = await nextWakeAt(opts.db);
       const delay = wake ? Math.max(0, Math.min(idleMs, wake.getTime() - clock.now().getTime())) : idleMs;
-      schedule(delay === 0 ? 50 : delay);
+      clearTimeout(timer);
+      if (!stopped && active === 0) timer = setTimeout(poke, Math.max(delay, 20));
     } catch (err) {
-      logger.error({ err }, 'executor: tick failed');
-      schedule(1000);
+      logger.error({ err }, 'executor: scheduling failed');
+      timer = setTimeout(poke, 1000);
     }
-  }
-
-  function schedule(ms: number) {
-    clearTimeout(timer);
-    if (!stopped) timer = setTimeout(poke, ms);
   }
 
   function poke() {
     if (stopped) return;
-    if (running) {
-      again = true;
-      return;
+    cronBusy ??= fireDueCrons(opts.db, clock.now())
+      .catch((err) => logger.error({ err }, 'executor: cron firing failed'))
+      .finally(() => {
+        cronBusy = null;
+      });
+    while (active < workers) {
+      active++;
+      void cronBusy
+        .then(worker)
+        .catch((err) => logger.error({ err }, 'executor: worker failed'))
+        .finally(() => {
+          active--;
+          if (active === 0) void scheduleNext();
+        });
     }
-    running = tick().finally(() => {
-      running = null;
-      if (again) {
-        again = false;
-        poke();
-      }
-    });
   }
 
   poke();
@@ -95,7 +96,7 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
     stop: async () => {
       stopped = true;
       clearTimeout(timer);
-      await running;
+      while (active > 0) await new Promise((r) => setTimeout(r, 10));
       await listener.end().catch(() => {});
     },
   };
