@@ -86,7 +86,7 @@ export function fileStorage(): FileStorage {
             ? { accessKeyId: process.env.S3_ACCESS_KEY_ID, secretAccessKey: process.env.S3_SECRET_ACCESS_KEY }
             : undefined,
       })
-    : localStorage(path.resolve(process.env.STEWARD_FILES_DIR ?? path.join(process.env.STEWARD_DATA_DIR ?? '.data', 'files')));
+    : localStorage(path.resolve(/*turbopackIgnore: true*/ process.env.STEWARD_FILES_DIR ?? path.join(process.env.STEWARD_DATA_DIR ?? '.data', 'files')));
   return configured;
 }
 

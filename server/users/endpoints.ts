@@ -8,10 +8,56 @@ import { provisionUser } from './provision';
 import { presentUser } from './present';
 import { getScheduling, putScheduling } from './scheduling';
 import { visibleUser } from './visibility';
+import { deleteUser, deprovisionUser, listUsers, updateUser } from './admin';
+import { DeletedUserResponse, DeprovisionBody, DeprovisionResponse, ListUsersQuery, ListUsersResponse, UpdateUserBody } from './admin-contracts';
 
 const tags = ['Users'];
 
 export const userEndpoints = [
+  defineEndpoint({
+    method: 'GET',
+    path: '/users',
+    summary: 'Users newest first (an organization admin or key sees its organization; a user only themself)',
+    tags,
+    auth: 'any',
+    query: ListUsersQuery,
+    response: ListUsersResponse,
+    handle: ({ db, actor, query }) => listUsers(db, actor, query),
+  }),
+  defineEndpoint({
+    method: 'PUT',
+    path: '/users/{userId}',
+    summary: 'Change a user (status inactive or suspended blocks every call acting as them)',
+    tags,
+    auth: 'any',
+    params: UserIdParams,
+    body: UpdateUserBody,
+    response: UserEnvelope,
+    errors: [403, 404, 409],
+    handle: ({ db, actor, params, body }) => updateUser(db, actor, params.userId, body),
+  }),
+  defineEndpoint({
+    method: 'DELETE',
+    path: '/users/{userId}',
+    summary: 'Delete a user (refused for an only organization admin or the owner of a shared team)',
+    tags,
+    auth: 'any',
+    params: UserIdParams,
+    response: DeletedUserResponse,
+    errors: [400, 403, 404, 409],
+    handle: ({ db, actor, params }) => deleteUser(db, actor, params.userId),
+  }),
+  defineEndpoint({
+    method: 'POST',
+    path: '/users/deprovision',
+    summary: 'Remove a user from a team; a user left with no team is deleted',
+    tags,
+    auth: 'any',
+    body: DeprovisionBody,
+    response: DeprovisionResponse,
+    errors: [400, 403, 404, 409],
+    handle: ({ db, actor, body }) => deprovisionUser(db, actor, body),
+  }),
   defineEndpoint({
     method: 'POST',
     path: '/users/provision',

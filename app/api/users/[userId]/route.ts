@@ -1,4 +1,4 @@
 import { routeHandlers } from '@/server/http/next-routes';
 
-export const { GET } = routeHandlers('/users/{userId}');
+export const { DELETE, GET, PUT } = routeHandlers('/users/{userId}');
 export const dynamic = 'force-dynamic';

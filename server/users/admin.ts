@@ -1,0 +1,164 @@
+import { and, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '@/db/client';
+import { identifiers, organizations, teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
+import { conflict, forbidden, notFound } from '@/server/http/errors';
+import { pageInfo, pageWindow } from '@/server/http/pagination';
+import { activeMemberCount } from '@/server/teams/membership';
+import type { DeprovisionBody, ListUsersQuery, UpdateUserBody } from './admin-contracts';
+import { presentUser } from './present';
+import { assertNotOnlyOrgAdmin, assertOwnsNoSharedTeam } from './refusals';
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Account-wide callers list every user; organization keys and admins their organization's; a user only themself. */
+export async function listUsers(db: Db, actor: Actor, q: z.infer<typeof ListUsersQuery>) {
+  const filters: SQL[] = [eq(users.accountId, actor.accountId)];
+  if (!isAccountWide(actor)) {
+    const org = administeredOrganization(actor);
+    if (org) filters.push(eq(users.organizationId, org));
+    else filters.push(eq(users.id, actor.user?.id ?? ''));
+  }
+  if (q.status) filters.push(eq(users.status, q.status));
+  if (q.email) filters.push(eq(users.email, q.email.trim().toLowerCase()));
+  if (q.externalId) filters.push(eq(users.externalId, q.externalId));
+  if (q.organizationId) filters.push(eq(users.organizationId, q.organizationId));
+  if (q.search) {
+    const term = `%${escapeLike(q.search)}%`;
+    filters.push(or(ilike(users.email, term), ilike(users.name, term), ilike(users.firstName, term), ilike(users.lastName, term), sql`(${users.firstName} || ' ' || ${users.lastName}) ILIKE ${term}`)!);
+  }
+  const where = and(...filters);
+  const { limit, offset } = pageWindow(q);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(users).where(where),
+  ]);
+  return { ok: true as const, users: await Promise.all(rows.map((u) => presentUser(db, u))), ...pageInfo(q, total) };
+}
+
+/**
+ * A user an administrator may change: account-wide callers any user of the account;
+ * organization keys and admins only their organization's users (403 for others, as the
+ * spec states); anyone else gets 404 for users they cannot see and 403 for themself.
+ */
+async function administrableUser(db: Db, actor: Actor, userId: string): Promise<UserRow> {
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.accountId, actor.accountId)))
+    .limit(1);
+  if (isAccountWide(actor)) {
+    if (!user) throw notFound('User');
+    return user;
+  }
+  const org = administeredOrganization(actor);
+  if (org) {
+    if (!user) throw notFound('User');
+    if (user.organizationId !== org) throw forbidden('The user is not in your organization');
+    return user;
+  }
+  if (!user || user.id !== actor.user?.id) throw notFound('User');
+  throw forbidden('Changing users needs an account key or the organization admin role; use PATCH /profile for your own profile');
+}
+
+export async function updateUser(db: Db, actor: Actor, userId: string, input: z.infer<typeof UpdateUserBody>) {
+  const updated = await db.transaction(async (tx) => {
+    const user = await administrableUser(tx as unknown as Db, actor, userId);
+    const org = administeredOrganization(actor);
+    if (input.organization !== undefined && input.organization !== null) {
+      if (org && input.organization !== org) throw forbidden('An organization admin can only place users in their own organization');
+      const [target] = await tx.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.id, input.organization), eq(organizations.accountId, actor.accountId)));
+      if (!target) throw notFound('Organization');
+    }
+    const leavingOrg = input.organization !== undefined && input.organization !== user.organizationId;
+    const losingAdmin = input.organizationRole !== undefined && input.organizationRole !== 'admin';
+    if (leavingOrg || losingAdmin) await assertNotOnlyOrgAdmin(tx, user);
+    if (input.externalId) {
+      const [taken] = await tx
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.accountId, actor.accountId), eq(users.externalId, input.externalId), sql`${users.id} <> ${user.id}`));
+      if (taken) throw conflict('externalId: already used by another user of the account');
+    }
+    const { avatar, organization, timezone, ...rest } = input;
+    const [u] = await tx
+      .update(users)
+      .set({
+        ...rest,
+        ...(avatar !== undefined ? { avatarUrl: avatar } : {}),
+        ...(timezone !== undefined ? { timezone, timezoneSetAt: new Date() } : {}),
+        ...(organization !== undefined ? { organizationId: organization, organizationRole: organization ? (input.organizationRole ?? (leavingOrg ? 'member' : user.organizationRole)) : 'member' } : {}),
+      })
+      .where(eq(users.id, user.id))
+      .returning();
+    return u;
+  });
+  return { ok: true as const, user: await presentUser(db, updated, { withIdentifiers: true }) };
+}
+
+/** Removes the user whatever their memberships, after the two refusals. */
+export async function deleteUser(db: Db, actor: Actor, userId: string) {
+  const user = await administrableUser(db, actor, userId);
+  await db.transaction(async (tx) => {
+    await assertNotOnlyOrgAdmin(tx, user);
+    await assertOwnsNoSharedTeam(tx, user);
+    await removeUser(tx as unknown as Db, user);
+  });
+  return { ok: true as const, user: { id: user.id, deleted: true as const, message: 'User deleted with their identifiers, memberships and data' } };
+}
+
+/** Deletes the user; their identifiers, memberships, keys and owned data go with them (cascades), and emptied teams are archived. */
+async function removeUser(db: Db, user: UserRow) {
+  const memberships = await db.select({ teamId: teamMemberships.teamId }).from(teamMemberships).where(eq(teamMemberships.userId, user.id));
+  await db.execute(sql`DELETE FROM api_keys WHERE user_id = ${user.id}`);
+  await db.delete(users).where(eq(users.id, user.id));
+  for (const { teamId } of memberships) {
+    if ((await activeMemberCount(db, teamId)) === 0) await db.update(teams).set({ status: 'archived' }).where(eq(teams.id, teamId));
+  }
+}
+
+/**
+ * Removes the user from one team; when they then belong to no team at all, the user is
+ * deleted too. Refused with nothing changed for an only organization admin or the owner
+ * of a team with other members.
+ */
+export async function deprovisionUser(db: Db, actor: Actor, input: z.infer<typeof DeprovisionBody>) {
+  if (actor.user || actor.level === 'user') throw forbidden('Deprovisioning needs an account or organization key without X-User-Email');
+  const orgScope = actor.level === 'organization' ? actor.organizationId : null;
+  const [team] = await db
+    .select()
+    .from(teams)
+    .where(and(eq(teams.id, input.teamId), eq(teams.accountId, actor.accountId)))
+    .limit(1);
+  if (!team || (orgScope && team.organizationId !== orgScope)) throw notFound('Team');
+  const [found] = await db
+    .select({ user: users })
+    .from(identifiers)
+    .innerJoin(users, eq(users.id, identifiers.userId))
+    .where(and(eq(identifiers.accountId, actor.accountId), eq(identifiers.type, 'email'), eq(identifiers.value, input.email)))
+    .limit(1);
+  if (!found) return { ok: true as const, deleted: false, userDeleted: false, userId: null, message: 'No user has this email' };
+  const user = found.user;
+  return db.transaction(async (tx) => {
+    await assertNotOnlyOrgAdmin(tx, user);
+    await assertOwnsNoSharedTeam(tx, user);
+    const removed = await tx
+      .delete(teamMemberships)
+      .where(and(eq(teamMemberships.userId, user.id), eq(teamMemberships.teamId, team.id)))
+      .returning({ id: teamMemberships.id });
+    if ((await activeMemberCount(tx, team.id)) === 0) await tx.update(teams).set({ status: 'archived' }).where(eq(teams.id, team.id));
+    const [{ left }] = await tx.select({ left: count() }).from(teamMemberships).where(eq(teamMemberships.userId, user.id));
+    if (left === 0) {
+      await removeUser(tx as unknown as Db, user);
+      return { ok: true as const, deleted: removed.length > 0, userDeleted: true, userId: user.id, message: 'User removed from the team and deleted' };
+    }
+    return {
+      ok: true as const,
+      deleted: removed.length > 0,
+      userDeleted: false,
+      userId: user.id,
+      message: removed.length ? 'User removed from the team' : 'The user was not on this team',
+    };
+  });
+}
