@@ -6,12 +6,14 @@ import { promptEndpoints } from '@/server/prompts/endpoints';
 import { memoryEndpoints } from '@/server/memories/endpoints';
 import { contactEndpoints } from '@/server/contacts/endpoints';
 import { fileEndpoints } from '@/server/files/endpoints';
+import { organizationEndpoints } from '@/server/organizations/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
   ...documentEndpoints,
   ...accessEndpoints,
   ...userEndpoints,
+  ...organizationEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,

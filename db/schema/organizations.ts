@@ -13,6 +13,9 @@ export const organizations = pgTable(
     generalInfo: text('general_info').notNull().default(''),
     defaultTeamId: text('default_team_id'),
     defaultAssistantId: text('default_assistant_id'),
+    /** Default model tiers of chats and tasks its users create (null: the account's default). */
+    chatModelTier: text('chat_model_tier', { enum: ['low', 'medium', 'high', 'ultra'] }),
+    taskModelTier: text('task_model_tier', { enum: ['low', 'medium', 'high', 'ultra'] }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

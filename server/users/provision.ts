@@ -48,26 +48,13 @@ export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof 
           const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.id, id)).limit(1);
           if (taken) throw forbidden('That id is already in use');
         }
-        [user] = await tx
-          .insert(users)
-          .values({
-            ...(id ? { id } : {}),
-            accountId: actor.accountId,
-            email: input.email,
-            firstName: input.firstName ?? '',
-            lastName: input.lastName ?? '',
-            name: [input.firstName, input.lastName].filter(Boolean).join(' ') || null,
-            organizationId: orgScope,
-            organizationRole: 'member',
-          })
-          .returning();
-        await tx.insert(identifiers).values({
+        user = await createUserWithEmail(tx, {
+          id,
           accountId: actor.accountId,
-          userId: user.id,
-          type: 'email',
-          value: input.email,
-          verified: true,
-          primary: true,
+          email: input.email,
+          firstName: input.firstName,
+          lastName: input.lastName,
+          organizationId: orgScope,
         });
         created = true;
       }
@@ -125,4 +112,26 @@ async function retryOnUniqueViolation<T>(fn: () => Promise<T>): Promise<T> {
     if ((e as { code?: string }).code === '23505' || (e as { cause?: { code?: string } }).cause?.code === '23505') return fn();
     throw e;
   }
+}
+
+/** A new user and their primary, verified email identifier. */
+export async function createUserWithEmail(
+  tx: Parameters<Parameters<Db['transaction']>[0]>[0],
+  input: { id?: string; accountId: string; email: string; firstName?: string; lastName?: string; organizationId: string | null },
+): Promise<UserRow> {
+  const [user] = await tx
+    .insert(users)
+    .values({
+      ...(input.id ? { id: input.id } : {}),
+      accountId: input.accountId,
+      email: input.email,
+      firstName: input.firstName ?? '',
+      lastName: input.lastName ?? '',
+      name: [input.firstName, input.lastName].filter(Boolean).join(' ') || null,
+      organizationId: input.organizationId,
+      organizationRole: 'member',
+    })
+    .returning();
+  await tx.insert(identifiers).values({ accountId: input.accountId, userId: user.id, type: 'email', value: input.email, verified: true, primary: true });
+  return user;
 }

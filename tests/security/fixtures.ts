@@ -28,7 +28,18 @@ const ownedFile = async (s: TestServer, o: Owner) => {
   return { fileId: r.body.fileId };
 };
 
+/** An organization whose admin is the owner; other users of the account are not members. */
+const ownedOrg = async (s: TestServer, o: Owner) => {
+  const r = await call(s, '/organizations', { key: o.account.key, body: { name: 'Fixture org' } });
+  await call(s, `/users/${o.user.id}`, { key: o.account.key, method: 'PUT', body: { organization: r.body.organization.id, organizationRole: 'admin' } });
+  return { orgId: r.body.organization.id, userId: o.user.id };
+};
+
 export const fixtures: Record<string, Fixture> = {
+  '/organizations/{orgId}': { ownership: 'account', create: ownedOrg, body: { PUT: { name: 'x' } } },
+  '/organizations/{orgId}/members': { ownership: 'account', create: ownedOrg, body: { POST: { email: 'someone@example.org' } } },
+  '/organizations/{orgId}/members/{userId}': { ownership: 'account', create: ownedOrg },
+  '/organizations/{orgId}/settings/model-tiers': { ownership: 'account', create: ownedOrg, body: { PATCH: { chat: 'high' } } },
   '/drive-files/{fileId}': { ownership: 'user', create: ownedFile },
   '/drive-files/{fileId}/download': { ownership: 'user', create: ownedFile },
   '/drive-files/{fileId}/confirm': { ownership: 'user', create: ownedFile, body: { POST: { size: 5 } } },

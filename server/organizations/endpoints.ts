@@ -1,0 +1,95 @@
+import { defineEndpoint, reply } from '@/server/http/endpoint';
+import { PageQuery } from '@/server/http/pagination';
+import {
+  AddMemberBody,
+  CreateOrganizationBody,
+  DeletedMemberResponse,
+  DeletedOrganizationResponse,
+  ListMembersQuery,
+  ListMembersResponse,
+  ListOrganizationsResponse,
+  MemberEnvelope,
+  ModelTiersBody,
+  ModelTiersResponse,
+  OrganizationEnvelope,
+  OrgMemberParams,
+  OrgParams,
+  UpdateOrganizationBody,
+} from './contracts';
+import { addMember, removeMember } from './members';
+import {
+  createOrganization,
+  deleteOrganization,
+  getModelTiers,
+  getOrganization,
+  listMembers,
+  listOrganizations,
+  setModelTiers,
+  updateOrganization,
+} from './service';
+
+const tags = ['Organizations'];
+const base = { tags, auth: 'any' as const };
+
+export const organizationEndpoints = [
+  defineEndpoint({ ...base, method: 'GET', path: '/organizations', summary: 'Organizations newest first (a user sees only their own)', query: PageQuery, response: ListOrganizationsResponse, handle: ({ db, actor, query }) => listOrganizations(db, actor, query) }),
+  defineEndpoint({
+    ...base,
+    method: 'POST',
+    path: '/organizations',
+    summary: 'Create an organization (more than 10 in a minute: 429)',
+    body: CreateOrganizationBody,
+    response: OrganizationEnvelope,
+    status: 201,
+    errors: [403, 409],
+    handle: async ({ db, actor, body }) => reply(201, await createOrganization(db, actor, body)),
+  }),
+  defineEndpoint({ ...base, method: 'GET', path: '/organizations/{orgId}', summary: 'An organization', params: OrgParams, response: OrganizationEnvelope, errors: [403, 404], handle: ({ db, actor, params }) => getOrganization(db, actor, params.orgId) }),
+  defineEndpoint({
+    ...base,
+    method: 'PUT',
+    path: '/organizations/{orgId}',
+    summary: 'Change name, generalInfo, defaultTeam or defaultAssistant',
+    params: OrgParams,
+    body: UpdateOrganizationBody,
+    response: OrganizationEnvelope,
+    errors: [403, 404],
+    handle: ({ db, actor, params, body }) => updateOrganization(db, actor, params.orgId, body),
+  }),
+  defineEndpoint({ ...base, method: 'DELETE', path: '/organizations/{orgId}', summary: 'Delete an organization (its users and teams stay)', params: OrgParams, response: DeletedOrganizationResponse, errors: [403, 404], handle: ({ db, actor, params }) => deleteOrganization(db, actor, params.orgId) }),
+  defineEndpoint({ ...base, method: 'GET', path: '/organizations/{orgId}/members', summary: 'Members newest first', params: OrgParams, query: ListMembersQuery, response: ListMembersResponse, errors: [403, 404], handle: ({ db, actor, params, query }) => listMembers(db, actor, params.orgId, query) }),
+  defineEndpoint({
+    ...base,
+    method: 'POST',
+    path: '/organizations/{orgId}/members',
+    summary: 'Add a person (created when needed, placed on the default team)',
+    params: OrgParams,
+    body: AddMemberBody,
+    response: MemberEnvelope,
+    status: 201,
+    errors: [403, 404],
+    handle: async ({ db, actor, params, body }) => reply(201, await addMember(db, actor, params.orgId, body)),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'DELETE',
+    path: '/organizations/{orgId}/members/{userId}',
+    summary: 'Remove a user from the organization and its teams (409 for the only admin)',
+    params: OrgMemberParams,
+    response: DeletedMemberResponse,
+    errors: [403, 404, 409],
+    handle: ({ db, actor, params }) => removeMember(db, actor, params.orgId, params.userId),
+  }),
+  defineEndpoint({ ...base, method: 'GET', path: '/organizations/{orgId}/settings/model-tiers', summary: 'Default chat and task model tiers', params: OrgParams, response: ModelTiersResponse, errors: [403, 404], handle: ({ db, actor, params }) => getModelTiers(db, actor, params.orgId) }),
+  defineEndpoint({
+    ...base,
+    method: 'PATCH',
+    path: '/organizations/{orgId}/settings/model-tiers',
+    summary: 'Set the default chat and task tiers (low, medium, high, ultra; null inherits)',
+    params: OrgParams,
+    body: ModelTiersBody,
+    response: ModelTiersResponse,
+    errors: [403, 404],
+    handle: ({ db, actor, params, body }) => setModelTiers(db, actor, params.orgId, body),
+  }),
+];

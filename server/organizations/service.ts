@@ -1,0 +1,140 @@
+import { and, count, desc, eq, gt, ilike, or, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '@/db/client';
+import { organizations, teamMemberships, teams, users, type OrganizationRow } from '@/db/schema';
+import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
+import { BareRefusal, badRequest, forbidden, notFound } from '@/server/http/errors';
+import { pageInfo, pageWindow } from '@/server/http/pagination';
+import { assertNotOnlyOrgAdmin } from '@/server/users/refusals';
+import { organizationFor } from './access';
+import type { CreateOrganizationBody, ListMembersQuery, ModelTiersBody, UpdateOrganizationBody } from './contracts';
+
+const CREATIONS_PER_MINUTE = 10;
+
+async function toPublic(db: Db, o: OrganizationRow) {
+  const [{ n }] = await db.select({ n: count() }).from(users).where(eq(users.organizationId, o.id));
+  return {
+    id: o.id,
+    account: o.accountId,
+    name: o.name,
+    generalInfo: o.generalInfo,
+    memberCount: n,
+    defaultTeam: o.defaultTeamId,
+    defaultAssistant: o.defaultAssistantId,
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+  };
+}
+
+export async function listOrganizations(db: Db, actor: Actor, q: { page: number; perPage: number }) {
+  const scope = isAccountWide(actor) ? undefined : eq(organizations.id, actor.level === 'organization' && !actor.user ? actor.organizationId! : (actor.user?.organizationId ?? ''));
+  const where = and(eq(organizations.accountId, actor.accountId), scope);
+  const { limit, offset } = pageWindow(q);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(organizations).where(where).orderBy(desc(organizations.createdAt), desc(organizations.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(organizations).where(where),
+  ]);
+  return { ok: true as const, organizations: await Promise.all(rows.map((o) => toPublic(db, o))), ...pageInfo(q, total) };
+}
+
+/** Account-wide credentials, or an organization admin who then becomes the new organization's admin. */
+export async function createOrganization(db: Db, actor: Actor, input: z.infer<typeof CreateOrganizationBody>) {
+  const creator = actor.user;
+  if (!isAccountWide(actor) && !(creator && administeredOrganization(actor))) {
+    throw forbidden('Creating an organization needs an account key or the organization admin role');
+  }
+  const [{ recent }] = await db
+    .select({ recent: count() })
+    .from(organizations)
+    .where(and(eq(organizations.accountId, actor.accountId), gt(organizations.createdAt, sql`now() - interval '1 minute'`)));
+  if (recent >= CREATIONS_PER_MINUTE) {
+    const retryAfter = Math.ceil(Date.now() / 1000) + 60;
+    throw new BareRefusal(429, { ok: false, error: `More than ${CREATIONS_PER_MINUTE} organizations created in a minute`, retryAfter }, { 'Retry-After': '60' });
+  }
+  const org = await db.transaction(async (tx) => {
+    if (creator) await assertNotOnlyOrgAdmin(tx, creator);
+    const [o] = await tx.insert(organizations).values({ accountId: actor.accountId, name: input.name, generalInfo: input.generalInfo ?? '' }).returning();
+    if (creator) await tx.update(users).set({ organizationId: o.id, organizationRole: 'admin' }).where(eq(users.id, creator.id));
+    return o;
+  });
+  return { ok: true as const, organization: await toPublic(db, org) };
+}
+
+export async function getOrganization(db: Db, actor: Actor, orgId: string) {
+  return { ok: true as const, organization: await toPublic(db, await organizationFor(db, actor, orgId, 'member')) };
+}
+
+export async function updateOrganization(db: Db, actor: Actor, orgId: string, input: z.infer<typeof UpdateOrganizationBody>) {
+  const org = await organizationFor(db, actor, orgId, 'admin');
+  if (input.defaultTeam) {
+    const [team] = await db.select().from(teams).where(and(eq(teams.id, input.defaultTeam), eq(teams.accountId, actor.accountId)));
+    if (!team) throw notFound('Team');
+    if (team.organizationId !== org.id) throw badRequest('defaultTeam: must be a team of this organization');
+  }
+  const [u] = await db
+    .update(organizations)
+    .set({
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.generalInfo !== undefined ? { generalInfo: input.generalInfo } : {}),
+      ...(input.defaultTeam !== undefined ? { defaultTeamId: input.defaultTeam } : {}),
+      ...(input.defaultAssistant !== undefined ? { defaultAssistantId: input.defaultAssistant } : {}),
+    })
+    .where(eq(organizations.id, org.id))
+    .returning();
+  return { ok: true as const, organization: await toPublic(db, u) };
+}
+
+/** Users and teams stay (outside any organization); teams left with no members are deleted. */
+export async function deleteOrganization(db: Db, actor: Actor, orgId: string) {
+  const org = await organizationFor(db, actor, orgId, 'admin');
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ organizationId: null, organizationRole: 'member' }).where(eq(users.organizationId, org.id));
+    const orgTeams = await tx.select({ id: teams.id }).from(teams).where(eq(teams.organizationId, org.id));
+    for (const t of orgTeams) {
+      const [{ n }] = await tx.select({ n: count() }).from(teamMemberships).where(and(eq(teamMemberships.teamId, t.id), eq(teamMemberships.status, 'active')));
+      if (n === 0) await tx.delete(teams).where(eq(teams.id, t.id));
+      else await tx.update(teams).set({ organizationId: null }).where(eq(teams.id, t.id));
+    }
+    await tx.delete(organizations).where(eq(organizations.id, org.id));
+  });
+  return { ok: true as const, organization: { id: org.id, deleted: true as const, message: 'Organization deleted; its users and teams remain' } };
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export async function listMembers(db: Db, actor: Actor, orgId: string, q: z.infer<typeof ListMembersQuery>) {
+  const org = await organizationFor(db, actor, orgId, 'member');
+  const term = q.search ? `%${escapeLike(q.search)}%` : null;
+  const where = and(eq(users.organizationId, org.id), term ? or(ilike(users.email, term), ilike(users.name, term), ilike(users.firstName, term), ilike(users.lastName, term)) : undefined);
+  const { limit, offset } = pageWindow(q);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(users).where(where),
+  ]);
+  return {
+    ok: true as const,
+    members: rows.map((u) => ({ id: u.id, email: u.email, name: u.name, avatarUrl: u.avatarUrl, organizationRole: u.organizationRole, createdAt: u.createdAt.toISOString() })),
+    ...pageInfo(q, total),
+  };
+}
+
+export async function getModelTiers(db: Db, actor: Actor, orgId: string) {
+  return tiersOf(await organizationFor(db, actor, orgId, 'member'));
+}
+
+export async function setModelTiers(db: Db, actor: Actor, orgId: string, input: z.infer<typeof ModelTiersBody>) {
+  const org = await organizationFor(db, actor, orgId, 'admin');
+  const [u] = await db
+    .update(organizations)
+    .set({ ...(input.chat !== undefined ? { chatModelTier: input.chat } : {}), ...(input.task !== undefined ? { taskModelTier: input.task } : {}) })
+    .where(eq(organizations.id, org.id))
+    .returning();
+  return tiersOf(u);
+}
+
+/** The account default is a console setting not modelled yet, so the fallback is `medium`. */
+const tiersOf = (o: OrganizationRow) => ({
+  ok: true as const,
+  modelTiers: { chat: o.chatModelTier, task: o.taskModelTier },
+  effective: { chat: o.chatModelTier ?? 'medium', task: o.taskModelTier ?? 'medium' },
+});
