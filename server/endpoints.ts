@@ -7,6 +7,7 @@ import { memoryEndpoints } from '@/server/memories/endpoints';
 import { contactEndpoints } from '@/server/contacts/endpoints';
 import { fileEndpoints } from '@/server/files/endpoints';
 import { organizationEndpoints } from '@/server/organizations/endpoints';
+import { teamEndpoints } from '@/server/teams/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -14,6 +15,7 @@ export const endpoints: AnyEndpoint[] = [
   ...accessEndpoints,
   ...userEndpoints,
   ...organizationEndpoints,
+  ...teamEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,

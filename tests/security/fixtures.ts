@@ -35,7 +35,17 @@ const ownedOrg = async (s: TestServer, o: Owner) => {
   return { orgId: r.body.organization.id, userId: o.user.id };
 };
 
+const ownTeam = async (_s: TestServer, o: Owner) => ({ teamId: o.user.teamId });
+const ownMembership = async (s: TestServer, o: Owner) => {
+  const r = await call(s, `/teams/${o.user.teamId}/members`, { key: o.userKey });
+  return { teamId: o.user.teamId, memberId: r.body.members[0].id };
+};
+
 export const fixtures: Record<string, Fixture> = {
+  '/teams/{teamId}': { ownership: 'user', create: ownTeam, body: { PUT: { name: 'x' } } },
+  '/teams/{teamId}/members': { ownership: 'user', create: ownTeam, body: { POST: { userId: 'ffffffffffffffffffffffff' } } },
+  '/teams/{teamId}/members/{memberId}': { ownership: 'user', create: ownMembership, body: { PUT: { role: 'admin' } } },
+  '/teams/{teamId}/transfer-ownership': { ownership: 'user', create: ownTeam, body: { POST: { newOwnerId: 'ffffffffffffffffffffffff' } } },
   '/organizations/{orgId}': { ownership: 'account', create: ownedOrg, body: { PUT: { name: 'x' } } },
   '/organizations/{orgId}/members': { ownership: 'account', create: ownedOrg, body: { POST: { email: 'someone@example.org' } } },
   '/organizations/{orgId}/members/{userId}': { ownership: 'account', create: ownedOrg },

@@ -1,0 +1,106 @@
+import { and, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '@/db/client';
+import { teamMemberships, teams, users, type TeamRow } from '@/db/schema';
+import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
+import { badRequest, forbidden, notFound } from '@/server/http/errors';
+import { pageInfo, pageWindow } from '@/server/http/pagination';
+import { teamFor } from './access';
+import type { CreateTeamBody, ListTeamsQuery, UpdateTeamBody } from './contracts';
+import { joinTeam } from './membership';
+import { placeElsewhere } from './placement';
+import { transferIfNeeded } from './transfer';
+
+export const toPublicTeam = (t: TeamRow) => ({
+  id: t.id,
+  account: t.accountId,
+  organization: t.organizationId,
+  name: t.name,
+  generalInfo: t.generalInfo,
+  adminApprovalRequired: t.adminApprovalRequired,
+  brandingOnEvents: t.brandingOnEvents,
+  brandingOnMessages: t.brandingOnMessages,
+  status: t.status,
+  createdAt: t.createdAt.toISOString(),
+  updatedAt: t.updatedAt.toISOString(),
+});
+
+/** Account-wide: every team; organization keys and admins: the organization's; a user: teams they belong to. */
+export async function listTeams(db: Db, actor: Actor, q: z.infer<typeof ListTeamsQuery>) {
+  const filters: SQL[] = [eq(teams.accountId, actor.accountId)];
+  if (!isAccountWide(actor)) {
+    const org = administeredOrganization(actor);
+    if (org) filters.push(eq(teams.organizationId, org));
+    else {
+      const mine = db.select({ id: teamMemberships.teamId }).from(teamMemberships).where(eq(teamMemberships.userId, actor.user?.id ?? ''));
+      filters.push(inArray(teams.id, mine));
+    }
+  }
+  if (q.status) filters.push(eq(teams.status, q.status));
+  const where = and(...filters);
+  const { limit, offset } = pageWindow(q);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(teams).where(where).orderBy(desc(teams.createdAt), desc(teams.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(teams).where(where),
+  ]);
+  return { ok: true as const, teams: rows.map(toPublicTeam), ...pageInfo(q, total) };
+}
+
+/**
+ * A user creates a team in their organization and becomes its owner (moving from their
+ * current team); an account key names the owner and the team belongs to no organization.
+ */
+export async function createTeam(db: Db, actor: Actor, input: z.infer<typeof CreateTeamBody>) {
+  const team = await db.transaction(async (tx) => {
+    let ownerId: string;
+    let organizationId: string | null;
+    if (actor.user) {
+      if (actor.user.organizationId && administeredOrganization(actor) !== actor.user.organizationId) {
+        throw forbidden('Creating a team in an organization needs the organization admin role');
+      }
+      ownerId = actor.user.id;
+      organizationId = actor.user.organizationId;
+    } else {
+      if (!input.ownerId) throw badRequest('ownerId: required with an account key and no X-User-Email');
+      ownerId = input.ownerId;
+      organizationId = actor.level === 'organization' ? actor.organizationId : null;
+    }
+    const [owner] = await tx.select().from(users).where(and(eq(users.id, ownerId), eq(users.accountId, actor.accountId)));
+    if (!owner) throw notFound('User');
+    if (organizationId && owner.organizationId && owner.organizationId !== organizationId) throw forbidden('The owner belongs to another organization');
+    await transferIfNeeded(tx, owner, input.newOwnerId);
+    const [t] = await tx
+      .insert(teams)
+      .values({ accountId: actor.accountId, organizationId, name: input.name, adminApprovalRequired: input.adminApprovalRequired ?? false })
+      .returning();
+    await joinTeam(tx, owner, t, 'owner');
+    return t;
+  });
+  return { ok: true as const, team: toPublicTeam(team) };
+}
+
+export async function getTeam(db: Db, actor: Actor, teamId: string) {
+  return { ok: true as const, team: toPublicTeam((await teamFor(db, actor, teamId, 'read')).team) };
+}
+
+export async function updateTeam(db: Db, actor: Actor, teamId: string, input: z.infer<typeof UpdateTeamBody>) {
+  const { team } = await teamFor(db, actor, teamId, 'admin');
+  const [t] = await db.update(teams).set(input).where(eq(teams.id, team.id)).returning();
+  return { ok: true as const, team: toPublicTeam(t) };
+}
+
+/** Deleting a team archives its memberships (the rows go with it) and moves its members elsewhere. */
+export async function deleteTeam(db: Db, actor: Actor, teamId: string) {
+  await db.transaction(async (tx) => {
+    const { team } = await teamFor(tx, actor, teamId, 'admin');
+    const members = await tx
+      .select({ userId: teamMemberships.userId })
+      .from(teamMemberships)
+      .where(and(eq(teamMemberships.teamId, team.id), eq(teamMemberships.status, 'active')));
+    await tx.update(teamMemberships).set({ status: 'archived' }).where(eq(teamMemberships.teamId, team.id));
+    for (const m of members) await placeElsewhere(tx, m.userId, team.id);
+    await tx.delete(teams).where(eq(teams.id, team.id));
+  });
+  return { ok: true as const, team: { id: teamId, deleted: true as const, message: 'Team deleted; its members were placed on other teams' } };
+}
+
