@@ -8,6 +8,7 @@ import { contactEndpoints } from '@/server/contacts/endpoints';
 import { fileEndpoints } from '@/server/files/endpoints';
 import { organizationEndpoints } from '@/server/organizations/endpoints';
 import { teamEndpoints } from '@/server/teams/endpoints';
+import { identifierEndpoints } from '@/server/identifiers/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -16,6 +17,7 @@ export const endpoints: AnyEndpoint[] = [
   ...userEndpoints,
   ...organizationEndpoints,
   ...teamEndpoints,
+  ...identifierEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,

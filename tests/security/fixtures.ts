@@ -41,7 +41,15 @@ const ownMembership = async (s: TestServer, o: Owner) => {
   return { teamId: o.user.teamId, memberId: r.body.members[0].id };
 };
 
+const ownIdentifier = async (s: TestServer, o: Owner) => {
+  const r = await call(s, '/identifiers', { key: o.userKey, body: { type: 'custom', value: `handle-${Math.random().toString(36).slice(2)}` } });
+  return { identifierId: r.body.identifier.id };
+};
+
 export const fixtures: Record<string, Fixture> = {
+  '/identifiers/{identifierId}': { ownership: 'user', create: ownIdentifier },
+  '/identifiers/{identifierId}/make-primary': { ownership: 'user', create: ownIdentifier },
+  '/identifiers/{identifierId}/link': { ownership: 'user', create: ownIdentifier, body: { POST: { userId: 'ffffffffffffffffffffffff' } } },
   '/teams/{teamId}': { ownership: 'user', create: ownTeam, body: { PUT: { name: 'x' } } },
   '/teams/{teamId}/members': { ownership: 'user', create: ownTeam, body: { POST: { userId: 'ffffffffffffffffffffffff' } } },
   '/teams/{teamId}/members/{memberId}': { ownership: 'user', create: ownMembership, body: { PUT: { role: 'admin' } } },
