@@ -6,7 +6,7 @@ import { promptEndpoints } from '@/server/prompts/endpoints';
 import { memoryEndpoints } from '@/server/memories/endpoints';
 import { contactEndpoints } from '@/server/contacts/endpoints';
 import { fileEndpoints } from '@/server/files/endpoints';
-import { organizationEndpoints } from '@/server/organizations/endpoints';
+import { domainEndpoints, organizationEndpoints } from '@/server/organizations/endpoints';
 import { teamEndpoints } from '@/server/teams/endpoints';
 import { identifierEndpoints } from '@/server/identifiers/endpoints';
 
@@ -16,6 +16,7 @@ export const endpoints: AnyEndpoint[] = [
   ...accessEndpoints,
   ...userEndpoints,
   ...organizationEndpoints,
+  ...domainEndpoints,
   ...teamEndpoints,
   ...identifierEndpoints,
   ...promptEndpoints,

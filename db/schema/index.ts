@@ -9,3 +9,4 @@ export * from './memories';
 export * from './contacts';
 export * from './files';
 export * from './executor';
+export * from './domains';

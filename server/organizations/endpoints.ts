@@ -16,6 +16,8 @@ import {
   OrgParams,
   UpdateOrganizationBody,
 } from './contracts';
+import { z } from 'zod';
+import { addDomain, AddDomainBody, DomainResponse, listDomains, updateDomain, UpdateDomainBody, verifyDomain } from './domains';
 import { addMember, removeMember } from './members';
 import {
   createOrganization,
@@ -91,5 +93,42 @@ export const organizationEndpoints = [
     response: ModelTiersResponse,
     errors: [403, 404],
     handle: ({ db, actor, params, body }) => setModelTiers(db, actor, params.orgId, body),
+  }),
+];
+
+export const domainEndpoints = [
+  defineEndpoint({ ...base, method: 'GET', path: '/organizations/{orgId}/domains', summary: 'The organization’s domains', params: OrgParams, response: z.object({ ok: z.literal(true), domains: z.array(DomainResponse) }), errors: [403, 404], handle: ({ db, actor, params }) => listDomains(db, actor, params.orgId) }),
+  defineEndpoint({
+    ...base,
+    method: 'POST',
+    path: '/organizations/{orgId}/domains',
+    summary: 'Add a domain; publish the returned TXT record, then verify',
+    params: OrgParams,
+    body: AddDomainBody,
+    response: z.object({ ok: z.literal(true), domain: DomainResponse }),
+    status: 201,
+    errors: [403, 404],
+    handle: async ({ db, actor, params, body }) => reply(201, await addDomain(db, actor, params.orgId, body)),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'POST',
+    path: '/organizations/{orgId}/domains/{domainId}/verify',
+    summary: 'Look the TXT record up in DNS (400 while it is not found; lastCheckedAt updated)',
+    params: OrgParams.extend({ domainId: z.string().min(1) }),
+    response: z.object({ ok: z.literal(true), domain: DomainResponse }),
+    errors: [403, 404],
+    handle: ({ db, actor, params }) => verifyDomain(db, actor, params.orgId, params.domainId),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'PUT',
+    path: '/organizations/{orgId}/domains/{domainId}',
+    summary: 'Turn autoJoin on or off (not for domains added by SSO)',
+    params: OrgParams.extend({ domainId: z.string().min(1) }),
+    body: UpdateDomainBody,
+    response: z.object({ ok: z.literal(true), domain: DomainResponse }),
+    errors: [403, 404],
+    handle: ({ db, actor, params, body }) => updateDomain(db, actor, params.orgId, params.domainId, body),
   }),
 ];

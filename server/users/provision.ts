@@ -7,6 +7,7 @@ import { forbidden, notFound } from '@/server/http/errors';
 import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
 import type { ProvisionUserBody } from './contracts';
 import { presentUser } from './present';
+import { autoJoinOrganization, verifyingOrganization } from '@/server/organizations/domains';
 
 const HEX24 = /^[0-9a-f]{24}$/;
 
@@ -28,7 +29,13 @@ export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof 
         .where(and(eq(teams.id, input.teamId), eq(teams.accountId, actor.accountId)))
         .limit(1);
       if (!team || (orgScope && team.organizationId !== orgScope)) throw notFound('Team');
+      const verifiedBy = await verifyingOrganization(tx as unknown as Db, actor.accountId, input.email);
+      if (verifiedBy && team.organizationId && team.organizationId !== verifiedBy) {
+        throw forbidden('The email’s domain is verified by another organization than the team’s');
+      }
     }
+    // Without an organization key, a verified autoJoin domain places new users in its organization.
+    const autoJoinOrg = orgScope ? null : await autoJoinOrganization(tx as unknown as Db, actor.accountId, input.email);
 
     let user = await userByPrimaryEmail(tx, actor.accountId, input.email);
     let created = false;
@@ -54,7 +61,7 @@ export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof 
           email: input.email,
           firstName: input.firstName,
           lastName: input.lastName,
-          organizationId: orgScope,
+          organizationId: orgScope ?? autoJoinOrg,
         });
         created = true;
       }

@@ -28,11 +28,20 @@ const ownedFile = async (s: TestServer, o: Owner) => {
   return { fileId: r.body.fileId };
 };
 
-/** An organization whose admin is the owner; other users of the account are not members. */
+/**
+ * An organization whose admin is the owner; other users of the account are not members.
+ * One per owner: organization creation is limited to 10 a minute.
+ */
+const orgs = new Map<string, string>();
 const ownedOrg = async (s: TestServer, o: Owner) => {
-  const r = await call(s, '/organizations', { key: o.account.key, body: { name: 'Fixture org' } });
-  await call(s, `/users/${o.user.id}`, { key: o.account.key, method: 'PUT', body: { organization: r.body.organization.id, organizationRole: 'admin' } });
-  return { orgId: r.body.organization.id, userId: o.user.id };
+  let orgId = orgs.get(o.user.id);
+  if (!orgId) {
+    const r = await call(s, '/organizations', { key: o.account.key, body: { name: 'Fixture org' } });
+    orgId = r.body.organization.id as string;
+    orgs.set(o.user.id, orgId);
+    await call(s, `/users/${o.user.id}`, { key: o.account.key, method: 'PUT', body: { organization: orgId, organizationRole: 'admin' } });
+  }
+  return { orgId, userId: o.user.id };
 };
 
 const ownTeam = async (_s: TestServer, o: Owner) => ({ teamId: o.user.teamId });
@@ -46,6 +55,12 @@ const ownIdentifier = async (s: TestServer, o: Owner) => {
   return { identifierId: r.body.identifier.id };
 };
 
+const orgDomain = async (s: TestServer, o: Owner) => {
+  const { orgId } = await ownedOrg(s, o);
+  const r = await call(s, `/organizations/${orgId}/domains`, { key: o.account.key, body: { domain: `d${Math.random().toString(36).slice(2)}.example` } });
+  return { orgId, domainId: r.body.domain.id };
+};
+
 export const fixtures: Record<string, Fixture> = {
   '/identifiers/{identifierId}': { ownership: 'user', create: ownIdentifier },
   '/identifiers/{identifierId}/make-primary': { ownership: 'user', create: ownIdentifier },
@@ -55,6 +70,9 @@ export const fixtures: Record<string, Fixture> = {
   '/teams/{teamId}/members/{memberId}': { ownership: 'user', create: ownMembership, body: { PUT: { role: 'admin' } } },
   '/teams/{teamId}/transfer-ownership': { ownership: 'user', create: ownTeam, body: { POST: { newOwnerId: 'ffffffffffffffffffffffff' } } },
   '/organizations/{orgId}': { ownership: 'account', create: ownedOrg, body: { PUT: { name: 'x' } } },
+  '/organizations/{orgId}/domains': { ownership: 'account', create: ownedOrg, body: { POST: { domain: 'fixture.example' } } },
+  '/organizations/{orgId}/domains/{domainId}': { ownership: 'account', create: orgDomain, body: { PUT: { autoJoin: true } } },
+  '/organizations/{orgId}/domains/{domainId}/verify': { ownership: 'account', create: orgDomain },
   '/organizations/{orgId}/members': { ownership: 'account', create: ownedOrg, body: { POST: { email: 'someone@example.org' } } },
   '/organizations/{orgId}/members/{userId}': { ownership: 'account', create: ownedOrg },
   '/organizations/{orgId}/settings/model-tiers': { ownership: 'account', create: ownedOrg, body: { PATCH: { chat: 'high' } } },

@@ -1,0 +1,30 @@
+import { boolean, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { createdAt, idColumn, ts, updatedAt } from './columns';
+import { organizations } from './organizations';
+
+export const organizationDomains = pgTable(
+  'organization_domains',
+  {
+    id: idColumn(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    domain: text('domain').notNull(),
+    source: text('source', { enum: ['manual', 'sso'] }).notNull().default('manual'),
+    verified: boolean('verified').notNull().default(false),
+    autoJoin: boolean('auto_join').notNull().default(false),
+    txtRecordValue: text('txt_record_value').notNull(),
+    verifiedAt: ts('verified_at'),
+    lastCheckedAt: ts('last_checked_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  // One claim per domain in an account, so two organizations cannot both own it.
+  (t) => [uniqueIndex('organization_domains_account_domain').on(t.accountId, t.domain), index('organization_domains_org').on(t.organizationId)],
+);
+
+export type OrganizationDomainRow = typeof organizationDomains.$inferSelect;
