@@ -9,6 +9,7 @@ import { fileEndpoints } from '@/server/files/endpoints';
 import { domainEndpoints, organizationEndpoints } from '@/server/organizations/endpoints';
 import { teamEndpoints } from '@/server/teams/endpoints';
 import { identifierEndpoints } from '@/server/identifiers/endpoints';
+import { assistantEndpoints } from '@/server/assistants/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -19,6 +20,7 @@ export const endpoints: AnyEndpoint[] = [
   ...domainEndpoints,
   ...teamEndpoints,
   ...identifierEndpoints,
+  ...assistantEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,

@@ -10,3 +10,4 @@ export * from './contacts';
 export * from './files';
 export * from './executor';
 export * from './domains';
+export * from './assistants';

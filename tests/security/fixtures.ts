@@ -61,7 +61,17 @@ const orgDomain = async (s: TestServer, o: Owner) => {
   return { orgId, domainId: r.body.domain.id };
 };
 
+const ownAssistant = async (s: TestServer, o: Owner) => {
+  const r = await call(s, `/users/${o.user.id}/assistants`, { key: o.userKey, body: { name: `Helper ${Math.random().toString(36).slice(2, 8)}` } });
+  return { assistantId: r.body.assistant.id, userId: o.user.id };
+};
+
 export const fixtures: Record<string, Fixture> = {
+  '/assistants/{assistantId}': { ownership: 'user', create: ownAssistant, body: { PUT: { tagline: 'x' } } },
+  '/users/{userId}/assistants': { ownership: 'user', create: async (_s, o) => ({ userId: o.user.id }), body: { POST: { name: 'Intruder' } } },
+  '/users/{userId}/assistants/{assistantId}': { ownership: 'user', create: ownAssistant },
+  '/users/{userId}/assistants/{assistantId}/hire': { ownership: 'user', create: ownAssistant },
+  '/users/{userId}/assistants/{assistantId}/primary': { ownership: 'user', create: ownAssistant },
   '/identifiers/{identifierId}': { ownership: 'user', create: ownIdentifier },
   '/identifiers/{identifierId}/make-primary': { ownership: 'user', create: ownIdentifier },
   '/identifiers/{identifierId}/link': { ownership: 'user', create: ownIdentifier, body: { POST: { userId: 'ffffffffffffffffffffffff' } } },
