@@ -10,6 +10,7 @@ import { domainEndpoints, organizationEndpoints } from '@/server/organizations/e
 import { teamEndpoints } from '@/server/teams/endpoints';
 import { identifierEndpoints } from '@/server/identifiers/endpoints';
 import { assistantEndpoints } from '@/server/assistants/endpoints';
+import { policyEndpoints } from '@/server/policy/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -21,6 +22,7 @@ export const endpoints: AnyEndpoint[] = [
   ...teamEndpoints,
   ...identifierEndpoints,
   ...assistantEndpoints,
+  ...policyEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,

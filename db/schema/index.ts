@@ -11,3 +11,4 @@ export * from './files';
 export * from './executor';
 export * from './domains';
 export * from './assistants';
+export * from './policy';

@@ -76,6 +76,8 @@ export const fixtures: Record<string, Fixture> = {
   '/identifiers/{identifierId}/make-primary': { ownership: 'user', create: ownIdentifier },
   '/identifiers/{identifierId}/link': { ownership: 'user', create: ownIdentifier, body: { POST: { userId: 'ffffffffffffffffffffffff' } } },
   '/teams/{teamId}': { ownership: 'user', create: ownTeam, body: { PUT: { name: 'x' } } },
+  '/teams/{teamId}/settings/resource-permissions': { ownership: 'user', create: ownTeam, body: { PATCH: { capabilities: { workspaceCli: 'off' } } } },
+  '/teams/{teamId}/settings/security-preset': { ownership: 'user', create: ownTeam, body: { POST: { preset: 'restricted' } } },
   '/teams/{teamId}/members': { ownership: 'user', create: ownTeam, body: { POST: { userId: 'ffffffffffffffffffffffff' } } },
   '/teams/{teamId}/members/{memberId}': { ownership: 'user', create: ownMembership, body: { PUT: { role: 'admin' } } },
   '/teams/{teamId}/transfer-ownership': { ownership: 'user', create: ownTeam, body: { POST: { newOwnerId: 'ffffffffffffffffffffffff' } } },
