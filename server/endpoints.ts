@@ -11,6 +11,7 @@ import { teamEndpoints } from '@/server/teams/endpoints';
 import { identifierEndpoints } from '@/server/identifiers/endpoints';
 import { assistantEndpoints } from '@/server/assistants/endpoints';
 import { policyEndpoints } from '@/server/policy/endpoints';
+import { channelEndpoints } from '@/server/channels/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -23,6 +24,7 @@ export const endpoints: AnyEndpoint[] = [
   ...identifierEndpoints,
   ...assistantEndpoints,
   ...policyEndpoints,
+  ...channelEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,

@@ -12,3 +12,4 @@ export * from './executor';
 export * from './domains';
 export * from './assistants';
 export * from './policy';
+export * from './channels';

@@ -68,6 +68,7 @@ const ownAssistant = async (s: TestServer, o: Owner) => {
 
 export const fixtures: Record<string, Fixture> = {
   '/assistants/{assistantId}': { ownership: 'user', create: ownAssistant, body: { PUT: { tagline: 'x' } } },
+  '/assistants/{assistantId}/slack-apps': { ownership: 'user', create: ownAssistant, body: { POST: { kind: 'workspace', botDisplayName: 'Bot' } } },
   '/users/{userId}/assistants': { ownership: 'user', create: async (_s, o) => ({ userId: o.user.id }), body: { POST: { name: 'Intruder' } } },
   '/users/{userId}/assistants/{assistantId}': { ownership: 'user', create: ownAssistant },
   '/users/{userId}/assistants/{assistantId}/hire': { ownership: 'user', create: ownAssistant },

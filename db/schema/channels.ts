@@ -1,0 +1,67 @@
+import { sql } from 'drizzle-orm';
+import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { accounts } from './accounts';
+import { assistants } from './assistants';
+import { createdAt, idColumn, updatedAt } from './columns';
+import { users } from './users';
+
+export const phoneLineRequests = pgTable(
+  'phone_line_requests',
+  {
+    id: idColumn(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    assistantId: text('assistant_id').notNull(),
+    requestedChannels: jsonb('requested_channels').$type<{ imessage: boolean; sms: boolean; whatsapp: boolean; voice: boolean }>().notNull(),
+    notes: text('notes').notNull().default(''),
+    status: text('status', { enum: ['pending', 'fulfilled', 'dismissed'] }).notNull().default('pending'),
+    dismissalReason: text('dismissal_reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('phone_line_requests_user').on(t.userId, t.createdAt),
+    // One pending request per user, enforced by the database under concurrency too.
+    uniqueIndex('phone_line_requests_one_pending').on(t.userId).where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+export const slackApps = pgTable(
+  'slack_apps',
+  {
+    id: idColumn(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    assistantId: text('assistant_id')
+      .notNull()
+      .references(() => assistants.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['marketplace', 'workspace'] }).notNull(),
+    /** The user whose workspace app this is (kind workspace). */
+    userId: text('user_id'),
+    botDisplayName: text('bot_display_name').notNull(),
+    status: text('status').notNull().default('pending_credentials'),
+    manifest: jsonb('manifest').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('slack_apps_assistant_kind_user').on(t.assistantId, t.kind, t.userId)],
+);
+
+/** Connections made through OAuth (Slack install or identity link, Teams). Provider tokens are stored as received. */
+export const oauthConnections = pgTable('oauth_connections', {
+  id: idColumn(),
+  accountId: text('account_id')
+    .notNull()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  provider: text('provider', { enum: ['slack', 'teams'] }).notNull(),
+  purpose: text('purpose').notNull(),
+  userId: text('user_id'),
+  assistantId: text('assistant_id'),
+  target: jsonb('target').$type<Record<string, unknown>>().notNull().default({}),
+  tokens: jsonb('tokens').$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+});
