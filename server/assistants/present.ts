@@ -13,7 +13,9 @@ function channels(c: Record<string, unknown>) {
   };
 }
 
-export function toPublicAssistant(a: AssistantRow, extra: { isPrimary?: boolean; withSlack?: boolean } = {}) {
+export type SlackStatus = { configured: boolean; connected: boolean; deepLinks: Record<string, string> };
+
+export function toPublicAssistant(a: AssistantRow, extra: { isPrimary?: boolean; slack?: SlackStatus } = {}) {
   return {
     id: a.id,
     account: a.accountId,
@@ -49,8 +51,7 @@ export function toPublicAssistant(a: AssistantRow, extra: { isPrimary?: boolean;
     retiredEmail: a.retiredEmail,
     emailReleasedAt: iso(a.emailReleasedAt),
     ...(extra.isPrimary !== undefined ? { isPrimary: extra.isPrimary } : {}),
-    // Per-user Slack status; no Slack app is connected until the Slack capability exists.
-    ...(extra.withSlack ? { slack: { configured: false, connected: false, deepLinks: {} } } : {}),
+    ...(extra.slack ? { slack: extra.slack } : {}),
     createdAt: a.createdAt.toISOString(),
     updatedAt: a.updatedAt.toISOString(),
   };

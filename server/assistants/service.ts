@@ -1,12 +1,12 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
-import { assistants, organizations, teams, users, type AssistantRow } from '@/db/schema';
+import { assistants, oauthConnections, organizations, slackApps, teams, users, type AssistantRow } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
 import type { CreateAssistantBody, UpdateAssistantBody } from './contracts';
 import { assistantDomain, emailTaken, freeAddresses } from './emails';
-import { toPublicAssistant } from './present';
+import { toPublicAssistant, type SlackStatus } from './present';
 import { visibleAssistant, visibleToUser } from './visibility';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
@@ -35,7 +35,8 @@ export async function listAssistants(db: Db, actor: Actor, q: { email?: string; 
   const visible: AssistantRow[] = [];
   for (const a of rows) if (isAccountWide(actor) || (actor.user && (await visibleToUser(db, actor.user, a)))) visible.push(a);
   const page = visible.slice((q.page - 1) * q.perPage, q.page * q.perPage);
-  return { ok: true as const, assistants: page.map((a) => toPublicAssistant(a, { withSlack: true })), page: q.page, perPage: q.perPage, total: visible.length };
+  const slack = await slackStatuses(db, actor, page.map((a) => a.id));
+  return { ok: true as const, assistants: page.map((a) => toPublicAssistant(a, { slack: slack.get(a.id) })), page: q.page, perPage: q.perPage, total: visible.length };
 }
 
 /** Account-wide credentials without X-User-Email create assistants of any scope. */
@@ -123,3 +124,23 @@ export async function generateEmails(db: Db, actor: Actor, name: string) {
 }
 
 
+
+/**
+ * Per-user Slack status: configured when the assistant has a Slack app (the account's, or
+ * this user's workspace app), connected when this user finished the Slack OAuth for it.
+ */
+async function slackStatuses(db: Db, actor: Actor, ids: string[]) {
+  const out = new Map<string, SlackStatus>();
+  if (!ids.length) return out;
+  const apps = await db.select().from(slackApps).where(inArray(slackApps.assistantId, ids));
+  const links = actor.user
+    ? await db.select().from(oauthConnections).where(and(eq(oauthConnections.provider, 'slack'), eq(oauthConnections.userId, actor.user.id), inArray(oauthConnections.assistantId, ids)))
+    : [];
+  for (const id of ids) {
+    const app = apps.find((x) => x.assistantId === id && (x.kind === 'marketplace' || x.userId === actor.user?.id));
+    const link = links.find((l) => l.assistantId === id);
+    const team = (link?.tokens.team as { id?: string } | undefined)?.id;
+    out.set(id, { configured: Boolean(app), connected: Boolean(link), deepLinks: team ? { app: `https://slack.com/app_redirect?team=${team}&app=${app?.id ?? ''}` } : {} });
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
-import { and, count, desc, eq, gt, ilike, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, ilike, isNull, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
-import { organizations, teamMemberships, teams, users, type OrganizationRow } from '@/db/schema';
+import { assistants, organizations, teamMemberships, teams, users, type OrganizationRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { BareRefusal, badRequest, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
@@ -70,6 +70,10 @@ export async function updateOrganization(db: Db, actor: Actor, orgId: string, in
     const [team] = await db.select().from(teams).where(and(eq(teams.id, input.defaultTeam), eq(teams.accountId, actor.accountId)));
     if (!team) throw notFound('Team');
     if (team.organizationId !== org.id) throw badRequest('defaultTeam: must be a team of this organization');
+  }
+  if (input.defaultAssistant) {
+    const [a] = await db.select({ id: assistants.id }).from(assistants).where(and(eq(assistants.id, input.defaultAssistant), eq(assistants.accountId, actor.accountId), isNull(assistants.deletedAt)));
+    if (!a) throw notFound('Assistant');
   }
   const [u] = await db
     .update(organizations)

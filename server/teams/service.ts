@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
-import { teamMemberships, teams, users, type TeamRow } from '@/db/schema';
+import { assistants, teamMemberships, teams, users, type TeamRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
@@ -99,6 +99,8 @@ export async function deleteTeam(db: Db, actor: Actor, teamId: string) {
       .where(and(eq(teamMemberships.teamId, team.id), eq(teamMemberships.status, 'active')));
     await tx.update(teamMemberships).set({ status: 'archived' }).where(eq(teamMemberships.teamId, team.id));
     for (const m of members) await placeElsewhere(tx, m.userId, team.id);
+    // Team assistants are detached: no team, inactive, kept for the account to reassign.
+    await tx.update(assistants).set({ teamId: null, status: 'inactive' }).where(eq(assistants.teamId, team.id));
     await tx.delete(teams).where(eq(teams.id, team.id));
   });
   return { ok: true as const, team: { id: teamId, deleted: true as const, message: 'Team deleted; its members were placed on other teams' } };

@@ -22,6 +22,7 @@ export const UpdateUserBody = z.object({
   externalId: z.string().trim().min(1).max(200).nullable().optional(),
   organization: z.string().min(1).nullable().optional(),
   organizationRole: z.enum(['admin', 'member', 'guest']).optional(),
+  assistantEmail: z.string().trim().toLowerCase().nullable().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 

@@ -1,7 +1,8 @@
 import { and, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
-import { identifiers, organizations, teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { assistants, identifiers, organizations, rosterEntries, teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { visibleToUser } from '@/server/assistants/visibility';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { conflict, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
@@ -81,13 +82,15 @@ export async function updateUser(db: Db, actor: Actor, userId: string, input: z.
         .where(and(eq(users.accountId, actor.accountId), eq(users.externalId, input.externalId), sql`${users.id} <> ${user.id}`));
       if (taken) throw conflict('externalId: already used by another user of the account');
     }
-    const { avatar, organization, timezone, ...rest } = input;
+    const { avatar, organization, timezone, assistantEmail, ...rest } = input;
+    const primaryAssistantId = assistantEmail === undefined ? undefined : assistantEmail === null ? null : await hireByEmail(tx, user, assistantEmail);
     const [u] = await tx
       .update(users)
       .set({
         ...rest,
         ...(avatar !== undefined ? { avatarUrl: avatar } : {}),
         ...(timezone !== undefined ? { timezone, timezoneSetAt: new Date() } : {}),
+        ...(primaryAssistantId !== undefined ? { primaryAssistantId } : {}),
         ...(organization !== undefined ? { organizationId: organization, organizationRole: organization ? (input.organizationRole ?? (leavingOrg ? 'member' : user.organizationRole)) : 'member' } : {}),
       })
       .where(eq(users.id, user.id))
@@ -95,6 +98,14 @@ export async function updateUser(db: Db, actor: Actor, userId: string, input: z.
     return u;
   });
   return { ok: true as const, user: await presentUser(db, updated, { withIdentifiers: true }) };
+}
+
+/** `assistantEmail` names an assistant the user may see: it is hired (when needed) and becomes primary. */
+async function hireByEmail(tx: Parameters<Parameters<Db['transaction']>[0]>[0], user: UserRow, email: string): Promise<string> {
+  const [a] = await tx.select().from(assistants).where(and(eq(assistants.accountId, user.accountId), eq(assistants.email, email)));
+  if (!a || !(await visibleToUser(tx, user, a))) throw notFound('Assistant');
+  await tx.insert(rosterEntries).values({ userId: user.id, assistantId: a.id }).onConflictDoNothing();
+  return a.id;
 }
 
 /** Removes the user whatever their memberships, after the two refusals. */

@@ -93,3 +93,20 @@ describe('assistants', () => {
     expect(del.body.assistant).toMatchObject({ id: shared.id, deleted: true });
   });
 });
+
+describe('assistants and other resources', () => {
+  it('PUT /users assistantEmail hires and makes primary; organizations validate defaultAssistant; deleting a team detaches its assistants', async () => {
+    const { acct, a } = await setup();
+    const shared = (await call(app(), '/assistants', { key: acct.key, body: { name: 'Ava', email: 'ava5@assist.example' } })).body.assistant;
+    const put = await call(app(), `/users/${a.id}`, { key: acct.key, method: 'PUT', body: { assistantEmail: 'AVA5@assist.example' } });
+    expect(put.body.user.assistant).toBe(shared.id);
+    expect((await call(app(), `/users/${a.id}/assistants`, { key: a.key })).body.primaryAssistantId).toBe(shared.id);
+    expect((await call(app(), `/users/${a.id}`, { key: acct.key, method: 'PUT', body: { assistantEmail: 'nobody@assist.example' } })).status).toBe(404);
+    const org = (await call(app(), '/organizations', { key: acct.key, body: { name: 'O' } })).body.organization;
+    expect((await call(app(), `/organizations/${org.id}`, { key: acct.key, method: 'PUT', body: { defaultAssistant: 'ffffffffffffffffffffffff' } })).status).toBe(404);
+    expect((await call(app(), `/organizations/${org.id}`, { key: acct.key, method: 'PUT', body: { defaultAssistant: shared.id } })).body.organization.defaultAssistant).toBe(shared.id);
+    const teamBot = (await call(app(), '/assistants', { key: acct.key, body: { name: 'Tb', email: 'tb@assist.example', scope: 'team', team: a.teamId } })).body.assistant;
+    await call(app(), `/teams/${a.teamId}`, { key: acct.key, method: 'DELETE' });
+    expect((await call(app(), `/assistants/${teamBot.id}`, { key: acct.key })).body.assistant).toMatchObject({ team: null, status: 'inactive' });
+  });
+});

@@ -105,6 +105,10 @@ describe('OAuth', () => {
     expect(exchanges.at(-1)).toMatchObject({ path: '/slack/token', client_id: 'cid', client_secret: 'csecret', code: 'good-code', redirect_uri: redirectUri });
     expect((await call(app(), `/oauth/callback/slack?code=good-code&state=${state}x`)).status).toBe(400);
     expect((await call(app(), `/oauth/callback/teams?code=good-code&state=${state}`)).status).toBe(403);
+    await call(app(), `/assistants/${own.id}/slack-apps`, { key, body: { kind: 'workspace', botDisplayName: 'Mine' } });
+    const listed = (await call(app(), '/assistants', { key })).body.assistants.find((x: { id: string }) => x.id === own.id);
+    expect(listed.slack).toMatchObject({ configured: true, connected: true });
+    expect(listed.slack.deepLinks.app).toContain('team=T1');
     const link = await fetch(`${app().baseUrl}/oauth/slack/assistant/link?assistantId=${own.id}`, { headers: { Authorization: `Bearer ${key}` }, redirect: 'manual' });
     expect(new URL(link.headers.get('location')!).searchParams.get('user_scope')).toContain('identity.basic');
   });
