@@ -1,4 +1,5 @@
 import { and, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { contactAddresses, contacts, users, type ContactRow } from '@/db/schema';
@@ -115,7 +116,6 @@ export async function deleteContact(db: Db, actor: Actor, id: string) {
   return { ok: true as const, contact: { id: c.id, deleted: true as const, message: 'Contact deleted' } };
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * Lists a user's contacts: the acting user's, or with an account-wide key and no
@@ -136,11 +136,11 @@ export async function listContacts(db: Db, actor: Actor, q: z.infer<typeof ListC
   if (q.scope) filters.push(eq(contacts.scope, q.scope));
   if (q.sourceType) filters.push(sql`${contacts.source}->>'type' = ${q.sourceType}`);
   if (q.search) {
-    const term = `%${escapeLike(q.search)}%`;
+    const term = containsPattern(q.search);
     filters.push(or(ilike(contacts.name, term), ilike(contacts.preferredName, term), ilike(contacts.email, term))!);
   }
   if (q.q) {
-    const term = `%${escapeLike(q.q)}%`;
+    const term = containsPattern(q.q);
     filters.push(
       or(
         ilike(contacts.name, term),

@@ -1,4 +1,5 @@
 import { and, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { memories, teamMemberships, teams, type MemoryRow, type UserRow } from '@/db/schema';
@@ -179,7 +180,6 @@ export async function deleteMemory(db: Db, actor: Actor, id: string) {
   return { ok: true as const, memory: { id: m.id, deleted: true as const, message: 'Memory deleted' } };
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function listMemories(db: Db, actor: Actor, q: z.infer<typeof ListMemoriesQuery>) {
   const filters: SQL[] = [await visibleFilter(db, actor)];
@@ -192,7 +192,7 @@ export async function listMemories(db: Db, actor: Actor, q: z.infer<typeof ListM
     filters.push(sql`${memories.tags} ?| array[${sql.join(anyTags.map((t) => sql`${t}`), sql`, `)}]::text[]`);
   }
   if (q.type) filters.push(q.type === 'structured' || q.type === 'unstructured' ? eq(memories.kind, q.type) : eq(memories.resourceType, q.type));
-  if (q.search) filters.push(ilike(memories.content, `%${escapeLike(q.search)}%`));
+  if (q.search) filters.push(ilike(memories.content, containsPattern(q.search)));
   if (q.scope) filters.push(eq(memories.scope, q.scope));
   const where = and(...filters);
   const { limit, offset } = pageWindow(q);

@@ -1,4 +1,5 @@
 import { and, count, desc, eq, gt, ilike, isNull, or, sql } from 'drizzle-orm';
+import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { assistants, organizations, teamMemberships, teams, users, type OrganizationRow } from '@/db/schema';
@@ -104,11 +105,10 @@ export async function deleteOrganization(db: Db, actor: Actor, orgId: string) {
   return { ok: true as const, organization: { id: org.id, deleted: true as const, message: 'Organization deleted; its users and teams remain' } };
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function listMembers(db: Db, actor: Actor, orgId: string, q: z.infer<typeof ListMembersQuery>) {
   const org = await organizationFor(db, actor, orgId, 'member');
-  const term = q.search ? `%${escapeLike(q.search)}%` : null;
+  const term = q.search ? containsPattern(q.search) : null;
   const where = and(eq(users.organizationId, org.id), term ? or(ilike(users.email, term), ilike(users.name, term), ilike(users.firstName, term), ilike(users.lastName, term)) : undefined);
   const { limit, offset } = pageWindow(q);
   const [rows, [{ total }]] = await Promise.all([

@@ -1,4 +1,5 @@
 import { and, asc, eq, ilike, or } from 'drizzle-orm';
+import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { promptBlocks, prompts, type PromptBlockRow } from '@/db/schema';
@@ -31,11 +32,10 @@ async function findBlock(db: Db, tenantId: string, blockName: string): Promise<P
   return b;
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function listBlocks(db: Db, tenantId: string, q: z.infer<typeof ListBlocksQuery>) {
   const { limit, offset } = tenantWindow(q);
-  const term = q.search ? `%${escapeLike(q.search)}%` : null;
+  const term = q.search ? containsPattern(q.search) : null;
   const rows = await db
     .select()
     .from(promptBlocks)

@@ -164,13 +164,7 @@ export async function createPrompt(db: Db, tenantId: string, input: z.infer<type
  */
 export async function updatePrompt(db: Db, tenantId: string, promptName: string, input: z.infer<typeof UpdatePromptBody>, ifMatch: string | null) {
   return db.transaction(async (tx) => {
-    const [p] = await tx
-      .select()
-      .from(prompts)
-      .where(and(eq(prompts.accountId, tenantId), eq(prompts.promptName, promptName)))
-      .for('update')
-      .limit(1);
-    if (!p) throw notFound('Prompt');
+    const p = await lockPrompt(tx, tenantId, promptName);
     if (ifMatch !== null && !etagMatches(ifMatch, p.etag)) {
       throw new AppError(412, 'precondition_failed', `The draft changed since you read it: its etag is now ${p.etag}`, { etag: p.etag });
     }
@@ -202,6 +196,18 @@ export async function updatePrompt(db: Db, tenantId: string, promptName: string,
   });
 }
 
+/** The prompt's row, locked for the rest of the transaction so concurrent edits and publishes queue up. */
+async function lockPrompt(tx: Parameters<Parameters<Db['transaction']>[0]>[0], tenantId: string, promptName: string): Promise<PromptRow> {
+  const [p] = await tx
+    .select()
+    .from(prompts)
+    .where(and(eq(prompts.accountId, tenantId), eq(prompts.promptName, promptName)))
+    .for('update')
+    .limit(1);
+  if (!p) throw notFound('Prompt');
+  return p;
+}
+
 /** If-Match may be quoted, weak, or a list; `*` matches any draft. */
 function etagMatches(header: string, etag: string) {
   return header
@@ -225,13 +231,7 @@ export async function deletePrompt(db: Db, tenantId: string, promptName: string)
  */
 export async function publishPrompt(db: Db, tenantId: string, promptName: string) {
   return db.transaction(async (tx) => {
-    const [p] = await tx
-      .select()
-      .from(prompts)
-      .where(and(eq(prompts.accountId, tenantId), eq(prompts.promptName, promptName)))
-      .for('update')
-      .limit(1);
-    if (!p) throw notFound('Prompt');
+    const p = await lockPrompt(tx, tenantId, promptName);
     if (!p.hasUnpublishedChanges && p.publishedVersion !== null) {
       return publishAnswer(p);
     }

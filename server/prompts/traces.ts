@@ -1,4 +1,5 @@
 import { and, desc, eq, ilike, or, sql } from 'drizzle-orm';
+import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { traces, type TraceRow } from '@/db/schema';
@@ -57,12 +58,11 @@ export async function recordTrace(db: Db, tenantId: string, input: TraceInput): 
   return { traceId: row.id };
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Newest first; `search` matches the prompt name or the model, case-insensitively. */
 export async function listTraces(db: Db, tenantId: string, q: z.infer<typeof ListTracesQuery>) {
   const { limit, offset } = tenantWindow(q);
-  const term = q.search ? `%${escapeLike(q.search)}%` : null;
+  const term = q.search ? containsPattern(q.search) : null;
   const rows = await db
     .select()
     .from(traces)

@@ -1,4 +1,5 @@
 import { and, count, desc, eq, ilike, ne, or, type SQL } from 'drizzle-orm';
+import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { teamMemberships, teams, users, type TeamMembershipRow } from '@/db/schema';
@@ -29,14 +30,13 @@ async function presentMember(db: Tx, m: TeamMembershipRow) {
   };
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Newest first; archived members only when asked for with status=archived. */
 export async function listTeamMembers(db: Db, actor: Actor, teamId: string, q: z.infer<typeof ListTeamMembersQuery>) {
   const { team } = await teamFor(db, actor, teamId, 'read');
   const filters: SQL[] = [eq(teamMemberships.teamId, team.id), q.status ? eq(teamMemberships.status, q.status) : ne(teamMemberships.status, 'archived')];
   if (q.search) {
-    const term = `%${escapeLike(q.search)}%`;
+    const term = containsPattern(q.search);
     filters.push(or(ilike(users.email, term), ilike(users.name, term), ilike(users.firstName, term), ilike(users.lastName, term))!);
   }
   const where = and(...filters);

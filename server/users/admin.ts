@@ -1,4 +1,5 @@
 import { and, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { assistants, identifiers, organizations, rosterEntries, teamMemberships, teams, users, type UserRow } from '@/db/schema';
@@ -11,7 +12,6 @@ import type { DeprovisionBody, ListUsersQuery, UpdateUserBody } from './admin-co
 import { presentUser } from './present';
 import { assertNotOnlyOrgAdmin, assertOwnsNoSharedTeam } from './refusals';
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Account-wide callers list every user; organization keys and admins their organization's; a user only themself. */
 export async function listUsers(db: Db, actor: Actor, q: z.infer<typeof ListUsersQuery>) {
@@ -26,7 +26,7 @@ export async function listUsers(db: Db, actor: Actor, q: z.infer<typeof ListUser
   if (q.externalId) filters.push(eq(users.externalId, q.externalId));
   if (q.organizationId) filters.push(eq(users.organizationId, q.organizationId));
   if (q.search) {
-    const term = `%${escapeLike(q.search)}%`;
+    const term = containsPattern(q.search);
     filters.push(or(ilike(users.email, term), ilike(users.name, term), ilike(users.firstName, term), ilike(users.lastName, term), sql`(${users.firstName} || ' ' || ${users.lastName}) ILIKE ${term}`)!);
   }
   const where = and(...filters);
