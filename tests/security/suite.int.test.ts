@@ -17,6 +17,8 @@ let owner: Owner;
 let stranger: { key: string; email: string; accountKey: string };
 let outsider: { key: string; accountKey: string; email: string };
 let revokedKey: string;
+let blocked: { key: string };
+let fresh: { key: string };
 
 beforeAll(async () => {
   const account = await newAccount(app(), 'Owner account');
@@ -27,6 +29,11 @@ beforeAll(async () => {
   const otherAccount = await newAccount(app(), 'Other account');
   const otherUser = await newUser(app(), otherAccount);
   outsider = { key: await userKey(app(), otherAccount, otherUser.id), accountKey: otherAccount.key, email: otherUser.email };
+  const suspended = await newUser(app(), account);
+  blocked = { key: await userKey(app(), account, suspended.id) };
+  await call(app(), `/users/${suspended.id}`, { key: account.key, method: 'PUT', body: { status: 'suspended' } });
+  const newcomer = await newUser(app(), account, { onboard: false });
+  fresh = { key: await userKey(app(), account, newcomer.id) };
   const k = await call(app(), '/api-keys', { key: account.key, body: { label: 'to revoke' } });
   revokedKey = k.body.apiKey.key;
   await call(app(), `/api-keys/${k.body.apiKey.id}/revoke`, { key: account.key, method: 'POST' });
@@ -48,6 +55,21 @@ describe.each(secured.map((e) => [`${e.method} ${e.path}`, e] as const))('%s', (
     const res = await call(app(), fill(ep.path, {}), { method: ep.method, key: revokedKey, body: ep.method === 'GET' ? undefined : {} });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ ok: false });
+  });
+
+  it('refuses a suspended user with 403 account_blocked', async () => {
+    const res = await call(app(), fill(ep.path, {}), { method: ep.method, key: blocked.key, body: ep.method === 'GET' ? undefined : {} });
+    expect(res.status).toBe(403);
+    expect(res.body.error_code).toBe('account_blocked');
+  });
+
+  it(ep.onboardingExempt ? 'lets a user who has not finished setup through' : 'answers 428 onboarding_required to a user who has not finished setup', async () => {
+    const res = await call(app(), fill(ep.path, {}), { method: ep.method, key: fresh.key, body: ep.method === 'GET' ? undefined : {} });
+    if (ep.onboardingExempt) expect(res.status).not.toBe(428);
+    else {
+      expect(res.status).toBe(428);
+      expect(res.body.error_code).toBe('onboarding_required');
+    }
   });
 
   const fixture = fixtures[ep.path];
