@@ -6,7 +6,7 @@ import { promptEndpoints } from '@/server/prompts/endpoints';
 import { memoryEndpoints } from '@/server/memories/endpoints';
 import { contactEndpoints } from '@/server/contacts/endpoints';
 import { fileEndpoints } from '@/server/files/endpoints';
-import { domainEndpoints, organizationEndpoints } from '@/server/organizations/endpoints';
+import { domainEndpoints, organizationEndpoints, ssoEndpoints } from '@/server/organizations/endpoints';
 import { teamEndpoints } from '@/server/teams/endpoints';
 import { identifierEndpoints } from '@/server/identifiers/endpoints';
 import { assistantEndpoints } from '@/server/assistants/endpoints';
@@ -20,6 +20,7 @@ export const endpoints: AnyEndpoint[] = [
   ...userEndpoints,
   ...organizationEndpoints,
   ...domainEndpoints,
+  ...ssoEndpoints,
   ...teamEndpoints,
   ...identifierEndpoints,
   ...assistantEndpoints,

@@ -1,4 +1,4 @@
-import { index, pgTable, text } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, updatedAt } from './columns';
 
@@ -16,6 +16,10 @@ export const organizations = pgTable(
     /** Default model tiers of chats and tasks its users create (null: the account's default). */
     chatModelTier: text('chat_model_tier', { enum: ['low', 'medium', 'high', 'ultra'] }),
     taskModelTier: text('task_model_tier', { enum: ['low', 'medium', 'high', 'ultra'] }),
+    /** SSO configuration as merged from PUT /sso; the IdP certificate inside is never returned. */
+    sso: jsonb('sso').$type<Record<string, unknown> | null>(),
+    /** SCIM settings; the token is kept only as a hash. */
+    scim: jsonb('scim').$type<Record<string, unknown> | null>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

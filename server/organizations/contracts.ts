@@ -12,6 +12,8 @@ export const OrganizationResponse = z.object({
   memberCount: z.number().int(),
   defaultTeam: z.string().nullable(),
   defaultAssistant: z.string().nullable(),
+  sso: z.record(z.string(), z.unknown()).optional(),
+  scim: z.object({ enabled: z.boolean(), endpoint: z.string().nullable(), hasToken: z.boolean(), tokenCreatedAt: z.string().nullable(), version: z.string() }).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

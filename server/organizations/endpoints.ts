@@ -19,6 +19,7 @@ import {
 import { z } from 'zod';
 import { addDomain, AddDomainBody, DomainResponse, listDomains, updateDomain, UpdateDomainBody, verifyDomain } from './domains';
 import { addMember, removeMember } from './members';
+import { deleteSso, putSso, SsoBody } from './sso';
 import {
   createOrganization,
   deleteOrganization,
@@ -130,5 +131,29 @@ export const domainEndpoints = [
     response: z.object({ ok: z.literal(true), domain: DomainResponse }),
     errors: [403, 404],
     handle: ({ db, actor, params, body }) => updateDomain(db, actor, params.orgId, params.domainId, body),
+  }),
+];
+
+export const ssoEndpoints = [
+  defineEndpoint({
+    ...base,
+    method: 'PUT',
+    path: '/organizations/{orgId}/sso',
+    summary: 'Configure SAML SSO: each object sent is merged into the stored configuration (the certificate is never returned)',
+    params: OrgParams,
+    body: SsoBody,
+    response: z.object({ ok: z.literal(true), sso: z.record(z.string(), z.unknown()) }),
+    errors: [403, 404],
+    handle: ({ db, actor, params, body }) => putSso(db, actor, params.orgId, body),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'DELETE',
+    path: '/organizations/{orgId}/sso',
+    summary: 'Clear the SSO configuration, including the SCIM token',
+    params: OrgParams,
+    response: z.object({ ok: z.literal(true), sso: z.null() }),
+    errors: [403, 404],
+    handle: ({ db, actor, params }) => deleteSso(db, actor, params.orgId),
   }),
 ];

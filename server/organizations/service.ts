@@ -8,11 +8,12 @@ import { BareRefusal, badRequest, forbidden, notFound } from '@/server/http/erro
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import { assertNotOnlyOrgAdmin } from '@/server/users/refusals';
 import { organizationFor } from './access';
+import { scimView, ssoView } from './sso';
 import type { CreateOrganizationBody, ListMembersQuery, ModelTiersBody, UpdateOrganizationBody } from './contracts';
 
 const CREATIONS_PER_MINUTE = 10;
 
-async function toPublic(db: Db, o: OrganizationRow) {
+async function toPublic(db: Db, o: OrganizationRow, actor: Actor) {
   const [{ n }] = await db.select({ n: count() }).from(users).where(eq(users.organizationId, o.id));
   return {
     id: o.id,
@@ -22,6 +23,8 @@ async function toPublic(db: Db, o: OrganizationRow) {
     memberCount: n,
     defaultTeam: o.defaultTeamId,
     defaultAssistant: o.defaultAssistantId,
+    ...(o.sso ? { sso: ssoView(o, actor) } : {}),
+    ...(scimView(o) ? { scim: scimView(o) } : {}),
     createdAt: o.createdAt.toISOString(),
     updatedAt: o.updatedAt.toISOString(),
   };
@@ -35,7 +38,7 @@ export async function listOrganizations(db: Db, actor: Actor, q: { page: number;
     db.select().from(organizations).where(where).orderBy(desc(organizations.createdAt), desc(organizations.id)).limit(limit).offset(offset),
     db.select({ total: count() }).from(organizations).where(where),
   ]);
-  return { ok: true as const, organizations: await Promise.all(rows.map((o) => toPublic(db, o))), ...pageInfo(q, total) };
+  return { ok: true as const, organizations: await Promise.all(rows.map((o) => toPublic(db, o, actor))), ...pageInfo(q, total) };
 }
 
 /** Account-wide credentials, or an organization admin who then becomes the new organization's admin. */
@@ -58,11 +61,11 @@ export async function createOrganization(db: Db, actor: Actor, input: z.infer<ty
     if (creator) await tx.update(users).set({ organizationId: o.id, organizationRole: 'admin' }).where(eq(users.id, creator.id));
     return o;
   });
-  return { ok: true as const, organization: await toPublic(db, org) };
+  return { ok: true as const, organization: await toPublic(db, org, actor) };
 }
 
 export async function getOrganization(db: Db, actor: Actor, orgId: string) {
-  return { ok: true as const, organization: await toPublic(db, await organizationFor(db, actor, orgId, 'member')) };
+  return { ok: true as const, organization: await toPublic(db, await organizationFor(db, actor, orgId, 'member'), actor) };
 }
 
 export async function updateOrganization(db: Db, actor: Actor, orgId: string, input: z.infer<typeof UpdateOrganizationBody>) {
@@ -86,7 +89,7 @@ export async function updateOrganization(db: Db, actor: Actor, orgId: string, in
     })
     .where(eq(organizations.id, org.id))
     .returning();
-  return { ok: true as const, organization: await toPublic(db, u) };
+  return { ok: true as const, organization: await toPublic(db, u, actor) };
 }
 
 /** Users and teams stay (outside any organization); teams left with no members are deleted. */

@@ -1,0 +1,102 @@
+import { X509Certificate } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '@/db/client';
+import { organizations, type OrganizationRow } from '@/db/schema';
+import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
+import { badRequest } from '@/server/http/errors';
+import { organizationFor } from './access';
+
+const Certificate = z
+  .string()
+  .trim()
+  .refine((pem) => {
+    try {
+      new X509Certificate(pem.includes('BEGIN CERTIFICATE') ? pem : `-----BEGIN CERTIFICATE-----\n${pem}\n-----END CERTIFICATE-----`);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be the IdP signing certificate (PEM or base64 DER)');
+
+export const SsoBody = z.object({
+  enabled: z.boolean().optional(),
+  enforced: z.boolean().optional(),
+  provider: z.literal('saml_generic').optional(),
+  saml: z
+    .object({
+      entryPoint: z.url().optional(),
+      certificate: Certificate.optional(),
+      issuer: z.string().max(1000).optional(),
+      signatureAlgorithm: z.enum(['sha1', 'sha256', 'sha512']).optional(),
+      attributeMapping: z.object({ email: z.string().optional(), firstName: z.string().optional(), lastName: z.string().optional(), groups: z.string().optional() }).optional(),
+      groupFilter: z.object({ enabled: z.boolean().optional(), allowedGroups: z.array(z.string().min(1)).optional(), requireAll: z.boolean().optional() }).optional(),
+      groupRoleMapping: z.array(z.object({ group: z.string().min(1), role: z.enum(['admin', 'member']) })).optional(),
+      allowIdpInitiated: z.boolean().optional(),
+    })
+    .optional(),
+  memberSync: z.object({ autoProvision: z.boolean().optional() }).optional(),
+});
+
+const DEFAULTS = {
+  enabled: false,
+  enforced: false,
+  provider: 'saml_generic',
+  saml: {
+    entryPoint: null,
+    issuer: null,
+    signatureAlgorithm: 'sha256',
+    allowIdpInitiated: false,
+    spEntityId: null,
+    acsUrl: null,
+    sloUrl: null,
+    attributeMapping: { email: 'email', firstName: 'firstName', lastName: 'lastName', groups: 'groups' },
+    groupFilter: { enabled: false, allowedGroups: [], requireAll: false },
+    groupRoleMapping: [],
+  },
+  memberSync: { autoProvision: true },
+};
+
+type Plain = Record<string, unknown>;
+const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Each object sent is merged into the stored one; arrays and scalars replace. */
+function merge(base: Plain, patch: Plain): Plain {
+  const out: Plain = { ...base };
+  for (const [k, v] of Object.entries(patch)) if (v !== undefined) out[k] = isPlain(v) && isPlain(out[k]) ? merge(out[k] as Plain, v) : v;
+  return out;
+}
+
+/** The sso object a caller may see: admins all of it but the certificate; other members enabled, enforced and provider. */
+export function ssoView(org: OrganizationRow, actor: Actor) {
+  if (!org.sso) return undefined;
+  const { enabled, enforced, provider } = org.sso as { enabled: boolean; enforced: boolean; provider: string };
+  const admin = isAccountWide(actor) || administeredOrganization(actor) === org.id;
+  if (!admin) return { enabled, enforced, provider };
+  const saml = { ...((org.sso.saml as Plain) ?? {}) };
+  const hasCertificate = typeof saml.certificate === 'string';
+  delete saml.certificate;
+  return { ...org.sso, saml: { ...saml, hasCertificate } };
+}
+
+export function scimView(org: OrganizationRow) {
+  if (!org.scim || org.scim.enabled !== true) return undefined;
+  return { enabled: true, endpoint: (org.scim.endpoint as string) ?? null, hasToken: Boolean(org.scim.tokenHash), tokenCreatedAt: (org.scim.tokenCreatedAt as string) ?? null, version: '2.0' };
+}
+
+export async function putSso(db: Db, actor: Actor, orgId: string, input: z.infer<typeof SsoBody>) {
+  const org = await organizationFor(db, actor, orgId, 'admin');
+  const current = (org.sso as Plain | null) ?? { ...DEFAULTS, configuredAt: new Date().toISOString() };
+  const next = merge(current, input as Plain);
+  const saml = next.saml as Plain;
+  if (next.enabled && (!saml.entryPoint || !saml.certificate)) throw badRequest('saml: entryPoint and certificate are required before SSO can be enabled');
+  if (next.enforced && !next.enabled) throw badRequest('enforced: SSO must be enabled to be enforced');
+  const [u] = await db.update(organizations).set({ sso: next }).where(eq(organizations.id, org.id)).returning();
+  return { ok: true as const, sso: ssoView(u, actor)! };
+}
+
+/** Clears the SSO configuration and the SCIM token with it. */
+export async function deleteSso(db: Db, actor: Actor, orgId: string) {
+  const org = await organizationFor(db, actor, orgId, 'admin');
+  await db.update(organizations).set({ sso: null, scim: null }).where(eq(organizations.id, org.id));
+  return { ok: true as const, sso: null };
+}
