@@ -12,6 +12,7 @@ import { identifierEndpoints } from '@/server/identifiers/endpoints';
 import { assistantEndpoints } from '@/server/assistants/endpoints';
 import { policyEndpoints } from '@/server/policy/endpoints';
 import { channelEndpoints } from '@/server/channels/endpoints';
+import { scimEndpoints } from '@/server/scim/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -26,6 +27,7 @@ export const endpoints: AnyEndpoint[] = [
   ...assistantEndpoints,
   ...policyEndpoints,
   ...channelEndpoints,
+  ...scimEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,

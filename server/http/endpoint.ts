@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { Actor } from '@/server/access/actor';
 import type { TenantCaller } from '@/server/prompts/service-keys';
+import type { ScimCaller } from '@/server/scim/token';
 import type { Logger } from 'pino';
 import type { ApiRequest, KernelDeps, TextReply } from './kernel';
 
@@ -13,8 +14,9 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `user`: must act as a user (user key, or account key with X-User-Email).
  * - `account`: an account-wide credential without X-User-Email.
  * - `service`: a tenant prompt API service key (`sk_live_`) for the `{tenantId}` in the path.
+ * - `scim`: an organization's SCIM bearer token.
  */
-export type AuthLevel = 'none' | 'any' | 'user' | 'account' | 'service';
+export type AuthLevel = 'none' | 'any' | 'user' | 'account' | 'service' | 'scim';
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -26,6 +28,8 @@ export type HandlerContext<P, Q, B> = {
   actor: Actor;
   /** Set for `auth: 'service'` endpoints. */
   tenant: TenantCaller;
+  /** Set for `auth: 'scim'` endpoints. */
+  scim: ScimCaller;
   params: P;
   query: Q;
   body: B;

@@ -4,6 +4,7 @@ import type { Database } from '@/db/client';
 import type { Actor } from '@/server/access/actor';
 import { authenticate } from '@/server/access/authenticate';
 import { authenticateServiceKey, type TenantCaller } from '@/server/prompts/service-keys';
+import { authenticateScim, type ScimCaller } from '@/server/scim/token';
 import { LastUsedTracker } from '@/server/access/last-used';
 import { logger } from '@/server/logger';
 import type { Logger } from 'pino';
@@ -101,7 +102,11 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       }
 
       let tenant: TenantCaller | null = null;
-      if (ep.auth === 'service') {
+      let scim: ScimCaller | null = null;
+      if (ep.auth === 'scim') {
+        scim = await authenticateScim(deps.database.db, req.headers);
+        await deps.rateLimits.consume(scim, method, ep.path, clientIp(req, info));
+      } else if (ep.auth === 'service') {
         tenant = await authenticateServiceKey(deps.database.db, req.headers, match.params.tenantId ?? '');
         await deps.rateLimits.consume({ accountId: tenant.tenantId, account: tenant.account }, method, ep.path, clientIp(req, info));
       } else if (ep.auth !== 'none') {
@@ -130,6 +135,7 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
         db: deps.database.db,
         actor: actor as Actor,
         tenant: tenant as TenantCaller,
+        scim: scim as ScimCaller,
         params,
         query,
         body,

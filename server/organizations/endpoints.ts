@@ -20,6 +20,8 @@ import { z } from 'zod';
 import { addDomain, AddDomainBody, DomainResponse, listDomains, updateDomain, UpdateDomainBody, verifyDomain } from './domains';
 import { addMember, removeMember } from './members';
 import { deleteSso, putSso, SsoBody } from './sso';
+import { mintScimToken } from '@/server/scim/token';
+import { publicBase } from '@/server/channels/providers';
 import {
   createOrganization,
   deleteOrganization,
@@ -135,6 +137,17 @@ export const domainEndpoints = [
 ];
 
 export const ssoEndpoints = [
+  defineEndpoint({
+    ...base,
+    method: 'POST',
+    path: '/organizations/{orgId}/scim/token',
+    summary: 'Mint or rotate the organization’s SCIM token (shown once) and turn SCIM on',
+    params: OrgParams,
+    response: z.object({ ok: z.literal(true), token: z.string(), tokenCreatedAt: z.string(), endpoint: z.string() }),
+    status: 201,
+    errors: [403, 404],
+    handle: async ({ db, actor, params, req }) => reply(201, await mintScimToken(db, actor, params.orgId, publicBase(req.url))),
+  }),
   defineEndpoint({
     ...base,
     method: 'PUT',

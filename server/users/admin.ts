@@ -120,7 +120,7 @@ export async function deleteUser(db: Db, actor: Actor, userId: string) {
 }
 
 /** Deletes the user; their identifiers, memberships, keys and owned data go with them (cascades), and emptied teams are archived. */
-async function removeUser(db: Db, user: UserRow) {
+export async function removeUser(db: Db, user: UserRow) {
   const memberships = await db.select({ teamId: teamMemberships.teamId }).from(teamMemberships).where(eq(teamMemberships.userId, user.id));
   await db.execute(sql`DELETE FROM api_keys WHERE user_id = ${user.id}`);
   await db.delete(users).where(eq(users.id, user.id));

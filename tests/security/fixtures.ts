@@ -83,6 +83,7 @@ export const fixtures: Record<string, Fixture> = {
   '/teams/{teamId}/members/{memberId}': { ownership: 'user', create: ownMembership, body: { PUT: { role: 'admin' } } },
   '/teams/{teamId}/transfer-ownership': { ownership: 'user', create: ownTeam, body: { POST: { newOwnerId: 'ffffffffffffffffffffffff' } } },
   '/organizations/{orgId}': { ownership: 'account', create: ownedOrg, body: { PUT: { name: 'x' } } },
+  '/organizations/{orgId}/scim/token': { ownership: 'account', create: ownedOrg },
   '/organizations/{orgId}/sso': { ownership: 'account', create: ownedOrg, body: { PUT: { enforced: false } } },
   '/organizations/{orgId}/domains': { ownership: 'account', create: ownedOrg, body: { POST: { domain: 'fixture.example' } } },
   '/organizations/{orgId}/domains/{domainId}': { ownership: 'account', create: orgDomain, body: { PUT: { autoJoin: true } } },

@@ -9,8 +9,8 @@ import { fixtures, type Owner } from './fixtures';
  * account, and another user (404). A new endpoint with path parameters must add a fixture.
  */
 const app = useTestServer();
-// Tenant prompt API endpoints (service keys) have their own suite: tests/prompts/security.int.test.ts.
-const secured = endpoints.filter((e) => e.auth !== 'none' && e.auth !== 'service');
+// Tenant prompt API (service keys) and SCIM (SCIM tokens) have their own security tests.
+const secured = endpoints.filter((e) => e.auth !== 'none' && e.auth !== 'service' && e.auth !== 'scim');
 const fill = (path: string, params: Record<string, string>) => path.replace(/\{(\w+)\}/g, (_, n) => encodeURIComponent(params[n] ?? 'x'));
 
 let owner: Owner;

@@ -1,0 +1,4 @@
+import { routeHandlers } from '@/server/http/next-routes';
+
+export const { DELETE, GET, PATCH, PUT } = routeHandlers('/scim/v2/Groups/{id}');
+export const dynamic = 'force-dynamic';

@@ -1,0 +1,150 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { filter as scimFilter, parse as parseFilter } from 'scim2-parse-filter';
+import { scimPatch, type ScimPatchOperation } from 'scim-patch';
+import { z } from 'zod';
+import type { Db } from '@/db/client';
+import { identifiers, teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { badRequest, conflict, notFound } from '@/server/http/errors';
+import { activeMembership, createOwnTeam } from '@/server/teams/membership';
+import { createUserWithEmail } from '@/server/users/provision';
+import type { ScimCaller } from './token';
+
+export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+
+/** Entra sends booleans as "True"/"False". */
+const Bool = z.union([z.boolean(), z.string().transform((s) => s.toLowerCase() === 'true')]);
+export const ScimUserBody = z
+  .object({
+    userName: z.string().trim().toLowerCase().pipe(z.email({ message: 'userName must be an email address' })),
+    externalId: z.string().max(200).optional(),
+    name: z.object({ givenName: z.string().optional(), familyName: z.string().optional(), formatted: z.string().optional() }).passthrough().optional(),
+    displayName: z.string().optional(),
+    active: Bool.optional(),
+  })
+  .passthrough();
+
+export function toScimUser(u: UserRow, groups: Array<{ id: string; name: string }>) {
+  return {
+    schemas: [USER_SCHEMA],
+    id: u.id,
+    externalId: u.externalId ?? undefined,
+    userName: u.email,
+    name: { givenName: u.firstName, familyName: u.lastName, formatted: u.name ?? [u.firstName, u.lastName].filter(Boolean).join(' ') },
+    displayName: u.name ?? ([u.firstName, u.lastName].filter(Boolean).join(' ') || u.email),
+    emails: [{ value: u.email, primary: true, type: 'work' }],
+    active: u.status === 'active',
+    groups: groups.map((g) => ({ value: g.id, display: g.name })),
+    meta: { resourceType: 'User', created: u.createdAt.toISOString(), lastModified: u.updatedAt.toISOString(), location: `/api/scim/v2/Users/${u.id}` },
+  };
+}
+
+async function groupsOf(db: Db, userId: string) {
+  return db
+    .select({ id: teams.id, name: teams.name })
+    .from(teamMemberships)
+    .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
+    .where(and(eq(teamMemberships.userId, userId), eq(teamMemberships.status, 'active')));
+}
+
+async function orgUser(db: Db, caller: ScimCaller, id: string): Promise<UserRow> {
+  const [u] = await db.select().from(users).where(and(eq(users.id, id), eq(users.organizationId, caller.organizationId)));
+  if (!u) throw notFound('User');
+  return u;
+}
+
+export async function presentScimUser(db: Db, u: UserRow) {
+  return toScimUser(u, await groupsOf(db, u.id));
+}
+
+/** The organization's users, filtered with the SCIM filter language (in memory: an organization is small). */
+export async function listScimUsers(db: Db, caller: ScimCaller, q: { filter?: string; startIndex: number; count: number }) {
+  const rows = await db.select().from(users).where(eq(users.organizationId, caller.organizationId)).orderBy(asc(users.createdAt));
+  let resources = await Promise.all(rows.map((u) => presentScimUser(db, u)));
+  if (q.filter) {
+    let test: (r: unknown) => boolean;
+    try {
+      test = scimFilter(parseFilter(q.filter));
+    } catch {
+      throw badRequest(`filter: cannot parse ${q.filter}`);
+    }
+    resources = resources.filter(test);
+  }
+  const page = resources.slice(q.startIndex - 1, q.startIndex - 1 + q.count);
+  return { schemas: [LIST_SCHEMA], totalResults: resources.length, startIndex: q.startIndex, itemsPerPage: page.length, Resources: page };
+}
+
+export async function getScimUser(db: Db, caller: ScimCaller, id: string) {
+  return presentScimUser(db, await orgUser(db, caller, id));
+}
+
+function fields(body: z.infer<typeof ScimUserBody>) {
+  const first = body.name?.givenName;
+  const last = body.name?.familyName;
+  return {
+    ...(first !== undefined ? { firstName: first } : {}),
+    ...(last !== undefined ? { lastName: last } : {}),
+    ...(body.displayName !== undefined || body.name?.formatted !== undefined ? { name: body.displayName ?? body.name?.formatted ?? null } : {}),
+    ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
+    ...(body.active !== undefined ? { status: body.active ? ('active' as const) : ('inactive' as const) } : {}),
+  };
+}
+
+/** Creates the user in the organization (or adopts an existing user of the account without one). */
+export async function createScimUser(db: Db, caller: ScimCaller, raw: unknown) {
+  const body = parseUser(raw);
+  const user = await db.transaction(async (tx) => {
+    const [found] = await tx
+      .select({ user: users })
+      .from(identifiers)
+      .innerJoin(users, eq(users.id, identifiers.userId))
+      .where(and(eq(identifiers.accountId, caller.accountId), eq(identifiers.type, 'email'), eq(identifiers.value, body.userName)));
+    let u = found?.user;
+    if (u && u.organizationId === caller.organizationId) throw conflict(`userName ${body.userName} already exists`);
+    if (u && u.organizationId) throw conflict(`userName ${body.userName} belongs to another organization`);
+    u ??= await createUserWithEmail(tx, { accountId: caller.accountId, email: body.userName, organizationId: caller.organizationId });
+    [u] = await tx.update(users).set({ organizationId: caller.organizationId, ...fields(body) }).where(eq(users.id, u.id)).returning();
+    if (!(await activeMembership(tx, u.id))) await createOwnTeam(tx, u, caller.organizationId);
+    return u;
+  });
+  return presentScimUser(db, user);
+}
+
+function parseUser(raw: unknown) {
+  const parsed = ScimUserBody.safeParse(raw);
+  if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  return parsed.data;
+}
+
+export async function replaceScimUser(db: Db, caller: ScimCaller, id: string, raw: unknown) {
+  const u = await orgUser(db, caller, id);
+  const body = parseUser(raw);
+  const [saved] = await db.update(users).set(fields(body)).where(eq(users.id, u.id)).returning();
+  return presentScimUser(db, saved);
+}
+
+/** Applies RFC 7644 PATCH operations (scim-patch) to the user's SCIM view, then stores what changed. */
+export async function patchScimUser(db: Db, caller: ScimCaller, id: string, raw: unknown) {
+  const u = await orgUser(db, caller, id);
+  const ops = normalizeOps(raw);
+  let patched: Record<string, unknown>;
+  try {
+    patched = scimPatch(structuredClone(await presentScimUser(db, u)) as never, ops) as unknown as Record<string, unknown>;
+  } catch (e) {
+    throw badRequest(`Operations: ${(e as Error).message}`);
+  }
+  const body = parseUser({ ...patched, userName: patched.userName ?? u.email });
+  const [saved] = await db.update(users).set(fields(body)).where(eq(users.id, u.id)).returning();
+  return presentScimUser(db, saved);
+}
+
+/** IdPs send "Replace" and "False"; scim-patch expects lower-case ops and real booleans. */
+export function normalizeOps(raw: unknown): ScimPatchOperation[] {
+  const ops = (raw as { Operations?: unknown[] })?.Operations;
+  if (!Array.isArray(ops)) throw badRequest('Operations: required');
+  const fix = (v: unknown): unknown => (v === 'False' || v === 'false' ? false : v === 'True' || v === 'true' ? true : Array.isArray(v) ? v.map(fix) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fix(x)])) : v);
+  return ops.map((o) => {
+    const op = o as { op?: string; path?: string; value?: unknown };
+    return { ...op, op: String(op.op ?? '').toLowerCase(), value: fix(op.value) } as ScimPatchOperation;
+  });
+}
