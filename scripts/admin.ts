@@ -8,6 +8,7 @@
  *   npm run --silent admin -- create-service-key --account ID
  *   npm run --silent admin -- revoke-service-key --key sk_live_... | --id KEY_ID
  *   npm run --silent admin -- import-trace --tenant ID --file TRACE.json
+ *   npm run --silent admin -- set-hosted-domain --account ID --domain D
  *   npm run --silent admin -- runs [--status S]
  *   npm run --silent admin -- run --id RUN_ID
  */
@@ -28,6 +29,7 @@ import { AppError } from '../server/http/errors';
 import { createServiceKey, revokeServiceKey } from '../server/prompts/service-keys';
 import { recordTrace } from '../server/prompts/traces';
 import { listRuns, runDetail } from '../server/executor/admin';
+import { setHostedDomain } from '../server/hosted/accounts';
 import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
@@ -72,6 +74,7 @@ export const commands: Record<string, Command> = {
     if (!account) throw new AppError(404, 'not_found', 'Tenant not found');
     return recordTrace(db, tenant, trace as TraceInput);
   },
+  'set-hosted-domain': (db, a) => setHostedDomain(db, need(a, 'account'), need(a, 'domain')),
   runs: (db, a) => listRuns(db, a.status),
   run: (db, a) => runDetail(db, need(a, 'id')),
   'set-rate-limits': (db, a) =>

@@ -13,6 +13,7 @@ import { assistantEndpoints } from '@/server/assistants/endpoints';
 import { policyEndpoints } from '@/server/policy/endpoints';
 import { channelEndpoints } from '@/server/channels/endpoints';
 import { scimEndpoints } from '@/server/scim/endpoints';
+import { samlEndpoints } from '@/server/hosted/saml-metadata';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -28,6 +29,7 @@ export const endpoints: AnyEndpoint[] = [
   ...policyEndpoints,
   ...channelEndpoints,
   ...scimEndpoints,
+  ...samlEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,

@@ -8,6 +8,8 @@ export const accounts = pgTable('accounts', {
   killSwitch: boolean('kill_switch').notNull().default(false),
   rateLimitReads: integer('rate_limit_reads'),
   rateLimitWrites: integer('rate_limit_writes'),
+  /** Where the account's hosted app (and SAML, SCIM) is served; selects the account by Host. */
+  hostedDomain: text('hosted_domain').unique(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

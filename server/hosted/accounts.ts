@@ -1,0 +1,37 @@
+import { count, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '@/db/client';
+import { accounts, type AccountRow } from '@/db/schema';
+import { badRequest, conflict, notFound } from '@/server/http/errors';
+
+const Domain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)*[a-z0-9-]{1,63}(:\d{1,5})?$/, 'must be a host name such as app.example.org');
+
+/** Console job: the host name the account's hosted app, SAML and SCIM answer on. */
+export async function setHostedDomain(db: Db, accountId: string, domain: string) {
+  const parsed = Domain.safeParse(domain);
+  if (!parsed.success) throw badRequest(`--domain: ${parsed.error.issues[0].message}`);
+  const [taken] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.hostedDomain, parsed.data));
+  if (taken && taken.id !== accountId) throw conflict('--domain: already the hosted domain of another account');
+  const [a] = await db.update(accounts).set({ hostedDomain: parsed.data }).where(eq(accounts.id, accountId)).returning();
+  if (!a) throw notFound('Account');
+  return { accountId, hostedDomain: parsed.data };
+}
+
+/** The account a hosted-app request is for: its Host header, or the only account when there is just one. */
+export async function accountForHost(db: Db, host: string | null): Promise<AccountRow | null> {
+  const name = (host ?? '').trim().toLowerCase();
+  if (name) {
+    const [byHost] = await db.select().from(accounts).where(eq(accounts.hostedDomain, name));
+    if (byHost) return byHost;
+    const [byName] = await db.select().from(accounts).where(eq(accounts.hostedDomain, name.replace(/:\d+$/, '')));
+    if (byName) return byName;
+  }
+  const [{ n }] = await db.select({ n: count() }).from(accounts);
+  if (n !== 1) return null;
+  const [only] = await db.select().from(accounts).limit(1);
+  return only;
+}

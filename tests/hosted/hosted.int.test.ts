@@ -1,0 +1,42 @@
+import http from 'node:http';
+import { expect, it } from 'vitest';
+import { createAccount } from '@/server/accounts/service';
+import { accountForHost, setHostedDomain } from '@/server/hosted/accounts';
+import { admin } from '../helpers/admin-cli';
+import { useTestServer } from '../helpers/server';
+
+const app = useTestServer();
+
+/** GET with a chosen Host header (fetch does not let a caller set it). */
+function getWithHost(url: string, host: string): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { Host: host } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
+    });
+    req.on('error', reject);
+  });
+}
+
+it('selects the account by hosted domain (or the only account) and serves SP metadata for it', async () => {
+  const db = app().database.db;
+  const first = await createAccount(db, 'First');
+  expect((await accountForHost(db, 'anything.example'))?.id).toBe(first.accountId);
+  const second = await createAccount(db, 'Second');
+  expect(await accountForHost(db, 'anything.example')).toBeNull();
+  await setHostedDomain(db, second.accountId, 'App.Second.Example');
+  expect((await accountForHost(db, 'app.second.example'))?.id).toBe(second.accountId);
+  await expect(setHostedDomain(db, first.accountId, 'app.second.example')).rejects.toThrow(/another account/);
+
+  const res = await getWithHost(`${app().baseUrl}/sso/saml/metadata`, 'app.second.example');
+  expect(res.status).toBe(200);
+  expect(res.type).toContain('samlmetadata+xml');
+  expect(res.body).toContain('entityID="https://app.second.example/api/sso/saml/metadata"');
+  expect(res.body).toContain('Location="https://app.second.example/api/sso/saml/acs"');
+  expect(res.body).toContain('https://app.second.example/api/sso/saml/slo');
+  expect((await getWithHost(`${app().baseUrl}/sso/saml/metadata`, 'unknown.example')).status).toBe(404);
+
+  const cli = await admin(app().database.pool.options.connectionString as string, 'set-hosted-domain', '--account', first.accountId, '--domain', 'first.example');
+  expect(cli.out).toEqual({ accountId: first.accountId, hostedDomain: 'first.example' });
+});
