@@ -13,3 +13,4 @@ export * from './domains';
 export * from './assistants';
 export * from './policy';
 export * from './channels';
+export * from './mail';

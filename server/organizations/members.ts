@@ -7,6 +7,7 @@ import { forbidden, notFound } from '@/server/http/errors';
 import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
 import { createUserWithEmail } from '@/server/users/provision';
 import { assertNotOnlyOrgAdmin } from '@/server/users/refusals';
+import { sendMail } from '@/server/mail/mailer';
 import { organizationFor } from './access';
 import type { AddMemberBody } from './contracts';
 
@@ -16,6 +17,7 @@ import type { AddMemberBody } from './contracts';
  */
 export async function addMember(db: Db, actor: Actor, orgId: string, input: z.infer<typeof AddMemberBody>) {
   const org = await organizationFor(db, actor, orgId, 'admin');
+  let isNew = false;
   const user = await db.transaction(async (tx) => {
     const [found] = await tx
       .select({ user: users })
@@ -23,6 +25,7 @@ export async function addMember(db: Db, actor: Actor, orgId: string, input: z.in
       .innerJoin(users, eq(users.id, identifiers.userId))
       .where(and(eq(identifiers.accountId, actor.accountId), eq(identifiers.type, 'email'), eq(identifiers.value, input.email)))
       .limit(1);
+    isNew = !found;
     let u = found?.user ?? (await createUserWithEmail(tx, { accountId: actor.accountId, email: input.email, organizationId: org.id }));
     if (u.organizationId && u.organizationId !== org.id) throw forbidden('The user belongs to another organization');
     if (!u.organizationId) [u] = await tx.update(users).set({ organizationId: org.id, organizationRole: 'member' }).where(eq(users.id, u.id)).returning();
@@ -31,6 +34,15 @@ export async function addMember(db: Db, actor: Actor, orgId: string, input: z.in
     if (defaultTeam && current?.t.id !== defaultTeam.id && !(await ownedTeamWithOthers(tx, u.id))) await joinTeam(tx, u, defaultTeam, 'member');
     else if (!current) await createOwnTeam(tx, u, org.id);
     return u;
+  });
+  // New people are invited; existing ones are told they were added (the in-app notice has no API shape).
+  await sendMail(db, {
+    accountId: actor.accountId,
+    to: user.email,
+    subject: isNew ? `You are invited to ${org.name}` : `You were added to ${org.name}`,
+    text: isNew
+      ? `You have been invited to join ${org.name}. Sign in with this email address to get started.`
+      : `You are now a member of ${org.name}.`,
   });
   return {
     ok: true as const,

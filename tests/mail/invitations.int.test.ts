@@ -1,0 +1,57 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { call, newAccount, newUser } from '../helpers/client';
+import { useTestServer } from '../helpers/server';
+
+/** A real SMTP server on loopback that captures what Steward sends. */
+const captured: Array<{ to: string[]; data: string }> = [];
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  onData(stream, session, done) {
+    let data = '';
+    stream.on('data', (c) => (data += c));
+    stream.on('end', () => {
+      captured.push({ to: session.envelope.rcptTo.map((r) => r.address), data });
+      done();
+    });
+  },
+});
+
+const app = useTestServer();
+beforeAll(async () => {
+  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
+  process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  delete process.env.SMTP_URL;
+  await new Promise<void>((r) => smtp.close(() => r()));
+});
+
+it('adding an organization member emails an invitation to a new person and a notice to an existing one', async () => {
+  const acct = await newAccount(app());
+  const org = (await call(app(), '/organizations', { key: acct.key, body: { name: 'Mailers' } })).body.organization;
+  await call(app(), `/organizations/${org.id}/members`, { key: acct.key, body: { email: 'newcomer@mail.example' } });
+  const existing = await newUser(app(), acct);
+  await call(app(), `/organizations/${org.id}/members`, { key: acct.key, body: { email: existing.email } });
+  expect(captured.map((c) => c.to[0])).toEqual(['newcomer@mail.example', existing.email]);
+  expect(captured[0].data).toContain('Subject: You are invited to Mailers');
+  expect(captured[1].data).toContain('Subject: You were added to Mailers');
+  const outbox = await app().database.pool.query(`SELECT "to", status FROM mail_outbox ORDER BY created_at`);
+  expect(outbox.rows).toEqual([
+    { to: 'newcomer@mail.example', status: 'sent' },
+    { to: existing.email, status: 'sent' },
+  ]);
+});
+
+it('without SMTP_URL the message is recorded, never reported as sent', async () => {
+  const saved = process.env.SMTP_URL;
+  delete process.env.SMTP_URL;
+  const acct = await newAccount(app());
+  const org = (await call(app(), '/organizations', { key: acct.key, body: { name: 'Quiet' } })).body.organization;
+  await call(app(), `/organizations/${org.id}/members`, { key: acct.key, body: { email: 'quiet@mail.example' } });
+  process.env.SMTP_URL = saved;
+  const row = await app().database.pool.query(`SELECT status FROM mail_outbox WHERE "to" = 'quiet@mail.example'`);
+  expect(row.rows).toEqual([{ status: 'recorded' }]);
+});
