@@ -3,6 +3,8 @@ import pg from 'pg';
 import * as schema from './schema';
 
 export type Db = NodePgDatabase<typeof schema>;
+/** A transaction or the database itself: what services that may run inside a transaction take. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0] | Db;
 export type Database = { db: Db; pool: pg.Pool; close: () => Promise<void> };
 
 export function connect(url: string, opts: { max?: number } = {}): Database {

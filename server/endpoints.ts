@@ -14,6 +14,7 @@ import { policyEndpoints } from '@/server/policy/endpoints';
 import { channelEndpoints } from '@/server/channels/endpoints';
 import { scimEndpoints } from '@/server/scim/endpoints';
 import { samlEndpoints } from '@/server/hosted/saml-metadata';
+import { signInEndpoints } from '@/server/sign-in/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -30,6 +31,7 @@ export const endpoints: AnyEndpoint[] = [
   ...channelEndpoints,
   ...scimEndpoints,
   ...samlEndpoints,
+  ...signInEndpoints,
   ...promptEndpoints,
   ...memoryEndpoints,
   ...contactEndpoints,

@@ -14,3 +14,4 @@ export * from './assistants';
 export * from './policy';
 export * from './channels';
 export * from './mail';
+export * from './sign-in';

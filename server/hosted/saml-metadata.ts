@@ -4,17 +4,17 @@ import type { Db } from '@/db/client';
 import { defineEndpoint } from '@/server/http/endpoint';
 import { notFound } from '@/server/http/errors';
 import { accountForHost } from './accounts';
+import { hostedOrigin } from './origin';
 
 /** The service-provider values an organization registers in its IdP, all on the hosted domain. */
-export function spValues(host: string) {
-  const base = `https://${host}`;
+export function spValues(base: string) {
   return { entityId: `${base}/api/sso/saml/metadata`, acsUrl: `${base}/api/sso/saml/acs`, sloUrl: `${base}/api/sso/saml/slo` };
 }
 
-export async function spMetadata(db: Db, host: string | null) {
-  const account = await accountForHost(db, host);
-  if (!account || !host) throw notFound('Hosted app');
-  const sp = spValues(account.hostedDomain ?? host);
+export async function spMetadata(db: Db, headers: Pick<Headers, 'get'>) {
+  const account = await accountForHost(db, headers.get('host'));
+  if (!account) throw notFound('Hosted app');
+  const sp = spValues(hostedOrigin(headers, account.hostedDomain).origin);
   const xml = generateServiceProviderMetadata({
     issuer: sp.entityId,
     callbackUrl: sp.acsUrl,
@@ -35,6 +35,6 @@ export const samlEndpoints = [
     raw: true,
     response: z.unknown(),
     errors: [404],
-    handle: ({ db, req }) => spMetadata(db, req.headers.get('host')),
+    handle: ({ db, req }) => spMetadata(db, req.headers),
   }),
 ];

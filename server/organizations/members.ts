@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
-import { identifiers, teamMemberships, teams, users } from '@/db/schema';
+import type { Db, Tx } from '@/db/client';
+import { identifiers, teamMemberships, teams, users, type OrganizationRow, type UserRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { forbidden, notFound } from '@/server/http/errors';
 import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
@@ -28,12 +28,7 @@ export async function addMember(db: Db, actor: Actor, orgId: string, input: z.in
     isNew = !found;
     let u = found?.user ?? (await createUserWithEmail(tx, { accountId: actor.accountId, email: input.email, organizationId: org.id }));
     if (u.organizationId && u.organizationId !== org.id) throw forbidden('The user belongs to another organization');
-    if (!u.organizationId) [u] = await tx.update(users).set({ organizationId: org.id, organizationRole: 'member' }).where(eq(users.id, u.id)).returning();
-    const [defaultTeam] = org.defaultTeamId ? await tx.select().from(teams).where(eq(teams.id, org.defaultTeamId)) : [];
-    const current = await activeMembership(tx, u.id);
-    if (defaultTeam && current?.t.id !== defaultTeam.id && !(await ownedTeamWithOthers(tx, u.id))) await joinTeam(tx, u, defaultTeam, 'member');
-    else if (!current) await createOwnTeam(tx, u, org.id);
-    return u;
+    return placeInOrganization(tx, org, u);
   });
   // New people are invited; existing ones are told they were added (the in-app notice has no API shape).
   await sendMail(db, {
@@ -48,6 +43,17 @@ export async function addMember(db: Db, actor: Actor, orgId: string, input: z.in
     ok: true as const,
     member: { id: user.id, email: user.email, name: user.name, organizationRole: user.organizationRole, createdAt: user.createdAt.toISOString() },
   };
+}
+
+/** Makes the user a member of the organization (when they have none) and places them on its default team, or a team of their own. */
+export async function placeInOrganization(tx: Tx, org: OrganizationRow, user: UserRow): Promise<UserRow> {
+  let u = user;
+  if (!u.organizationId) [u] = await tx.update(users).set({ organizationId: org.id, organizationRole: 'member' }).where(eq(users.id, u.id)).returning();
+  const [defaultTeam] = org.defaultTeamId ? await tx.select().from(teams).where(eq(teams.id, org.defaultTeamId)) : [];
+  const current = await activeMembership(tx, u.id);
+  if (defaultTeam && current?.t.id !== defaultTeam.id && !(await ownedTeamWithOthers(tx, u.id))) await joinTeam(tx, u, defaultTeam, 'member');
+  else if (!current) await createOwnTeam(tx, u, org.id);
+  return u;
 }
 
 /** Removes the user from the organization and its teams; they keep or get a team of their own. */

@@ -6,6 +6,7 @@ import { organizations, type OrganizationRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { badRequest } from '@/server/http/errors';
 import { organizationFor } from './access';
+import { parseIdpMetadata } from './idp-metadata';
 
 const Certificate = z
   .string()
@@ -33,6 +34,8 @@ export const SsoBody = z.object({
       groupFilter: z.object({ enabled: z.boolean().optional(), allowedGroups: z.array(z.string().min(1)).optional(), requireAll: z.boolean().optional() }).optional(),
       groupRoleMapping: z.array(z.object({ group: z.string().min(1), role: z.enum(['admin', 'member']) })).optional(),
       allowIdpInitiated: z.boolean().optional(),
+      /** The IdP's metadata XML: an alternative to entryPoint + certificate (+ issuer); fields sent beside it win. */
+      metadataXml: z.string().max(200_000).optional(),
     })
     .optional(),
   memberSync: z.object({ autoProvision: z.boolean().optional() }).optional(),
@@ -86,7 +89,11 @@ export function scimView(org: OrganizationRow) {
 export async function putSso(db: Db, actor: Actor, orgId: string, input: z.infer<typeof SsoBody>) {
   const org = await organizationFor(db, actor, orgId, 'admin');
   const current = (org.sso as Plain | null) ?? { ...DEFAULTS, configuredAt: new Date().toISOString() };
-  const next = merge(current, input as Plain);
+  const { metadataXml, ...saml0 } = input.saml ?? {};
+  const fromMetadata = metadataXml ? parseIdpMetadata(metadataXml) : {};
+  const patch = input.saml ? { ...input, saml: { ...fromMetadata, ...saml0 } } : input;
+  if ('certificate' in fromMetadata && !Certificate.safeParse(fromMetadata.certificate).success) throw badRequest('saml.metadataXml: the signing certificate is not a valid X.509 certificate');
+  const next = merge(current, patch as Plain);
   const saml = next.saml as Plain;
   if (next.enabled && (!saml.entryPoint || !saml.certificate)) throw badRequest('saml: entryPoint and certificate are required before SSO can be enabled');
   if (next.enforced && !next.enabled) throw badRequest('enforced: SSO must be enabled to be enforced');

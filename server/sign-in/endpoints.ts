@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { accountForHost } from '@/server/hosted/accounts';
+import { hostedOrigin } from '@/server/hosted/origin';
+import { defineEndpoint } from '@/server/http/endpoint';
+import { notFound } from '@/server/http/errors';
+import { consumeSamlResponse } from './saml-acs';
+import { singleLogout } from './saml-logout';
+import { clearSessionCookie, sessionSetCookie } from './session';
+
+const redirect = (location: string, cookie: string) => new Response(null, { status: 303, headers: { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } });
+
+async function formOf(req: { text(): Promise<string> }) {
+  return new URLSearchParams(await req.text());
+}
+
+const slo = (method: 'GET' | 'POST') =>
+  defineEndpoint({
+    method,
+    path: '/sso/saml/slo',
+    summary: 'SAML single logout: ends the hosted-app session (IdP LogoutRequest or LogoutResponse, or a local sign-out)',
+    tags: ['SSO'],
+    auth: 'none',
+    raw: true,
+    response: z.unknown(),
+    errors: [404],
+    handle: async ({ db, req }) => {
+      const account = await accountForHost(db, req.headers.get('host'));
+      if (!account) throw notFound('Hosted app');
+      const { origin, secure } = hostedOrigin(req.headers, account.hostedDomain);
+      const url = new URL(req.url);
+      const location = await singleLogout(db, account, origin, method, url.searchParams, method === 'POST' ? await formOf(req) : null);
+      return redirect(location, clearSessionCookie(secure));
+    },
+  });
+
+/**
+ * ACS: form-encoded SAMLResponse (and RelayState). Success is a 303 into the hosted app with the
+ * session cookie; every refusal a 403 sso_rejected naming the reason (see saml-acs.ts).
+ */
+export const signInEndpoints = [
+  defineEndpoint({
+    method: 'POST',
+    path: '/sso/saml/acs',
+    summary: 'SAML assertion consumer service: verifies the IdP response and starts a hosted-app session',
+    tags: ['SSO'],
+    auth: 'none',
+    raw: true,
+    response: z.unknown(),
+    errors: [400, 403, 404],
+    handle: async ({ db, req }) => {
+      const account = await accountForHost(db, req.headers.get('host'));
+      if (!account) throw notFound('Hosted app');
+      const { origin, secure } = hostedOrigin(req.headers, account.hostedDomain);
+      const { user, returnTo } = await consumeSamlResponse(db, account, origin, await formOf(req));
+      return redirect(returnTo, await sessionSetCookie(db, user, 'saml', secure));
+    },
+  }),
+  slo('GET'),
+  slo('POST'),
+];

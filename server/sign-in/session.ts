@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { encode } from 'next-auth/jwt';
+import type { Db } from '@/db/client';
+import { appSecrets, type UserRow } from '@/db/schema';
+
+/** Hosted-app sessions last a working week; signing in again renews them. */
+export const SESSION_MAX_AGE_S = 7 * 24 * 3600;
+
+const cached = new WeakMap<Db, string>();
+
+/** NEXTAUTH_SECRET when set, else one generated once and kept in Postgres so every instance agrees. */
+export async function sessionSecret(db: Db): Promise<string> {
+  if (process.env.NEXTAUTH_SECRET) return process.env.NEXTAUTH_SECRET;
+  const known = cached.get(db);
+  if (known) return known;
+  await db.insert(appSecrets).values({ name: 'portal-session-secret', value: randomBytes(32).toString('base64url') }).onConflictDoNothing();
+  const [row] = await db.select().from(appSecrets).where(eq(appSecrets.name, 'portal-session-secret'));
+  cached.set(db, row.value);
+  return row.value;
+}
+
+/** next-auth's cookie names: the __Secure- prefix (and Secure flag) whenever the hosted app is on https. */
+export const sessionCookieName = (secure: boolean) => `${secure ? '__Secure-' : ''}next-auth.session-token`;
+
+export type PortalToken = { sub: string; email: string; name: string | null; accountId: string; method: 'email' | 'saml'; organizationId?: string | null };
+
+export const tokenFor = (user: UserRow, method: PortalToken['method']): PortalToken => ({
+  sub: user.id,
+  email: user.email,
+  name: user.name,
+  accountId: user.accountId,
+  method,
+});
+
+/** A session cookie next-auth itself accepts (same encoding, secret, name and flags). */
+export async function sessionSetCookie(db: Db, user: UserRow, method: PortalToken['method'], secure: boolean): Promise<string> {
+  const token = await encode({ token: tokenFor(user, method), secret: await sessionSecret(db), maxAge: SESSION_MAX_AGE_S });
+  return [`${sessionCookieName(secure)}=${token}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${SESSION_MAX_AGE_S}`, ...(secure ? ['Secure'] : [])].join('; ');
+}
+
+export const clearSessionCookie = (secure: boolean) =>
+  [`${sessionCookieName(secure)}=`, 'Path=/', 'HttpOnly', 'SameSite=Lax', 'Max-Age=0', ...(secure ? ['Secure'] : [])].join('; ');

@@ -1,0 +1,167 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { samlRequests } from '@/db/schema';
+import { call } from '../helpers/client';
+import { useTestServer } from '../helpers/server';
+import { IDP_CERT, IDP_ISSUER } from '../helpers/saml-idp';
+import { samlOrganization, sessionUser } from './saml-setup';
+
+const app = useTestServer();
+const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
+
+describe('SAML sign-in (ACS)', () => {
+  it('SP-initiated: a signed response answering our request signs the person in once, provisions them, and records the SP values', async () => {
+    const s = await samlOrganization(app());
+    const email = `ada@${s.domain}`;
+    const { id, redirectUrl } = await s.start('/teams');
+    expect(redirectUrl.startsWith('https://idp.test.example/sso?')).toBe(true);
+    const body = s.response({ email, inResponseTo: id, attributes: { email, firstName: 'Ada', lastName: 'Lovelace' } });
+    const res = await s.post(body);
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/teams');
+    const session = await sessionUser(app(), res.headers['set-cookie']);
+    const user = await s.userByEmail(email);
+    expect(user).toMatchObject({ organizationId: s.org.id, firstName: 'Ada', lastName: 'Lovelace', organizationRole: 'member' });
+    expect(session).toMatchObject({ sub: user!.id, method: 'saml' });
+    expect(session!.cookie).toMatch(/^__Secure-next-auth\.session-token=.*HttpOnly.*SameSite=Lax.*Secure/);
+
+    const replay = await s.post(body);
+    expect(replay.status).toBe(403);
+    expect(replay.json()).toMatchObject({ ok: false, error_code: 'sso_rejected' });
+    expect(replay.headers['set-cookie']).toBeUndefined();
+
+    const org = (await call(app(), `/organizations/${s.org.id}`, { key: s.acct.key })).body.organization;
+    expect(org.sso.saml).toMatchObject({ spEntityId: s.audience, acsUrl: s.acsUrl, sloUrl: `https://${s.host}/api/sso/saml/slo` });
+  });
+
+  it('SP-initiated sign-in must complete within 10 minutes', async () => {
+    const s = await samlOrganization(app());
+    const { id } = await s.start();
+    await app().database.db.update(samlRequests).set({ createdAt: minutesAgo(11) }).where(eq(samlRequests.id, id));
+    const res = await s.post(s.response({ email: `late@${s.domain}`, inResponseTo: id }));
+    expect(res.status).toBe(403);
+    expect(await s.userByEmail(`late@${s.domain}`)).toBeNull();
+  });
+
+  it('IdP-initiated is refused unless allowIdpInitiated, and then each assertion is accepted once', async () => {
+    const s = await samlOrganization(app());
+    const email = `idp@${s.domain}`;
+    const refused = await s.post(s.response({ email }));
+    expect(refused.status).toBe(403);
+    expect(refused.json().error).toMatch(/IdP is not allowed/);
+
+    await call(app(), `/organizations/${s.org.id}/sso`, { key: s.acct.key, method: 'PUT', body: { saml: { allowIdpInitiated: true } } });
+    const body = s.response({ email });
+    const ok = await s.post(body, '/organizations');
+    expect(ok.status).toBe(303);
+    expect(ok.headers.location).toBe('/organizations');
+    expect((await sessionUser(app(), ok.headers['set-cookie']))?.sub).toBe((await s.userByEmail(email))!.id);
+    const replay = await s.post(body);
+    expect(replay.status).toBe(403);
+    expect(replay.json().error).toMatch(/already used/);
+    expect((await s.post(s.response({ email }), 'https://evil.example/')).headers.location).toBe('/');
+  });
+
+  const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const cases: Array<[string, (s: Awaited<ReturnType<typeof samlOrganization>>, id: string, email: string) => string, RegExp]> = [
+    ['an unsigned response', (s, id, email) => s.response({ email, inResponseTo: id, signResponse: false }), /Invalid document signature/],
+    ['an unsigned assertion', (s, id, email) => s.response({ email, inResponseTo: id, signAssertion: false }), /Invalid signature/],
+    ['a second unsigned assertion beside the signed one (signature wrapping)', (s, id, email) => s.response({ email, inResponseTo: id, wrapWith: `root@${s.domain}` }), /multiple assertions/],
+    ['a wrong audience', (s, id, email) => s.response({ email, inResponseTo: id, audience: 'https://other.example/metadata' }), /audience mismatch/],
+    ['a wrong recipient (another ACS URL)', (s, id, email) => s.response({ email, inResponseTo: id, recipient: 'https://other.example/api/sso/saml/acs' }), /assertion is addressed to another ACS URL/],
+    ['a response sent to another ACS URL', (s, id, email) => s.response({ email, inResponseTo: id, destination: 'https://other.example/api/sso/saml/acs' }), /response is addressed to another ACS URL/],
+    ['an expired assertion', (s, id, email) => s.response({ email, inResponseTo: id, notBefore: minutesAgo(30), notOnOrAfter: minutesAgo(20) }), /No valid subject confirmation|expired/],
+    ['an email outside the verified domains', (s, id) => s.response({ email: 'mallory@outside.example', inResponseTo: id, attributes: { email: 'mallory@outside.example' } }), /verified domains/],
+    [
+      'a NameID with an XML comment inside it',
+      (s, id) => s.response({ email: '', nameIdXml: `mallory@${s.domain}<!---->.outside.example`, inResponseTo: id, attributes: { firstName: 'M' } }),
+      /XML comment/,
+    ],
+    ['a signature by another key', (s, id, email) => s.response({ email, inResponseTo: id, key: otherKey }), /Invalid document signature/],
+    ['an answer to a request that was never made', (s, _id, email) => s.response({ email, inResponseTo: '_made_up' }), /answers no sign-in request/],
+  ];
+
+  it.each(cases)('rejects %s with 403 sso_rejected and no session', async (_name, build, reason) => {
+    const s = await samlOrganization(app());
+    const { id } = await s.start();
+    const email = `target@${s.domain}`;
+    const res = await s.post(build(s, id, email));
+    expect(res.status).toBe(403);
+    expect(res.json()).toMatchObject({ ok: false, status: 403, error_code: 'sso_rejected' });
+    expect(res.json().error).toMatch(reason);
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(await s.userByEmail(email)).toBeNull();
+    const [{ n }] = (await app().database.db.execute(sql`select count(*)::int as n from users where email like ${'%' + s.domain + '%'}`)).rows as Array<{ n: number }>;
+    expect(n).toBe(0);
+  });
+
+  it('maps attributes (NameID fallback), filters groups case-insensitively (any or all) and sets the role from the first matching group', async () => {
+    const s = await samlOrganization(app(), {
+      saml: {
+        allowIdpInitiated: true,
+        attributeMapping: { email: 'mail', firstName: 'givenName', groups: 'memberOf' },
+        groupFilter: { enabled: true, allowedGroups: ['Staff', 'Contractors'] },
+        groupRoleMapping: [
+          { group: 'IT-Admins', role: 'admin' },
+          { group: 'staff', role: 'member' },
+        ],
+      },
+    });
+    const email = `grace@${s.domain}`;
+    const outsider = await s.post(s.response({ email, attributes: { mail: email, memberOf: ['Visitors'] } }));
+    expect(outsider.status).toBe(403);
+    expect(outsider.json().error).toMatch(/group/);
+
+    const asAdmin = await s.post(s.response({ email: email.toUpperCase(), attributes: { givenName: 'Grace', memberOf: ['STAFF', 'it-admins'] } }));
+    expect(asAdmin.status).toBe(303);
+    expect(await s.userByEmail(email)).toMatchObject({ firstName: 'Grace', organizationRole: 'admin' });
+    const demoted = await s.post(s.response({ email, attributes: { mail: email, memberOf: ['staff'] } }));
+    expect(demoted.status).toBe(303);
+    expect((await s.userByEmail(email))?.organizationRole).toBe('member');
+
+    await call(app(), `/organizations/${s.org.id}/sso`, { key: s.acct.key, method: 'PUT', body: { saml: { groupFilter: { requireAll: true } } } });
+    expect((await s.post(s.response({ email, attributes: { mail: email, memberOf: ['staff'] } }))).status).toBe(403);
+    expect((await s.post(s.response({ email, attributes: { mail: email, memberOf: ['Staff', 'CONTRACTORS'] } }))).status).toBe(303);
+  });
+
+  it('memberSync.autoProvision false admits only provisioned people; inactive people are blocked', async () => {
+    const s = await samlOrganization(app(), { memberSync: { autoProvision: false }, saml: { allowIdpInitiated: true } });
+    const stranger = await s.post(s.response({ email: `new@${s.domain}` }));
+    expect(stranger.status).toBe(403);
+    expect(stranger.json().error).toMatch(/not been provisioned/);
+
+    const email = `known@${s.domain}`;
+    const added = await call(app(), `/organizations/${s.org.id}/members`, { key: s.acct.key, as: s.admin.email, body: { email } });
+    expect(added.status).toBe(201);
+    expect((await s.post(s.response({ email }))).status).toBe(303);
+    await call(app(), `/users/${added.body.member.id}`, { key: s.acct.key, method: 'PUT', body: { status: 'inactive' } });
+    const blocked = await s.post(s.response({ email }));
+    expect(blocked.status).toBe(403);
+    expect(blocked.json().error_code).toBe('account_blocked');
+  });
+
+  it('refuses a malformed post with 400 and an unknown hosted domain with 404', async () => {
+    const s = await samlOrganization(app());
+    const res = await s.post('bm90IHhtbA==');
+    expect(res.status).toBe(400);
+    expect(res.json()).toMatchObject({ ok: false, status: 400 });
+  });
+});
+
+describe('IdP metadata import', () => {
+  it('PUT /sso accepts the IdP metadata XML instead of entryPoint + certificate, and sign-in then verifies against its certificate', async () => {
+    const s = await samlOrganization(app(), { enabled: false });
+    const url = `/organizations/${s.org.id}/sso`;
+    await call(app(), url, { key: s.acct.key, method: 'DELETE' });
+    const der = IDP_CERT.replace(/-----[A-Z ]+-----|\s/g, '');
+    const metadataXml = `<?xml version="1.0"?><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${IDP_ISSUER}"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${der}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://idp.test.example/post"/><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.test.example/redirect"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
+    expect((await call(app(), url, { key: s.acct.key, method: 'PUT', body: { saml: { metadataXml: '<nope' } } })).status).toBe(400);
+    const put = await call(app(), url, { key: s.acct.key, method: 'PUT', body: { enabled: true, saml: { metadataXml, allowIdpInitiated: true } } });
+    expect(put.status).toBe(200);
+    expect(put.body.sso).toMatchObject({ enabled: true, saml: { entryPoint: 'https://idp.test.example/redirect', issuer: IDP_ISSUER, hasCertificate: true } });
+    expect(JSON.stringify(put.body)).not.toContain(der.slice(0, 40));
+    const res = await s.post(s.response({ email: `meta@${s.domain}` }));
+    expect(res.status).toBe(303);
+  });
+});
