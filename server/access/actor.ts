@@ -3,14 +3,17 @@ import type { UserRow } from '@/db/schema';
 /** Who is calling, resolved once per request from the credential. Services take it explicitly. */
 export type Actor = {
   accountId: string;
-  credential: { kind: 'api_key'; keyId: string } | { kind: 'certificate'; kid: string; email: string | null };
+  credential:
+    | { kind: 'api_key'; keyId: string }
+    | { kind: 'certificate'; kid: string; email: string | null }
+    | { kind: 'portal_session'; method: 'email' | 'saml' };
   /** Fixed when the key was created. Certificate tokens act account-wide. */
   level: 'account' | 'organization' | 'user';
   /** Set for an organization-scoped key. */
   organizationId: string | null;
   /** The user acted as: a user key's user, or the X-User-Email user of an account key. */
   user: UserRow | null;
-  actingVia: 'user_key' | 'x_user_email' | null;
+  actingVia: 'user_key' | 'x_user_email' | 'portal_session' | null;
   scopes: string[];
   account: { killSwitch: boolean; rateLimitReads: number | null; rateLimitWrites: number | null };
 };

@@ -1,0 +1,38 @@
+import { headers } from 'next/headers';
+import { notFound, redirect } from 'next/navigation';
+import { sharedDatabase } from '@/db/client';
+import { AppError } from '@/server/http/errors';
+import { appRouter } from '@/server/trpc/app-router';
+import { portalContext } from '@/server/trpc/context';
+
+/** Server components read through the same routers (and so the same services) as the browser. */
+export async function serverCaller() {
+  try {
+    const ctx = await portalContext(sharedDatabase().db, await headers());
+    return { ctx, api: appRouter.createCaller(ctx) };
+  } catch (e) {
+    if (e instanceof AppError && e.status === 404) notFound();
+    // A session whose user was blocked, or whose organization now enforces SSO: sign in again.
+    if (e instanceof AppError) redirect(`/sign-in?error=${e.code}`);
+    throw e;
+  }
+}
+
+/** The signed-in person, or a redirect to the sign-in page. */
+export async function requireSignedIn(returnTo: string) {
+  const { ctx, api } = await serverCaller();
+  const me = await api.auth.me();
+  if (!me || !ctx.actor) redirect(`/sign-in?returnTo=${encodeURIComponent(returnTo)}`);
+  return { ctx, api, me };
+}
+
+/** Runs a read; a refusal (403/404) becomes Next's not-found page rather than an error. */
+export async function readOrNotFound<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    const status = (e as { cause?: unknown }).cause instanceof AppError ? ((e as { cause: AppError }).cause.status) : null;
+    if (status === 403 || status === 404) notFound();
+    throw e;
+  }
+}

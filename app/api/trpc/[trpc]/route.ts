@@ -1,0 +1,4 @@
+import { trpcHandler } from '@/server/trpc/handler';
+
+export { trpcHandler as GET, trpcHandler as POST };
+export const dynamic = 'force-dynamic';

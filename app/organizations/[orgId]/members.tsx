@@ -1,0 +1,77 @@
+'use client';
+import { useState } from 'react';
+import { trpc } from '@/app/_lib/trpc-client';
+import { useAction } from '@/app/_ui/action';
+import { Field } from '@/app/_ui/field';
+import s from '@/app/_ui/hosted.module.css';
+import type { OrgMember } from './types';
+
+export function MembersPanel({ orgId, members, canEdit, selfId }: { orgId: string; members: OrgMember[]; canEdit: boolean; selfId: string }) {
+  const [email, setEmail] = useState('');
+  const { run, pending, status } = useAction();
+  return (
+    <>
+      <table className={s.table}>
+        <caption className={s.muted}>{members.length} members</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Email</th>
+            <th scope="col">Role</th>
+            {canEdit && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((m) => (
+            <tr key={m.id}>
+              <td>{m.name ?? '—'}</td>
+              <td>{m.email}</td>
+              <td>
+                {canEdit ? (
+                  <select
+                    aria-label={`Organization role of ${m.email}`}
+                    value={m.organizationRole}
+                    disabled={pending}
+                    onChange={(e) => run(() => trpc.organizations.setRole.mutate({ orgId, userId: m.id, role: e.target.value as 'admin' | 'member' }), `${m.email} is now ${e.target.value}`)}
+                  >
+                    <option value="member">member</option>
+                    <option value="admin">admin</option>
+                  </select>
+                ) : (
+                  m.organizationRole
+                )}
+              </td>
+              {canEdit && (
+                <td>
+                  {m.id !== selfId && (
+                    <button className={s.secondary} type="button" disabled={pending} onClick={() => run(() => trpc.organizations.removeMember.mutate({ orgId, userId: m.id }), `Removed ${m.email}`)}>
+                      Remove <span className="sr-only">{m.email}</span>
+                    </button>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {canEdit && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            run(() => trpc.organizations.addMember.mutate({ orgId, member: { email } }), `Invited ${email}`, () => setEmail(''));
+          }}
+        >
+          <div className={s.row}>
+            <Field id="member-email" label="Add a member by email">
+              <input id="member-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+            </Field>
+            <button className={s.button} type="submit" disabled={pending}>
+              Add member
+            </button>
+          </div>
+        </form>
+      )}
+      {status}
+    </>
+  );
+}

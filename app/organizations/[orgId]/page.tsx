@@ -1,0 +1,46 @@
+import { readOrNotFound, requireSignedIn } from '@/app/_lib/server-caller';
+import { Section } from '@/app/_ui/field';
+import { HostedFrame } from '@/app/_ui/layout';
+import { DomainsPanel } from './domains';
+import { GeneralForm } from './general';
+import { MembersPanel } from './members';
+import { ScimPanel } from './scim';
+import { SsoPanel } from './sso';
+
+export const dynamic = 'force-dynamic';
+export const metadata = { title: 'Organization settings · Steward' };
+
+export default async function OrganizationSettings({ params }: { params: Promise<{ orgId: string }> }) {
+  const { orgId } = await params;
+  const { api, me, ctx } = await requireSignedIn(`/organizations/${orgId}`);
+  const { organization } = await readOrNotFound(api.organizations.get({ orgId }));
+  const isAdmin = me.organization?.id === orgId && me.organization.role === 'admin';
+  const { members } = await api.organizations.members({ orgId, query: { page: 1, perPage: 100 } });
+  const [domains, sso] = isAdmin ? await Promise.all([api.organizations.domains({ orgId }), api.organizations.sso({ orgId })]) : [null, null];
+  return (
+    <HostedFrame me={me} title={`${organization.name}: settings`}>
+      {!isAdmin && <p>Only organization admins can change these settings.</p>}
+      <Section id="general" title="General information">
+        <GeneralForm org={organization} canEdit={isAdmin} />
+      </Section>
+      <Section id="members" title="Members and roles">
+        <MembersPanel orgId={orgId} members={members} canEdit={isAdmin} selfId={me.user.id} />
+      </Section>
+      {domains && (
+        <Section id="domains" title="Domains">
+          <DomainsPanel orgId={orgId} domains={domains.domains} />
+        </Section>
+      )}
+      {sso && (
+        <>
+          <Section id="sso" title="Single sign-on (SAML)">
+            <SsoPanel orgId={orgId} settings={sso} />
+          </Section>
+          <Section id="scim" title="User provisioning (SCIM)">
+            <ScimPanel orgId={orgId} scim={sso.scim as never} endpoint={`${ctx.site.origin}/api/scim/v2`} />
+          </Section>
+        </>
+      )}
+    </HostedFrame>
+  );
+}

@@ -1,0 +1,16 @@
+import { HostedFrame } from '@/app/_ui/layout';
+import { safeReturnTo } from '@/server/sign-in/saml-start';
+import { SignInForm } from './sign-in-form';
+
+export const dynamic = 'force-dynamic';
+export const metadata = { title: 'Sign in · Steward' };
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const q = await searchParams;
+  return (
+    <HostedFrame me={null} title="Sign in">
+      <p>Enter your email. If your organization uses single sign-on you will continue at its identity provider; otherwise we email you a sign-in link.</p>
+      <SignInForm returnTo={safeReturnTo(q.returnTo ?? q.callbackUrl)} initialError={q.error ?? null} />
+    </HostedFrame>
+  );
+}

@@ -1,0 +1,69 @@
+'use client';
+import { useState } from 'react';
+import { describeError, trpc } from '@/app/_lib/trpc-client';
+import { Field } from '@/app/_ui/field';
+import s from '@/app/_ui/hosted.module.css';
+
+const MESSAGES: Record<string, string> = {
+  sso_required: 'Your organization requires single sign-on. Enter your work email to continue with your organization’s identity provider.',
+  account_blocked: 'This account is inactive or suspended. Ask your administrator.',
+  Verification: 'That sign-in link has expired or was already used. Ask for a new one.',
+};
+
+/** Step one asks only for an email: SSO users go to their IdP, everyone else gets a link by email. */
+export function SignInForm({ returnTo, initialError }: { returnTo: string; initialError: string | null }) {
+  const [email, setEmail] = useState('');
+  const [pending, setPending] = useState(false);
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState<string | null>(initialError ? (MESSAGES[initialError] ?? 'Sign-in failed. Try again.') : null);
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    setPending(true);
+    setError(null);
+    try {
+      const route = await trpc.auth.start.mutate({ email, returnTo });
+      if (route.method === 'saml') {
+        window.location.assign(route.redirectUrl);
+        return;
+      }
+      const { csrfToken } = (await (await fetch('/api/auth/csrf')).json()) as { csrfToken: string };
+      const res = await fetch('/api/auth/signin/email', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email, csrfToken, callbackUrl: returnTo, json: 'true' }),
+      });
+      const body = (await res.json().catch(() => null)) as { url?: string; error?: string; error_code?: string } | null;
+      const refused = !res.ok ? (body?.error_code ?? 'failed') : body?.url && new URL(body.url, window.location.href).searchParams.get('error');
+      if (refused) setError(MESSAGES[refused] ?? body?.error ?? 'Sign-in failed. Try again.');
+      else setSent(true);
+    } catch (err) {
+      const { message, code } = describeError(err);
+      setError((code && MESSAGES[code]) || message);
+    } finally {
+      setPending(false);
+    }
+  }
+
+  if (sent)
+    return (
+      <p role="status" className={s.ok}>
+        Check your email: we sent a sign-in link to <strong>{email}</strong>. It works once, for 15 minutes.
+      </p>
+    );
+  return (
+    <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
+      <div className={s.row}>
+        <Field id="email" label="Work email">
+          <input id="email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <button className={s.button} type="submit" disabled={pending}>
+          {pending ? 'Continuing…' : 'Continue'}
+        </button>
+      </div>
+      <p id="sign-in-error" role="alert" className={s.error}>
+        {error ?? ''}
+      </p>
+    </form>
+  );
+}

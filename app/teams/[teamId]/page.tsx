@@ -1,0 +1,45 @@
+import { readOrNotFound, requireSignedIn } from '@/app/_lib/server-caller';
+import { Section } from '@/app/_ui/field';
+import { HostedFrame } from '@/app/_ui/layout';
+import { TeamMembersPanel } from './members';
+import { PolicyPanel } from './policy';
+
+export const dynamic = 'force-dynamic';
+export const metadata = { title: 'Team settings · Steward' };
+
+export default async function TeamSettings({ params }: { params: Promise<{ teamId: string }> }) {
+  const { teamId } = await params;
+  const { api, me } = await requireSignedIn(`/teams/${teamId}`);
+  const { team } = await readOrNotFound(api.teams.get({ teamId }));
+  const mine = me.teams.find((t) => t.id === teamId);
+  const canAdmin = mine?.role === 'admin' || mine?.role === 'owner' || (me.organization?.role === 'admin' && me.organization.id === team.organization);
+  const { members } = await readOrNotFound(api.teams.members({ teamId, query: { page: 1, perPage: 100 } }));
+  const invited = (await api.teams.members({ teamId, query: { page: 1, perPage: 100, status: 'invited' } })).members;
+  const all = [...members, ...invited.filter((i) => !members.some((m) => m.id === i.id))];
+  const orgMembers = canAdmin && team.organization ? (await api.organizations.members({ orgId: team.organization, query: { page: 1, perPage: 100 } })).members : [];
+  const candidates = orgMembers.filter((u) => !all.some((m) => m.user.id === u.id)).map((u) => ({ id: u.id, email: u.email }));
+  const policy = canAdmin ? await api.teams.policy({ teamId }) : null;
+  return (
+    <HostedFrame me={me} title={`${team.name}: team settings`}>
+      {!canAdmin && <p>Only team admins can change these settings.</p>}
+      <Section id="team-members" title="Members, roles and invitations">
+        {canAdmin ? (
+          <TeamMembersPanel teamId={teamId} members={all} candidates={candidates} isOwner={mine?.role === 'owner'} />
+        ) : (
+          <ul>
+            {all.map((m) => (
+              <li key={m.id}>
+                {m.user.email} ({m.role})
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+      {policy && (
+        <Section id="team-policy" title="Policy">
+          <PolicyPanel teamId={teamId} policy={policy} />
+        </Section>
+      )}
+    </HostedFrame>
+  );
+}

@@ -1,0 +1,7 @@
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/trpc/app-router';
+
+type Out = inferRouterOutputs<AppRouter>['teams'];
+export type TeamMember = Out['members']['members'][number];
+export type TeamPolicy = Out['policy'];
+export type Candidate = { id: string; email: string };

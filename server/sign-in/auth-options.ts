@@ -1,0 +1,81 @@
+import type { NextAuthOptions } from 'next-auth';
+import EmailProvider from 'next-auth/providers/email';
+import type { Db } from '@/db/client';
+import type { AccountRow } from '@/db/schema';
+import { sendMail } from '@/server/mail/mailer';
+import { mayRequestLink, portalAdapter } from './portal-adapter';
+import { assertEmailSignInAllowed } from './route';
+import { SESSION_MAX_AGE_S, sessionSecret, tokenFor } from './session';
+import { and, eq } from 'drizzle-orm';
+import { users } from '@/db/schema';
+
+/** Sign-in links last 15 minutes and work once. */
+const LINK_MAX_AGE_S = 15 * 60;
+
+/**
+ * next-auth for one account's hosted app (chosen by Host): email links sent through the mail
+ * adapter, JWT sessions in an http-only cookie (Secure on https), next-auth's CSRF double-submit
+ * token on every POST. SAML sessions are minted by the ACS in the same format.
+ */
+export async function authOptions(db: Db, account: AccountRow, site: { origin: string; secure: boolean }): Promise<NextAuthOptions> {
+  return {
+    secret: await sessionSecret(db),
+    adapter: portalAdapter(db, account),
+    session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
+    useSecureCookies: site.secure,
+    pages: { signIn: '/sign-in', verifyRequest: '/sign-in/check-email', error: '/sign-in' },
+    providers: [
+      EmailProvider({
+        maxAge: LINK_MAX_AGE_S,
+        async sendVerificationRequest({ identifier, url }) {
+          // Links always point at the account's own origin, never at whatever Host the request claimed.
+          const link = new URL(url);
+          const canonical = new URL(site.origin);
+          link.protocol = canonical.protocol;
+          link.host = canonical.host;
+          const known = await mayRequestLink(db, account, identifier);
+          await sendMail(db, {
+            accountId: account.id,
+            to: identifier,
+            subject: known ? 'Your sign-in link' : 'Sign-in attempt',
+            text: known
+              ? `Sign in to ${account.name} with this link (valid for 15 minutes, once):\n\n${link.toString()}\n\nIf you did not ask for it, ignore this message.`
+              : `Someone asked to sign in to ${account.name} with this address, but it has no account there. If this was you, ask your administrator to add you.`,
+            redact: known ? [link.toString()] : [],
+          });
+        },
+      }),
+    ],
+    callbacks: {
+      async signIn({ user, email }) {
+        const address = (user.email ?? '').toLowerCase();
+        if (email?.verificationRequest) {
+          // Unknown addresses get a mail saying so: the page looks the same, so it reveals nothing.
+          // (The route refuses this with 403 sso_required first; this guards any other way in.)
+          return assertEmailSignInAllowed(db, account.id, address).then(
+            () => true,
+            () => '/sign-in?error=sso_required',
+          );
+        }
+        try {
+          await assertEmailSignInAllowed(db, account.id, address);
+        } catch {
+          return '/sign-in?error=sso_required';
+        }
+        const [u] = await db.select().from(users).where(and(eq(users.accountId, account.id), eq(users.email, address)));
+        if (u && u.status !== 'active') return '/sign-in?error=account_blocked';
+        return true;
+      },
+      async jwt({ token, user }) {
+        if (user) {
+          const [u] = await db.select().from(users).where(and(eq(users.accountId, account.id), eq(users.id, user.id)));
+          if (u) return { ...token, ...tokenFor(u, 'email') };
+        }
+        return token;
+      },
+      async session({ session, token }) {
+        return { ...session, user: { ...session.user, id: token.sub, accountId: token.accountId } };
+      },
+    },
+  };
+}

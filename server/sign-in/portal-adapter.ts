@@ -1,0 +1,64 @@
+import { and, eq } from 'drizzle-orm';
+import type { Adapter, AdapterUser } from 'next-auth/adapters';
+import type { Db } from '@/db/client';
+import { organizations, portalVerificationTokens, users, type AccountRow, type UserRow } from '@/db/schema';
+import { forbidden } from '@/server/http/errors';
+import { autoJoinOrganization } from '@/server/organizations/domains';
+import { placeInOrganization } from '@/server/organizations/members';
+import { createUserWithEmail } from '@/server/users/provision';
+
+const toAdapterUser = (u: UserRow): AdapterUser => ({ id: u.id, email: u.email, name: u.name, emailVerified: null });
+
+/**
+ * next-auth's storage for the hosted app of one account: email-link tokens (next-auth hashes them
+ * before they reach us) and the account's users. Nobody is created here except someone signing
+ * up with an email at a verified autoJoin domain, who joins that organization as a member.
+ */
+export function portalAdapter(db: Db, account: AccountRow): Adapter {
+  const byEmail = async (email: string) => {
+    const [u] = await db.select().from(users).where(and(eq(users.accountId, account.id), eq(users.email, email.toLowerCase())));
+    return u ?? null;
+  };
+  return {
+    async createVerificationToken(t) {
+      await db.insert(portalVerificationTokens).values({ accountId: account.id, identifier: t.identifier, token: t.token, expires: t.expires });
+      return t;
+    },
+    async useVerificationToken({ identifier, token }) {
+      const [row] = await db
+        .delete(portalVerificationTokens)
+        .where(and(eq(portalVerificationTokens.accountId, account.id), eq(portalVerificationTokens.identifier, identifier), eq(portalVerificationTokens.token, token)))
+        .returning();
+      return row ? { identifier: row.identifier, token: row.token, expires: row.expires } : null;
+    },
+    async getUserByEmail(email) {
+      const u = await byEmail(email);
+      return u ? toAdapterUser(u) : null;
+    },
+    async getUser(id) {
+      const [u] = await db.select().from(users).where(and(eq(users.id, id), eq(users.accountId, account.id)));
+      return u ? toAdapterUser(u) : null;
+    },
+    async updateUser(patch) {
+      const [u] = await db.select().from(users).where(and(eq(users.id, patch.id), eq(users.accountId, account.id)));
+      return toAdapterUser(u);
+    },
+    async createUser(profile: Omit<AdapterUser, 'id'>) {
+      const email = profile.email.toLowerCase();
+      const orgId = await autoJoinOrganization(db, account.id, email);
+      if (!orgId) throw forbidden('No account for this email');
+      const u = await db.transaction(async (tx) => {
+        const [org] = await tx.select().from(organizations).where(eq(organizations.id, orgId));
+        const created = await createUserWithEmail(tx, { accountId: account.id, email, organizationId: org.id });
+        return placeInOrganization(tx, org, created);
+      });
+      return toAdapterUser(u);
+    },
+  };
+}
+
+/** Whether an email may receive a sign-in link: a user of the account, or someone at a verified autoJoin domain. */
+export async function mayRequestLink(db: Db, account: AccountRow, email: string) {
+  const [u] = await db.select({ id: users.id }).from(users).where(and(eq(users.accountId, account.id), eq(users.email, email.toLowerCase())));
+  return Boolean(u) || Boolean(await autoJoinOrganization(db, account.id, email.toLowerCase()));
+}

@@ -1,0 +1,50 @@
+import { initTRPC, TRPCError } from '@trpc/server';
+import { ZodError } from 'zod';
+import { AppError } from '@/server/http/errors';
+import type { PortalContext } from './context';
+
+const CODES: Record<number, TRPCError['code']> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  412: 'PRECONDITION_FAILED',
+  423: 'FORBIDDEN',
+  428: 'PRECONDITION_REQUIRED',
+  429: 'TOO_MANY_REQUESTS',
+};
+
+/**
+ * The hosted app's tRPC: procedures call the same services as the REST API with the session's
+ * actor. Domain errors keep the REST error_code (sso_required, account_blocked...) in `data`.
+ */
+const t = initTRPC.context<PortalContext>().create({
+  errorFormatter({ shape, error }) {
+    const app = error.cause instanceof AppError ? error.cause : null;
+    const zod = error.cause instanceof ZodError ? error.cause : null;
+    return {
+      ...shape,
+      message: app ? app.message : zod ? zod.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') : shape.message,
+      data: { ...shape.data, error_code: app?.code ?? null, status: app?.status ?? shape.data.httpStatus },
+    };
+  },
+});
+
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: CODES[cause.status] ?? 'INTERNAL_SERVER_ERROR', message: cause.message, cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+/** Anyone on a hosted domain (the sign-in page). */
+export const publicProcedure = t.procedure.use(mapErrors);
+/** A signed-in person; their actor is a user-level actor, so services apply user rules. */
+export const userProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first' });
+  return next({ ctx: { ...ctx, actor: ctx.actor } });
+});

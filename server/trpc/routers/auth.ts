@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { Email } from '@/server/users/contracts';
+import { portalSummary } from '@/server/sign-in/whoami';
+import { signInRoute } from '@/server/sign-in/route';
+import { startSamlSignIn } from '@/server/sign-in/saml-start';
+import { publicProcedure, router } from '../init';
+
+export const authRouter = router({
+  /** The first sign-in step: where this email signs in (its organization's IdP, or an email link). */
+  start: publicProcedure.input(z.object({ email: Email, returnTo: z.string().max(500).optional() })).mutation(async ({ ctx, input }) => {
+    const route = await signInRoute(ctx.db, ctx.account.id, input.email);
+    if (route.method === 'email') return { method: 'email' as const };
+    const { redirectUrl } = await startSamlSignIn(ctx.db, route.organization, ctx.site.origin, input.returnTo);
+    return { method: 'saml' as const, redirectUrl };
+  }),
+
+  /** Who is signed in, with their organization and teams (null when signed out). */
+  me: publicProcedure.query(async ({ ctx }) => (ctx.actor?.user ? { ...(await portalSummary(ctx.db, ctx.actor)), account: { name: ctx.account.name } } : null)),
+});

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { PolicyPatchBody } from '@/server/policy/contracts';
+import { applySecurityPreset, getTeamPolicy, patchTeamPolicy } from '@/server/policy/team-policy';
+import { AddTeamMemberBody, ListTeamMembersQuery, UpdateTeamMemberBody } from '@/server/teams/contracts';
+import { addTeamMember, listTeamMembers, removeTeamMember, transferOwnership, updateTeamMember } from '@/server/teams/members';
+import { getTeam } from '@/server/teams/service';
+import { router, userProcedure } from '../init';
+
+const Team = z.object({ teamId: z.string().min(1) });
+const Member = Team.extend({ memberId: z.string().min(1) });
+
+/** Team settings in the hosted app: the same services (and rules) as /teams/{teamId}/... */
+export const teamsRouter = router({
+  get: userProcedure.input(Team).query(({ ctx, input }) => getTeam(ctx.db, ctx.actor, input.teamId)),
+  members: userProcedure.input(Team.extend({ query: ListTeamMembersQuery.prefault({}) })).query(({ ctx, input }) => listTeamMembers(ctx.db, ctx.actor, input.teamId, input.query)),
+  addMember: userProcedure.input(Team.extend({ member: AddTeamMemberBody })).mutation(({ ctx, input }) => addTeamMember(ctx.db, ctx.actor, input.teamId, input.member)),
+  updateMember: userProcedure.input(Member.extend({ patch: UpdateTeamMemberBody })).mutation(({ ctx, input }) => updateTeamMember(ctx.db, ctx.actor, input.teamId, input.memberId, input.patch)),
+  removeMember: userProcedure.input(Member).mutation(({ ctx, input }) => removeTeamMember(ctx.db, ctx.actor, input.teamId, input.memberId)),
+  transferOwnership: userProcedure.input(Team.extend({ newOwnerId: z.string().min(1) })).mutation(({ ctx, input }) => transferOwnership(ctx.db, ctx.actor, input.teamId, input.newOwnerId)),
+  policy: userProcedure.input(Team).query(({ ctx, input }) => getTeamPolicy(ctx.db, ctx.actor, input.teamId)),
+  patchPolicy: userProcedure.input(Team.extend({ patch: PolicyPatchBody })).mutation(({ ctx, input }) => patchTeamPolicy(ctx.db, ctx.actor, input.teamId, input.patch)),
+  applyRestrictedPreset: userProcedure.input(Team).mutation(({ ctx, input }) => applySecurityPreset(ctx.db, ctx.actor, input.teamId)),
+});
