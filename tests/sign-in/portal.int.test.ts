@@ -1,0 +1,87 @@
+import { TRPCError } from '@trpc/server';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '@/server/http/errors';
+import { sessionSetCookie } from '@/server/sign-in/session';
+import { appRouter } from '@/server/trpc/app-router';
+import { portalContext } from '@/server/trpc/context';
+import { call, newUser } from '../helpers/client';
+import { useTestServer } from '../helpers/server';
+import { samlOrganization, sessionUser } from './saml-setup';
+
+const app = useTestServer();
+
+async function caller(host: string, cookie?: string) {
+  const headers = new Headers({ host, ...(cookie ? { cookie: cookie.split(';')[0] } : {}) });
+  return appRouter.createCaller(await portalContext(app().database.db, headers));
+}
+
+const codeOf = async (p: Promise<unknown>) => {
+  try {
+    await p;
+    return 'resolved';
+  } catch (e) {
+    if (e instanceof TRPCError && e.cause instanceof AppError) return `${e.code}:${e.cause.code}`;
+    if (e instanceof AppError) return `app:${e.code}`;
+    if (e instanceof TRPCError) return e.code;
+    throw e;
+  }
+};
+
+describe('hosted app sign-in and routers', () => {
+  it('auth.start sends SSO domains to the IdP and others to the email link; enforced SSO refuses members’ links with sso_required', async () => {
+    const s = await samlOrganization(app());
+    const anon = await caller(s.host);
+    const sso = await anon.auth.start({ email: `Someone@${s.domain}`, returnTo: '/teams' });
+    expect(sso).toMatchObject({ method: 'saml' });
+    expect((sso as { redirectUrl: string }).redirectUrl).toMatch(/^https:\/\/idp\.test\.example\/sso\?SAMLRequest=/);
+    expect(await anon.auth.start({ email: 'stranger@elsewhere.example' })).toEqual({ method: 'email' });
+    expect(await anon.auth.start({ email: s.admin.email })).toEqual({ method: 'email' });
+    expect(await codeOf(anon.auth.start({ email: 'not an email' }))).toBe('BAD_REQUEST');
+
+    await call(app(), `/organizations/${s.org.id}/sso`, { key: s.acct.key, method: 'PUT', body: { enforced: true } });
+    expect(await codeOf(anon.auth.start({ email: s.admin.email }))).toBe('FORBIDDEN:sso_required');
+    expect(await anon.auth.start({ email: `someone@${s.domain}` })).toMatchObject({ method: 'saml' });
+    expect(await anon.auth.start({ email: 'stranger@elsewhere.example' })).toEqual({ method: 'email' });
+  });
+
+  it('a SAML session acts as its user with user rules: the admin from groupRoleMapping manages SSO, a member is refused', async () => {
+    const s = await samlOrganization(app(), { saml: { allowIdpInitiated: true, groupRoleMapping: [{ group: 'admins', role: 'admin' }] } });
+    const admin = await s.post(s.response({ email: `boss@${s.domain}`, attributes: { email: `boss@${s.domain}`, groups: ['Admins'] } }));
+    const member = await s.post(s.response({ email: `staff@${s.domain}` }));
+    const asAdmin = await caller(s.host, (await sessionUser(app(), admin.headers['set-cookie']))!.cookie);
+    const asMember = await caller(s.host, (await sessionUser(app(), member.headers['set-cookie']))!.cookie);
+
+    expect(await asAdmin.auth.me()).toMatchObject({ user: { email: `boss@${s.domain}` }, organization: { id: s.org.id, role: 'admin' } });
+    const settings = await asAdmin.organizations.sso({ orgId: s.org.id });
+    expect(settings.sp).toEqual({ entityId: s.audience, acsUrl: s.acsUrl, sloUrl: `https://${s.host}/api/sso/saml/slo` });
+    expect(JSON.stringify(settings)).not.toContain('BEGIN CERTIFICATE');
+    expect(await codeOf(asMember.organizations.putSso({ orgId: s.org.id, sso: { enforced: true } }))).toBe('FORBIDDEN:forbidden');
+    expect(await codeOf(asMember.organizations.domains({ orgId: s.org.id }))).toBe('FORBIDDEN:forbidden');
+    const minted = await asAdmin.organizations.mintScimToken({ orgId: s.org.id });
+    expect(minted.endpoint).toBe(`https://${s.host}/api/scim/v2`);
+
+    const staff = await s.userByEmail(`staff@${s.domain}`);
+    await asAdmin.organizations.setRole({ orgId: s.org.id, userId: staff!.id, role: 'admin' });
+    expect((await s.userByEmail(`staff@${s.domain}`))?.organizationRole).toBe('admin');
+    expect(await (await caller(s.host)).auth.me()).toBeNull();
+    expect(await codeOf((await caller(s.host)).organizations.get({ orgId: s.org.id }))).toBe('UNAUTHORIZED');
+  });
+
+  it('a session of another account, or on another hosted domain, is no session; an email-link session ends once SSO is enforced', async () => {
+    const s = await samlOrganization(app());
+    const other = await samlOrganization(app());
+    const db = app().database.db;
+    const admin = (await s.userByEmail(s.admin.email))!;
+    const cookie = await sessionSetCookie(db, admin, 'email', true);
+    expect(await (await caller(other.host, cookie)).auth.me()).toBeNull();
+    expect(await (await caller(s.host, cookie)).auth.me()).toMatchObject({ user: { id: admin.id } });
+    const insecure = await sessionSetCookie(db, admin, 'email', false);
+    expect(await (await caller(s.host, insecure)).auth.me()).toBeNull();
+
+    await call(app(), `/organizations/${s.org.id}/sso`, { key: s.acct.key, method: 'PUT', body: { enforced: true } });
+    expect(await codeOf(caller(s.host, cookie))).toBe('app:sso_required');
+    const plain = await newUser(app(), s.acct);
+    const plainCookie = await sessionSetCookie(db, (await s.userByEmail(plain.email))!, 'email', true);
+    expect(await (await caller(s.host, plainCookie)).auth.me()).toMatchObject({ user: { email: plain.email } });
+  });
+});
