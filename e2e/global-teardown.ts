@@ -11,5 +11,6 @@ export default async function globalTeardown() {
   await new Promise((r) => setTimeout(r, 1500));
   const pgServer = (globalThis as { __stewardPg?: { stop: () => Promise<void> } }).__stewardPg;
   await pgServer?.stop();
+  for (const close of (globalThis as { __stewardLoopback?: Array<() => Promise<unknown>> }).__stewardLoopback ?? []) await close().catch(() => undefined);
   rmSync(STATE_FILE, { force: true });
 }

@@ -1,0 +1,154 @@
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { IDP_CERT, IDP_ISSUER } from '../tests/helpers/saml-idp';
+import { api, BASE, expectAccessible, publishTxt, shoot, signInByEmail } from './support/harness';
+
+test.describe.configure({ mode: 'serial' });
+
+const ADMIN = 'admin@acme-e2e.test';
+const DOMAIN = 'corp-e2e.test';
+const SAM = `sam@${DOMAIN}`;
+let orgId = '';
+let teamId = '';
+let adminId = '';
+let admin: BrowserContext;
+let page: Page;
+
+test.beforeAll(async ({ browser }) => {
+  orgId = (await api('/organizations', { body: { name: 'Acme E2E' } })).body.organization.id;
+  adminId = (await api('/users/provision', { body: { email: ADMIN, firstName: 'Ada', lastName: 'Admin' } })).body.user.id;
+  expect((await api(`/users/${adminId}`, { method: 'PUT', body: { organization: orgId, organizationRole: 'admin' } })).status).toBe(200);
+  teamId = (await api('/teams', { body: { name: 'Research', ownerId: adminId } })).body.team.id;
+  admin = await browser.newContext();
+  page = await admin.newPage();
+});
+
+test.afterAll(async () => {
+  await admin?.close();
+});
+
+test('email sign-in by the link captured from SMTP, with the keyboard only', async () => {
+  await page.goto('/sign-in');
+  await expectAccessible(page);
+  await shoot(page, 'sign-in');
+  await signInByEmail(page, ADMIN);
+  await expect(page.getByRole('navigation', { name: 'Main' })).toContainText(`Sign out (${ADMIN})`);
+  await expectAccessible(page);
+  await shoot(page, 'home');
+});
+
+test('an admin adds a domain, publishes its TXT record (DNS on loopback) and verifies it', async () => {
+  await page.goto(`/organizations/${orgId}`);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Acme E2E');
+  await expectAccessible(page);
+  await page.getByLabel('Add a domain').fill(DOMAIN);
+  await page.getByRole('button', { name: 'Add domain' }).click();
+  const item = page.getByRole('list', { name: 'Domains' }).getByRole('listitem').filter({ hasText: DOMAIN });
+  await expect(item).toContainText(`_svc-verification.${DOMAIN}`);
+  const value = (await item.locator('code').nth(1).textContent())!;
+  expect(value).toMatch(/^svc-[0-9a-f]+$/);
+  await item.getByRole('button', { name: `Verify ${DOMAIN}` }).click();
+  await expect(page.getByRole('status').filter({ hasText: /TXT/ })).toBeVisible();
+  publishTxt(`_svc-verification.${DOMAIN}`, value);
+  await item.getByRole('button', { name: `Verify ${DOMAIN}` }).click();
+  await expect(item).toContainText('verified');
+  await expect(item.getByRole('button', { name: /Verify/ })).toHaveCount(0);
+  await shoot(page, 'organization-domains');
+});
+
+test('an admin configures SSO and sees the service-provider values to register', async () => {
+  await page.goto(`/organizations/${orgId}`);
+  await expect(page.getByText(`${BASE}/api/sso/saml/acs`)).toBeVisible();
+  await expect(page.getByText(`${BASE}/api/sso/saml/metadata`)).toBeVisible();
+  await page.getByLabel('IdP sign-on URL (entry point)').fill(`${process.env.E2E_IDP_URL}/sso`);
+  await page.getByLabel('IdP entity id (issuer)').fill(IDP_ISSUER);
+  await page.getByLabel('IdP signing certificate (PEM)').fill(IDP_CERT);
+  await page.getByLabel('SSO enabled for the verified domains').check();
+  await page.getByRole('button', { name: 'Save SSO settings' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'SSO settings saved' })).toBeVisible();
+  await expect(page.getByText('A certificate is stored (never shown)')).toBeVisible();
+  await expect(page.getByLabel('IdP signing certificate (PEM)')).toHaveValue('');
+  const org = (await api(`/organizations/${orgId}`)).body.organization;
+  expect(org.sso).toMatchObject({ enabled: true, saml: { entryPoint: `${process.env.E2E_IDP_URL}/sso`, issuer: IDP_ISSUER, hasCertificate: true } });
+  await expectAccessible(page);
+  await shoot(page, 'organization-sso');
+});
+
+test('SP-initiated SAML sign-in through the test IdP page, which posts a signed response to the ACS', async ({ browser }) => {
+  const ctx = await browser.newContext();
+  const p = await ctx.newPage();
+  await p.goto('/sign-in');
+  await p.getByLabel('Work email').fill(SAM);
+  await p.getByRole('button', { name: 'Continue' }).click();
+  await p.waitForURL(`${process.env.E2E_IDP_URL}/sso?**`);
+  await expect(p.getByRole('heading', { name: 'Test IdP' })).toBeVisible();
+  await shoot(p, 'test-idp');
+  await p.getByLabel('Email at the IdP').fill(SAM);
+  await p.getByRole('button', { name: 'Sign in at the test IdP' }).click();
+  await p.getByRole('button', { name: 'Continue to Steward' }).click();
+  await expect(p.getByRole('heading', { level: 1 })).toContainText('Welcome');
+  await expect(p.getByRole('navigation', { name: 'Main' })).toContainText(`Sign out (${SAM})`);
+  await shoot(p, 'saml-signed-in');
+  const org = (await api(`/organizations/${orgId}`)).body.organization;
+  expect(org.sso.saml.acsUrl).toBe(`${BASE}/api/sso/saml/acs`);
+  await ctx.close();
+});
+
+test('an admin mints a SCIM token and a user provisioned through SCIM appears among the members', async () => {
+  await page.goto(`/organizations/${orgId}`);
+  await page.getByRole('button', { name: /Create token|Rotate token/ }).click();
+  const token = await page.getByLabel('New token: copy it now, it is shown only once').inputValue();
+  expect(token).toMatch(/^scim_/);
+  const res = await fetch(`${BASE}/api/scim/v2/Users`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/scim+json' },
+    body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: `scim.person@${DOMAIN}`, name: { givenName: 'Scim', familyName: 'Person' }, active: true }),
+  });
+  expect(res.status).toBe(201);
+  await page.reload();
+  await expect(page.getByRole('table').filter({ hasText: 'members' }).first()).toContainText(`scim.person@${DOMAIN}`);
+  await expect(page.getByText(/A token is active/)).toBeVisible();
+  await shoot(page, 'organization-scim');
+});
+
+test('a team admin changes a member’s role and locks a policy switch', async () => {
+  const sam = (await api(`/users?search=${encodeURIComponent(SAM)}`)).body.users.find((u: { email: string }) => u.email === SAM);
+  expect((await api(`/teams/${teamId}/members`, { body: { userId: sam.id } })).status).toBe(201);
+  await page.goto(`/teams/${teamId}`);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Research');
+  await expectAccessible(page);
+  await page.getByLabel(`Team role of ${SAM}`).selectOption('admin');
+  await expect(page.getByRole('status').filter({ hasText: `${SAM} is now admin` })).toBeVisible();
+  const members = (await api(`/teams/${teamId}/members`)).body.members as Array<{ user: { email: string }; role: string }>;
+  expect(members.find((m) => m.user.email === SAM)?.role).toBe('admin');
+
+  await page.getByLabel('Workspace shell setting').selectOption('off');
+  await expect(page.getByRole('status').filter({ hasText: 'Workspace shell: off' })).toBeVisible();
+  // The switch shows the server's state: it turns checked once the change is saved.
+  await page.getByLabel('Lock Workspace shell').click();
+  await expect(page.getByRole('status').filter({ hasText: 'Workspace shell locked' })).toBeVisible();
+  await expect(page.getByLabel('Lock Workspace shell')).toBeChecked();
+  const policy = (await api(`/teams/${teamId}/settings/resource-permissions`)).body.settings.capabilities;
+  expect(policy).toMatchObject({ workspaceCli: 'off', workspaceCliLocked: true });
+  await shoot(page, 'team-settings');
+});
+
+test('with SSO enforced, the email link is refused with sso_required', async ({ browser }) => {
+  expect((await api(`/organizations/${orgId}/sso`, { method: 'PUT', body: { enforced: true } })).status).toBe(200);
+  const ctx = await browser.newContext();
+  const p = await ctx.newPage();
+  await p.goto('/sign-in');
+  await p.getByLabel('Work email').fill(ADMIN);
+  await p.getByRole('button', { name: 'Continue' }).click();
+  await expect(p.getByRole('alert').filter({ hasText: 'requires single sign-on' })).toBeVisible();
+  await shoot(p, 'sign-in-sso-required');
+
+  const { csrfToken } = await (await p.request.get('/api/auth/csrf')).json();
+  const direct = await p.request.post('/api/auth/signin/email', { form: { email: ADMIN, csrfToken, json: 'true' } });
+  expect(direct.status()).toBe(403);
+  expect(await direct.json()).toMatchObject({ ok: false, status: 403, error_code: 'sso_required' });
+  await ctx.close();
+
+  // The admin's earlier email-link session ends too.
+  await page.goto(`/organizations/${orgId}`);
+  await expect(page).toHaveURL(/\/sign-in\?error=sso_required/);
+});

@@ -1,0 +1,72 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { DNS_FILE, MAIL_DIR } from '../global-setup';
+
+export const BASE = process.env.E2E_BASE_URL ?? 'http://127.0.0.1:3199';
+
+/** The public API with the account key (and X-User-Email when `as` is given). */
+export async function api<T = any>(p: string, opts: { method?: string; body?: unknown; as?: string; key?: string } = {}): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${BASE}/api${p}`, {
+    method: opts.method ?? (opts.body ? 'POST' : 'GET'),
+    headers: {
+      Authorization: `Bearer ${opts.key ?? process.env.E2E_API_KEY}`,
+      ...(opts.as ? { 'X-User-Email': opts.as } : {}),
+      ...(opts.body ? { 'Content-Type': 'application/json' } : {}),
+    },
+    body: opts.body ? JSON.stringify(opts.body) : undefined,
+  });
+  return { status: res.status, body: (await res.json().catch(() => null)) as T };
+}
+
+type Mail = { to: string[]; text: string };
+
+/** The newest message the loopback SMTP server captured for `to`, waiting for it to arrive. */
+export async function mailTo(to: string, since = 0): Promise<Mail> {
+  let found: Mail | undefined;
+  await expect
+    .poll(() => {
+      const files = readdirSync(MAIL_DIR).filter((f) => Number(f.split('-')[0]) >= since).sort();
+      found = files.map((f) => JSON.parse(readFileSync(path.join(MAIL_DIR, f), 'utf8')) as Mail).filter((m) => m.to.includes(to)).at(-1);
+      return Boolean(found);
+    })
+    .toBe(true);
+  return found!;
+}
+
+/** Publishes a TXT record on the loopback DNS server the app resolves through. */
+export function publishTxt(name: string, value: string) {
+  const records = JSON.parse(readFileSync(DNS_FILE, 'utf8')) as Record<string, string[]>;
+  records[name.toLowerCase()] = [...(records[name.toLowerCase()] ?? []), value];
+  writeFileSync(DNS_FILE, JSON.stringify(records));
+}
+
+/** Full-page screenshot kept with the test artifacts. */
+export const shoot = (page: Page, name: string) => page.screenshot({ path: `test-results/e2e/${name}.png`, fullPage: true });
+
+/** WCAG 2 A and AA checks by axe on the current page. */
+export async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+  expect(results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+}
+
+/** Signs in through the sign-in page and the emailed link, keyboard only. */
+export async function signInByEmail(page: Page, email: string) {
+  const before = Date.now();
+  await page.goto('/sign-in');
+  await page.getByLabel('Work email').focus();
+  await page.keyboard.type(email);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status')).toContainText('Check your email');
+  let link = '';
+  await expect
+    .poll(async () => {
+      const m = await mailTo(email, before);
+      link = /https?:\/\/\S+\/api\/auth\/callback\/email\S+/.exec(m.text)?.[0] ?? '';
+      return Boolean(link);
+    })
+    .toBe(true);
+  await page.goto(link);
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Welcome');
+}
