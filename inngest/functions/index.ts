@@ -1,5 +1,6 @@
 import { domainRecheck } from './domain-recheck';
 import { heartbeat } from './heartbeat';
+import { signInSweep } from './sign-in-sweep';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck];
+export const functions = [heartbeat, domainRecheck, signInSweep];

@@ -42,4 +42,5 @@ it('the heartbeat function records a beat when its event is sent, and its cron i
   const crons = await app().database.pool.query(`SELECT function_id, cron FROM executor_crons`);
   expect(crons.rows).toContainEqual({ function_id: 'steward-heartbeat', cron: '*/10 * * * *' });
   expect(crons.rows).toContainEqual({ function_id: 'steward-domain-recheck', cron: '0 * * * *' });
+  expect(crons.rows).toContainEqual({ function_id: 'steward-sign-in-sweep', cron: '30 * * * *' });
 });

@@ -165,3 +165,23 @@ describe('IdP metadata import', () => {
     expect(res.status).toBe(303);
   });
 });
+
+describe('SAML state sweep', () => {
+  it('drops expired replay records and requests older than 10 minutes, and keeps live ones', async () => {
+    const { sweepSamlState, acceptOnce } = await import('@/server/sign-in/saml-store');
+    const { samlAssertionsSeen } = await import('@/db/schema');
+    const db = app().database.db;
+    const s = await samlOrganization(app());
+    const stale = await s.start();
+    const fresh = await s.start();
+    await db.update(samlRequests).set({ createdAt: minutesAgo(11) }).where(eq(samlRequests.id, stale.id));
+    await acceptOnce(db, s.org.id, '_old', minutesAgo(1));
+    await acceptOnce(db, s.org.id, '_live', new Date(Date.now() + 60_000));
+    await sweepSamlState(db);
+    const requests = (await db.select().from(samlRequests).where(eq(samlRequests.organizationId, s.org.id))).map((r) => r.id);
+    expect(requests).toEqual([fresh.id]);
+    const seen = (await db.select().from(samlAssertionsSeen).where(eq(samlAssertionsSeen.organizationId, s.org.id))).map((r) => r.assertionId);
+    expect(seen).toEqual(['_live']);
+    expect(await acceptOnce(db, s.org.id, '_live', new Date(Date.now() + 60_000))).toBe(false);
+  });
+});
