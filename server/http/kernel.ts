@@ -202,7 +202,7 @@ function validRequestId(v: string | null) {
   return v && /^[\w.-]{8,128}$/.test(v) ? v : null;
 }
 
-function clientIp(req: ApiRequest, info: RequestInfo): string {
+export function clientIp(req: ApiRequest, info: RequestInfo): string {
   if (process.env.TRUST_PROXY === '1') {
     const fwd = req.headers.get('x-forwarded-for');
     if (fwd) return fwd.split(',')[0].trim();

@@ -39,5 +39,11 @@ export async function authenticateScim(db: Db, headers: Pick<Headers, 'get'>): P
     .where(sql`${organizations.scim}->>'tokenHash' = ${hash}`)
     .limit(1);
   if (!row || !sameHash(String(row.org.scim?.tokenHash), hash)) throw refuse();
+  // On another account's hosted domain a token of this account is no token (hosts select accounts).
+  const host = (headers.get('host') ?? '').toLowerCase();
+  if (host && row.account.hostedDomain !== host) {
+    const [owner] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.hostedDomain, host));
+    if (owner && owner.id !== row.account.id) throw refuse();
+  }
   return { accountId: row.org.accountId, organizationId: row.org.id, account: { rateLimitReads: row.account.rateLimitReads, rateLimitWrites: row.account.rateLimitWrites } };
 }

@@ -4,9 +4,10 @@ import { sharedDatabase } from '@/db/client';
 import { accountForHost } from '@/server/hosted/accounts';
 import { hostedOrigin } from '@/server/hosted/origin';
 import { notFound } from '@/server/http/errors';
-import { errorResponse } from '@/server/http/kernel';
+import { clientIp, errorResponse } from '@/server/http/kernel';
 import { logger } from '@/server/logger';
 import { authOptions } from './auth-options';
+import { consumeLinkRequest } from './link-limit';
 import { assertEmailSignInAllowed } from './route';
 
 // Each account's hosted app lives on its own domain, so next-auth takes its origin from the request.
@@ -18,7 +19,8 @@ const asResponse = (r: ReturnType<typeof errorResponse>) => (r instanceof Respon
 
 /**
  * /api/auth/*: next-auth for the account the Host names. Asking for an email link where SSO is
- * enforced is refused here with 403 sso_required (next-auth itself would only redirect).
+ * enforced is refused here with 403 sso_required (next-auth itself would only redirect), and
+ * link requests are rate limited (429 rate_limited).
  */
 export async function portalAuth(req: NextRequest, ctx: Ctx): Promise<Response> {
   try {
@@ -29,7 +31,10 @@ export async function portalAuth(req: NextRequest, ctx: Ctx): Promise<Response> 
     if (req.method === 'POST' && nextauth[0] === 'signin' && nextauth[1] === 'email') {
       const form = await req.clone().formData().catch(() => null);
       const email = String(form?.get('email') ?? '').trim();
-      if (email) await assertEmailSignInAllowed(db, account.id, email);
+      if (email) {
+        await assertEmailSignInAllowed(db, account.id, email);
+        await consumeLinkRequest(sharedDatabase().pool, account.id, email, clientIp(req, {}));
+      }
     }
     const site = hostedOrigin(req.headers, account.hostedDomain);
     return (await NextAuth(req, ctx, await authOptions(db, account, site))) as Response;

@@ -85,3 +85,30 @@ describe('hosted app sign-in and routers', () => {
     expect(await (await caller(s.host, plainCookie)).auth.me()).toMatchObject({ user: { email: plain.email } });
   });
 });
+
+describe('sign-in link rate limit', () => {
+  it('allows 5 links per address and 30 per client IP every 15 minutes, then 429 rate_limited', async () => {
+    const { consumeLinkRequest } = await import('@/server/sign-in/link-limit');
+    const pool = app().database.pool;
+    const attempt = (email: string, ip: string) => consumeLinkRequest(pool, 'acct-limit', email, ip).then(() => 'ok', (e: AppError) => `${e.status}:${e.code}`);
+    for (let i = 0; i < 5; i++) expect(await attempt('a@limit.example', '10.0.0.1')).toBe('ok');
+    expect(await attempt('A@limit.example', '10.0.0.2')).toBe('429:rate_limited');
+    expect(await attempt('b@limit.example', '10.0.0.1')).toBe('ok');
+    for (let i = 0; i < 24; i++) expect(await attempt(`c${i}@limit.example`, '10.0.0.1')).toBe('ok');
+    expect(await attempt('d@limit.example', '10.0.0.1')).toBe('429:rate_limited');
+  });
+});
+
+describe('SCIM on hosted domains', () => {
+  it('a SCIM token works on its own account’s hosted domain and not on another account’s', async () => {
+    const { hosted } = await import('../helpers/hosted');
+    const s = await samlOrganization(app());
+    const other = await samlOrganization(app());
+    const token = (await call(app(), `/organizations/${s.org.id}/scim/token`, { key: s.acct.key, method: 'POST' })).body.token;
+    const get = (host: string) => hosted(`${app().baseUrl}/scim/v2/Users`, { host, headers: { Authorization: `Bearer ${token}` } });
+    expect((await get(s.host)).status).toBe(200);
+    const refused = await get(other.host);
+    expect(refused.status).toBe(401);
+    expect(refused.json().schemas).toEqual(['urn:ietf:params:scim:api:messages:2.0:Error']);
+  });
+});
