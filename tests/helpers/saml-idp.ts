@@ -33,7 +33,7 @@ export type ResponseOptions = {
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const newId = () => `_${randomBytes(16).toString('hex')}`;
 
-function sign(xml: string, ref: string, issuerOf: string, key: string, cert: string) {
+export function sign(xml: string, ref: string, issuerOf: string, key: string = IDP_KEY, cert: string = IDP_CERT) {
   const sig = new SignedXml({
     privateKey: key,
     publicCert: cert,

@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AppError } from '@/server/http/errors';
 import { sessionSetCookie } from '@/server/sign-in/session';
 import { appRouter } from '@/server/trpc/app-router';
@@ -110,5 +110,25 @@ describe('SCIM on hosted domains', () => {
     const refused = await get(other.host);
     expect(refused.status).toBe(401);
     expect(refused.json().schemas).toEqual(['urn:ietf:params:scim:api:messages:2.0:Error']);
+  });
+});
+
+describe('tRPC transport', () => {
+  it('refuses cross-site and non-JSON mutations (CSRF) and serves same-origin JSON calls', async () => {
+    vi.stubEnv('DATABASE_URL', app().database.pool.options.connectionString as string);
+    const { trpcHandler } = await import('@/server/trpc/handler');
+    const s = await samlOrganization(app());
+    const post = (headers: Record<string, string>, body: string) =>
+      trpcHandler(new Request(`https://${s.host}/api/trpc/auth.start`, { method: 'POST', headers: { host: s.host, ...headers }, body }));
+    const json = JSON.stringify({ email: 'x@elsewhere.example' });
+    expect((await post({ 'content-type': 'application/json', origin: 'https://evil.example' }, json)).status).toBe(403);
+    expect((await post({ 'content-type': 'text/plain', origin: `https://${s.host}` }, json)).status).toBe(403);
+    const ok = await post({ 'content-type': 'application/json', origin: `https://${s.host}` }, json);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ result: { data: { method: 'email' } } });
+    const bad = await post({ 'content-type': 'application/json' }, JSON.stringify({ email: 'nope' }));
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.message).toMatch(/email/);
+    vi.unstubAllEnvs();
   });
 });

@@ -185,3 +185,32 @@ describe('SAML state sweep', () => {
     expect(await acceptOnce(db, s.org.id, '_live', new Date(Date.now() + 60_000))).toBe(false);
   });
 });
+
+describe('single logout', () => {
+  it('a signed IdP LogoutRequest ends the session and is answered with a LogoutResponse; a plain visit signs out locally', async () => {
+    const { hosted } = await import('../helpers/hosted');
+    const { sign } = await import('../helpers/saml-idp');
+    const s = await samlOrganization(app());
+    const slo = `https://${s.host}/api/sso/saml/slo`;
+    const plain = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host });
+    expect(plain.status).toBe(303);
+    expect(plain.headers.location).toBe('/sign-in');
+    expect(plain.headers['set-cookie']?.[0]).toMatch(/^__Secure-next-auth\.session-token=;.*Max-Age=0/);
+
+    const request = (signed: boolean) => {
+      const xml =
+        `<samlp:LogoutRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_lr${Date.now()}" Version="2.0" IssueInstant="${new Date().toISOString()}" Destination="${slo}">` +
+        `<saml:Issuer>${IDP_ISSUER}</saml:Issuer><saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress">ada@${s.domain}</saml:NameID><samlp:SessionIndex>_s1</samlp:SessionIndex></samlp:LogoutRequest>`;
+      const out = signed ? sign(xml, `/*[local-name(.)='LogoutRequest']`, `/*[local-name(.)='LogoutRequest']/*[local-name(.)='Issuer']`) : xml;
+      return Buffer.from(out).toString('base64');
+    };
+    const answered = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host, form: { SAMLRequest: request(true), RelayState: 'r1' } });
+    expect(answered.status).toBe(303);
+    expect(answered.headers.location).toMatch(/^https:\/\/idp\.test\.example\/sso\?SAMLResponse=.+RelayState=r1/);
+    expect(answered.headers['set-cookie']?.[0]).toMatch(/Max-Age=0/);
+
+    const forged = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host, form: { SAMLRequest: request(false) } });
+    expect(forged.status).toBe(303);
+    expect(forged.headers.location).toBe('/sign-in');
+  });
+});
