@@ -1,13 +1,12 @@
+import { and, eq } from 'drizzle-orm';
 import type { NextAuthOptions } from 'next-auth';
 import EmailProvider from 'next-auth/providers/email';
 import type { Db } from '@/db/client';
-import type { AccountRow } from '@/db/schema';
+import { users, type AccountRow } from '@/db/schema';
 import { sendMail } from '@/server/mail/mailer';
 import { mayRequestLink, portalAdapter } from './portal-adapter';
-import { assertEmailSignInAllowed } from './route';
+import { assertEmailSignInAllowed } from './sign-in-method';
 import { SESSION_MAX_AGE_S, sessionSecret, tokenFor } from './session';
-import { and, eq } from 'drizzle-orm';
-import { users } from '@/db/schema';
 
 /** Sign-in links last 15 minutes and work once. */
 const LINK_MAX_AGE_S = 15 * 60;

@@ -8,7 +8,7 @@ import { clientIp, errorResponse } from '@/server/http/kernel';
 import { logger } from '@/server/logger';
 import { authOptions } from './auth-options';
 import { consumeLinkRequest } from './link-limit';
-import { assertEmailSignInAllowed } from './route';
+import { assertEmailSignInAllowed } from './sign-in-method';
 
 // Each account's hosted app lives on its own domain, so next-auth takes its origin from the request.
 process.env.AUTH_TRUST_HOST ??= 'true';

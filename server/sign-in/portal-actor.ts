@@ -4,7 +4,7 @@ import type { Db } from '@/db/client';
 import { accounts, users, type AccountRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { accountBlocked } from '@/server/http/errors';
-import { assertEmailSignInAllowed } from './route';
+import { assertEmailSignInAllowed } from './sign-in-method';
 import { sessionCookieName, sessionSecret, type PortalToken } from './session';
 
 function cookieValue(header: string | null, name: string) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Email } from '@/server/users/contracts';
 import { portalSummary } from '@/server/sign-in/whoami';
-import { signInRoute } from '@/server/sign-in/route';
+import { signInRoute } from '@/server/sign-in/sign-in-method';
 import { startSamlSignIn } from '@/server/sign-in/saml-start';
 import { publicProcedure, router } from '../init';
 
