@@ -51,7 +51,7 @@ export const slackApps = pgTable(
   (t) => [uniqueIndex('slack_apps_assistant_kind_user').on(t.assistantId, t.kind, t.userId)],
 );
 
-/** Connections made through OAuth (Slack install or identity link, Teams). Provider tokens are stored as received. */
+/** Connections made through OAuth (Slack install or identity link, Teams). Provider tokens are sealed (JWE); `details` keeps the non-secret part. */
 export const oauthConnections = pgTable('oauth_connections', {
   id: idColumn(),
   accountId: text('account_id')
@@ -62,6 +62,9 @@ export const oauthConnections = pgTable('oauth_connections', {
   userId: text('user_id'),
   assistantId: text('assistant_id'),
   target: jsonb('target').$type<Record<string, unknown>>().notNull().default({}),
-  tokens: jsonb('tokens').$type<Record<string, unknown>>().notNull(),
+  /** The provider's token response sealed with server/secrets/sealed.ts, never stored in clear. */
+  tokens: text('tokens').notNull(),
+  /** What the response says besides secrets (workspace, scopes, expiry). */
+  details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
   createdAt: createdAt(),
 });

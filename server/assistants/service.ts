@@ -139,7 +139,7 @@ async function slackStatuses(db: Db, actor: Actor, ids: string[]) {
   for (const id of ids) {
     const app = apps.find((x) => x.assistantId === id && (x.kind === 'marketplace' || x.userId === actor.user?.id));
     const link = links.find((l) => l.assistantId === id);
-    const team = (link?.tokens.team as { id?: string } | undefined)?.id;
+    const team = (link?.details.team as { id?: string } | undefined)?.id;
     out.set(id, { configured: Boolean(app), connected: Boolean(link), deepLinks: team ? { app: `https://slack.com/app_redirect?team=${team}&app=${app?.id ?? ''}` } : {} });
   }
   return out;

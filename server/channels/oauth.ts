@@ -2,6 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { oauthConnections, rosterEntries } from '@/db/schema';
+import { sealJson } from '@/server/secrets/sealed';
+import { tokenDetails } from './token-details';
 import type { Actor } from '@/server/access/actor';
 import { visibleAssistant } from '@/server/assistants/visibility';
 import { forbidden } from '@/server/http/errors';
@@ -63,7 +65,16 @@ export async function finishOAuth(db: Db, provider: 'slack' | 'teams', q: z.infe
   });
   const [row] = await db
     .insert(oauthConnections)
-    .values({ accountId: state.accountId, provider, purpose: state.purpose, userId: state.userId, assistantId: state.assistantId ?? null, target: state.target ?? {}, tokens })
+    .values({
+      accountId: state.accountId,
+      provider,
+      purpose: state.purpose,
+      userId: state.userId,
+      assistantId: state.assistantId ?? null,
+      target: state.target ?? {},
+      tokens: await sealJson(db, tokens, `oauth:${provider}`),
+      details: tokenDetails(tokens),
+    })
     .returning();
   return { ok: true as const, connection: { id: row.id, provider, purpose: row.purpose, assistant: row.assistantId, target: row.target, createdAt: row.createdAt.toISOString() } };
 }

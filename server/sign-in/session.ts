@@ -1,23 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import { encode } from 'next-auth/jwt';
 import type { Db } from '@/db/client';
-import { appSecrets, type UserRow } from '@/db/schema';
+import type { UserRow } from '@/db/schema';
+import { ensureAppSecret } from '@/server/secrets/app-secret';
 
 /** Hosted-app sessions last a working week; signing in again renews them. */
 export const SESSION_MAX_AGE_S = 7 * 24 * 3600;
 
-const cached = new WeakMap<Db, string>();
-
 /** NEXTAUTH_SECRET when set, else one generated once and kept in Postgres so every instance agrees. */
 export async function sessionSecret(db: Db): Promise<string> {
   if (process.env.NEXTAUTH_SECRET) return process.env.NEXTAUTH_SECRET;
-  const known = cached.get(db);
-  if (known) return known;
-  await db.insert(appSecrets).values({ name: 'portal-session-secret', value: randomBytes(32).toString('base64url') }).onConflictDoNothing();
-  const [row] = await db.select().from(appSecrets).where(eq(appSecrets.name, 'portal-session-secret'));
-  cached.set(db, row.value);
-  return row.value;
+  return ensureAppSecret(db, 'portal-session-secret', () => randomBytes(32).toString('base64url'));
 }
 
 /** next-auth's cookie names: the __Secure- prefix (and Secure flag) whenever the hosted app is on https. */

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePolicy } from '@/server/policy/team-policy';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
+import { eq } from 'drizzle-orm';
+import { oauthConnections } from '@/db/schema';
+import { openJson } from '@/server/secrets/sealed';
 
 const app = useTestServer();
 
@@ -103,6 +106,13 @@ describe('OAuth', () => {
     expect(done.status).toBe(200);
     expect(done.body.connection).toMatchObject({ provider: 'slack', purpose: 'install', assistant: own.id });
     expect(exchanges.at(-1)).toMatchObject({ path: '/slack/token', client_id: 'cid', client_secret: 'csecret', code: 'good-code', redirect_uri: redirectUri });
+    // The provider's tokens are sealed at rest; only the non-secret details are readable.
+    const [row] = await app().database.db.select().from(oauthConnections).where(eq(oauthConnections.id, done.body.connection.id));
+    expect(row.tokens).not.toContain('xoxb-fake');
+    expect(row.tokens.split('.')).toHaveLength(5);
+    expect(row.details).toEqual({ ok: true, team: { id: 'T1' } });
+    expect(await openJson(app().database.db, row.tokens, 'oauth:slack')).toEqual({ ok: true, access_token: 'xoxb-fake', team: { id: 'T1' } });
+    await expect(openJson(app().database.db, row.tokens, 'oauth:teams')).rejects.toThrow(/not oauth:teams/);
     expect((await call(app(), `/oauth/callback/slack?code=good-code&state=${state}x`)).status).toBe(400);
     expect((await call(app(), `/oauth/callback/teams?code=good-code&state=${state}`)).status).toBe(403);
     await call(app(), `/assistants/${own.id}/slack-apps`, { key, body: { kind: 'workspace', botDisplayName: 'Mine' } });
