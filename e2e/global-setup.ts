@@ -6,7 +6,7 @@ import { connect } from '../db/client';
 import { startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
 import { startTxtServer } from '../tests/helpers/dns';
-import { startMailCapture } from './support/mail-capture';
+import { startMailCaptureToDir } from './support/mail-capture';
 import { startTestIdp } from './support/test-idp';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -30,7 +30,7 @@ function txtRecords(name: string): string[] {
 export default async function globalSetup() {
   rmSync(MAIL_DIR, { recursive: true, force: true });
   writeFileSync(DNS_FILE, '{}');
-  const mail = await startMailCapture(MAIL_DIR);
+  const mail = await startMailCaptureToDir(MAIL_DIR);
   const dns = await startTxtServer(txtRecords);
   const idp = await startTestIdp();
   const server = await startThrowawayDatabase('e2e');

@@ -81,6 +81,14 @@ async function main() {
     if (build.status !== 0) throw new Error('next build failed');
   }
 
+  // Development without SMTP_URL: a local SMTP server captures outgoing mail and logs it (sign-in links included).
+  if (dev && !process.env.SMTP_URL) {
+    const { startMailCapture } = await import('../server/mail/capture');
+    const capture = await startMailCapture((m) => logger.info({ to: m.to, subject: m.subject, text: m.text }, 'mail captured by the local SMTP server (development)'));
+    process.env.SMTP_URL = capture.url;
+    logger.info({ smtp: capture.url }, 'development mail goes to a local SMTP capture');
+  }
+
   // Durable work: the built-in executor unless an Inngest server is configured.
   const durable = usesInngestServer() ? null : await startDurableWork(selected.url);
 
