@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNotNull, isNull, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { apiKeys, users, type ApiKeyRow } from '@/db/schema';
@@ -30,8 +30,35 @@ export function toPublicApiKey(k: ApiKeyRow, lastUsed?: LastUsedTracker) {
 /** Ids of the users of an organization, as a subquery. */
 const orgUsers = (db: Db, orgId: string) => db.select({ id: users.id }).from(users).where(eq(users.organizationId, orgId));
 
+/**
+ * The two common listings (an account-wide key, a user's own keys) as prepared statements that
+ * fetch the page and the total in one round trip (a window count): the hot path of GET /api-keys.
+ */
+const preparedLists = new WeakMap<Db, ReturnType<typeof prepareLists>>();
+function prepareLists(db: Db) {
+  const page = (where: SQL, name: string) =>
+    db
+      .select({ key: apiKeys, total: sql<number>`count(*) over ()`.mapWith(Number) })
+      .from(apiKeys)
+      .where(where)
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(name);
+  return {
+    account: page(eq(apiKeys.accountId, sql.placeholder('accountId')), 'api_keys_page_account'),
+    user: page(and(eq(apiKeys.accountId, sql.placeholder('accountId')), eq(apiKeys.userId, sql.placeholder('userId')))!, 'api_keys_page_user'),
+  };
+}
+function lists(db: Db) {
+  let l = preparedLists.get(db);
+  if (!l) preparedLists.set(db, (l = prepareLists(db)));
+  return l;
+}
+
 export async function listApiKeys(db: Db, actor: Actor, q: z.infer<typeof ListApiKeysQuery>, lastUsed?: LastUsedTracker) {
   const filters: SQL[] = [eq(apiKeys.accountId, actor.accountId)];
+  let common: 'account' | 'user' | null = null;
   if (q.resource === 'organization') {
     const org = administeredOrganization(actor);
     if (!org) throw forbidden('Listing organization keys needs the organization admin role');
@@ -39,16 +66,26 @@ export async function listApiKeys(db: Db, actor: Actor, q: z.infer<typeof ListAp
     else filters.push(eq(apiKeys.organizationId, org), isNull(apiKeys.userId));
   } else if (actor.user) {
     filters.push(eq(apiKeys.userId, actor.user.id));
+    common = 'user';
   } else if (actor.level === 'organization') {
     filters.push(eq(apiKeys.organizationId, actor.organizationId!), isNull(apiKeys.userId));
+  } else {
+    common = 'account';
   }
-  const where = and(...filters);
   const { limit, offset } = pageWindow(q);
-  const [rows, [{ total }]] = await Promise.all([
-    db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(limit).offset(offset),
-    db.select({ total: count() }).from(apiKeys).where(where),
-  ]);
-  return { ok: true as const, apiKeys: rows.map((k) => toPublicApiKey(k, lastUsed)), ...pageInfo(q, total) };
+  const where = and(...filters);
+  const rows = common
+    ? await lists(db)[common].execute({ accountId: actor.accountId, userId: actor.user?.id ?? '', limit, offset })
+    : await db
+        .select({ key: apiKeys, total: sql<number>`count(*) over ()`.mapWith(Number) })
+        .from(apiKeys)
+        .where(where)
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+        .limit(limit)
+        .offset(offset);
+  // Past the last page the window count is absent: count separately (rare).
+  const total = rows.length > 0 ? rows[0].total : offset === 0 ? 0 : (await db.select({ n: count() }).from(apiKeys).where(where))[0].n;
+  return { ok: true as const, apiKeys: rows.map((r) => toPublicApiKey(r.key, lastUsed)), ...pageInfo(q, total) };
 }
 
 export async function createApiKey(db: Db, actor: Actor, input: z.infer<typeof CreateApiKeyBody>) {

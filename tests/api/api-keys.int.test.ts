@@ -90,6 +90,12 @@ describe('GET /api-keys', () => {
     expect(capped.body.perPage).toBe(100);
     const mine = await call(app(), '/api-keys', { key: acct.key, as: u.email });
     expect(mine.body.apiKeys.map((k: { label: string }) => k.label)).toEqual(['personal']);
+    expect(mine.body.total).toBe(1);
+    const last = await call(app(), '/api-keys?perPage=2&page=3', { key: acct.key });
+    expect(last.body).toMatchObject({ page: 3, total: 5 });
+    expect(last.body.apiKeys).toHaveLength(1);
+    const past = await call(app(), '/api-keys?perPage=2&page=9', { key: acct.key });
+    expect(past.body).toMatchObject({ apiKeys: [], page: 9, total: 5 });
     const bad = await call(app(), '/api-keys?page=0', { key: acct.key });
     expect(bad.status).toBe(400);
   });
