@@ -117,11 +117,13 @@ test('a team admin changes a member’s role and locks a policy switch', async (
   await expect(page.getByRole('heading', { level: 1 })).toContainText('Research');
   await expectAccessible(page);
   await page.getByLabel(`Team role of ${SAM}`).selectOption('admin');
+  await page.getByRole('button', { name: `Apply Team role of ${SAM}` }).click();
   await expect(page.getByRole('status').filter({ hasText: `${SAM} is now admin` })).toBeVisible();
   const members = (await api(`/teams/${teamId}/members`)).body.members as Array<{ user: { email: string }; role: string }>;
   expect(members.find((m) => m.user.email === SAM)?.role).toBe('admin');
 
   await page.getByLabel('Workspace shell setting').selectOption('off');
+  await page.getByRole('button', { name: 'Apply Workspace shell setting' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Workspace shell: off' })).toBeVisible();
   // The switch shows the server's state: it turns checked once the change is saved.
   await page.getByLabel('Lock Workspace shell').click();

@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { trpc } from '@/app/_lib/trpc-client';
 import { useAction } from '@/app/_ui/action';
+import { ChoiceWithApply } from '@/app/_ui/choice';
 import { Field } from '@/app/_ui/field';
 import s from '@/app/_ui/hosted.module.css';
 import type { OrgMember } from './types';
@@ -28,15 +29,16 @@ export function MembersPanel({ orgId, members, canEdit, selfId }: { orgId: strin
               <td>{m.email}</td>
               <td>
                 {canEdit ? (
-                  <select
-                    aria-label={`Organization role of ${m.email}`}
+                  <ChoiceWithApply
+                    label={`Organization role of ${m.email}`}
                     value={m.organizationRole}
                     disabled={pending}
-                    onChange={(e) => run(() => trpc.organizations.setRole.mutate({ orgId, userId: m.id, role: e.target.value as 'admin' | 'member' }), `${m.email} is now ${e.target.value}`)}
-                  >
-                    <option value="member">member</option>
-                    <option value="admin">admin</option>
-                  </select>
+                    options={[
+                      { value: 'member', label: 'member' },
+                      { value: 'admin', label: 'admin' },
+                    ]}
+                    onApply={(role) => run(() => trpc.organizations.setRole.mutate({ orgId, userId: m.id, role: role as 'admin' | 'member' }), `${m.email} is now ${role}`)}
+                  />
                 ) : (
                   m.organizationRole
                 )}

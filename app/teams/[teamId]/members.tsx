@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { trpc } from '@/app/_lib/trpc-client';
 import { useAction } from '@/app/_ui/action';
+import { ChoiceWithApply } from '@/app/_ui/choice';
 import { Field } from '@/app/_ui/field';
 import s from '@/app/_ui/hosted.module.css';
 import type { Candidate, TeamMember } from './types';
@@ -33,31 +34,29 @@ export function TeamMembersPanel({ teamId, members, candidates, isOwner }: { tea
                 {m.role === 'owner' ? (
                   'owner'
                 ) : (
-                  <select
-                    aria-label={`Team role of ${m.user.email}`}
+                  <ChoiceWithApply
+                    label={`Team role of ${m.user.email}`}
                     value={m.role}
                     disabled={pending}
-                    onChange={(e) => run(() => trpc.teams.updateMember.mutate({ teamId, memberId: m.id, patch: { role: e.target.value as 'member' | 'admin' } }), `${m.user.email} is now ${e.target.value}`)}
-                  >
-                    <option value="member">member</option>
-                    <option value="admin">admin</option>
-                  </select>
+                    options={[
+                      { value: 'member', label: 'member' },
+                      { value: 'admin', label: 'admin' },
+                    ]}
+                    onApply={(role) => run(() => trpc.teams.updateMember.mutate({ teamId, memberId: m.id, patch: { role: role as 'member' | 'admin' } }), `${m.user.email} is now ${role}`)}
+                  />
                 )}
               </td>
               <td>
                 {m.role === 'owner' ? (
                   m.status
                 ) : (
-                  <select
-                    aria-label={`Status of ${m.user.email}`}
+                  <ChoiceWithApply
+                    label={`Status of ${m.user.email}`}
                     value={m.status}
                     disabled={pending}
-                    onChange={(e) => run(() => trpc.teams.updateMember.mutate({ teamId, memberId: m.id, patch: { status: e.target.value as 'active' | 'invited' | 'archived' } }), `${m.user.email} is now ${e.target.value}`)}
-                  >
-                    <option value="active">active</option>
-                    <option value="invited">invited</option>
-                    <option value="archived">archived</option>
-                  </select>
+                    options={['active', 'invited', 'archived'].map((v) => ({ value: v, label: v }))}
+                    onApply={(status) => run(() => trpc.teams.updateMember.mutate({ teamId, memberId: m.id, patch: { status: status as 'active' | 'invited' | 'archived' } }), `${m.user.email} is now ${status}`)}
+                  />
                 )}
               </td>
               <td>

@@ -1,6 +1,7 @@
 'use client';
 import { trpc } from '@/app/_lib/trpc-client';
 import { useAction } from '@/app/_ui/action';
+import { ChoiceWithApply } from '@/app/_ui/choice';
 import s from '@/app/_ui/hosted.module.css';
 import type { TeamPolicy } from './types';
 
@@ -38,11 +39,17 @@ export function PolicyPanel({ teamId, policy }: { teamId: string; policy: TeamPo
               <tr key={key}>
                 <th scope="row">{label}</th>
                 <td>
-                  <select aria-label={`${label} setting`} value={value} disabled={pending} onChange={(e) => patch({ [key]: e.target.value || null }, `${label}: ${e.target.value || 'inherited'}`)}>
-                    <option value="">inherit</option>
-                    <option value="on">on</option>
-                    <option value="off">off</option>
-                  </select>
+                  <ChoiceWithApply
+                    label={`${label} setting`}
+                    value={value}
+                    disabled={pending}
+                    options={[
+                      { value: '', label: 'inherit' },
+                      { value: 'on', label: 'on' },
+                      { value: 'off', label: 'off' },
+                    ]}
+                    onApply={(v) => patch({ [key]: v || null }, `${label}: ${v || 'inherited'}`)}
+                  />
                 </td>
                 <td>
                   <input
