@@ -1,7 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
-import { identifiers, teamMemberships, teams, users, type OrganizationRow, type UserRow } from '@/db/schema';
+import { accounts, identifiers, teamMemberships, teams, users, type OrganizationRow, type UserRow } from '@/db/schema';
+import { hostedOrigin } from '@/server/hosted/origin';
 import type { Actor } from '@/server/access/actor';
 import { forbidden, notFound } from '@/server/http/errors';
 import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
@@ -31,13 +32,15 @@ export async function addMember(db: Db, actor: Actor, orgId: string, input: z.in
     return placeInOrganization(tx, org, u);
   });
   // New people are invited; existing ones are told they were added (the in-app notice has no API shape).
+  const [account] = await db.select({ hostedDomain: accounts.hostedDomain }).from(accounts).where(eq(accounts.id, actor.accountId));
+  const signIn = account?.hostedDomain ? `\n\nSign in at ${hostedOrigin(new Headers(), account.hostedDomain).origin}/sign-in` : '';
   await sendMail(db, {
     accountId: actor.accountId,
     to: user.email,
     subject: isNew ? `You are invited to ${org.name}` : `You were added to ${org.name}`,
     text: isNew
-      ? `You have been invited to join ${org.name}. Sign in with this email address to get started.`
-      : `You are now a member of ${org.name}.`,
+      ? `You have been invited to join ${org.name}. Sign in with this email address to get started.${signIn}`
+      : `You are now a member of ${org.name}.${signIn}`,
   });
   return {
     ok: true as const,

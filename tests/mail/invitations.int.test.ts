@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { setHostedDomain } from '@/server/hosted/accounts';
+import { decodeQuotedPrintable } from '@/server/mail/capture';
 import { call, newAccount, newUser } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
 
@@ -31,12 +33,14 @@ afterAll(async () => {
 
 it('adding an organization member emails an invitation to a new person and a notice to an existing one', async () => {
   const acct = await newAccount(app());
+  await setHostedDomain(app().database.db, acct.accountId, `mailers-${Date.now().toString(36)}.example`);
   const org = (await call(app(), '/organizations', { key: acct.key, body: { name: 'Mailers' } })).body.organization;
   await call(app(), `/organizations/${org.id}/members`, { key: acct.key, body: { email: 'newcomer@mail.example' } });
   const existing = await newUser(app(), acct);
   await call(app(), `/organizations/${org.id}/members`, { key: acct.key, body: { email: existing.email } });
   expect(captured.map((c) => c.to[0])).toEqual(['newcomer@mail.example', existing.email]);
   expect(captured[0].data).toContain('Subject: You are invited to Mailers');
+  expect(decodeQuotedPrintable(captured[0].data)).toMatch(/Sign in at https:\/\/mailers-[a-z0-9]+\.example\/sign-in/);
   expect(captured[1].data).toContain('Subject: You were added to Mailers');
   const outbox = await app().database.pool.query(`SELECT "to", status FROM mail_outbox ORDER BY created_at`);
   expect(outbox.rows).toEqual([
