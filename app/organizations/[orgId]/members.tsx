@@ -7,13 +7,13 @@ import { Field } from '@/app/_ui/field';
 import s from '@/app/_ui/hosted.module.css';
 import type { OrgMember } from './types';
 
-export function MembersPanel({ orgId, members, canEdit, selfId }: { orgId: string; members: OrgMember[]; canEdit: boolean; selfId: string }) {
+export function MembersPanel({ orgId, members, total, canEdit, selfId }: { orgId: string; members: OrgMember[]; total: number; canEdit: boolean; selfId: string }) {
   const [email, setEmail] = useState('');
   const { run, pending, status } = useAction();
   return (
     <>
       <table className={s.table}>
-        <caption className={s.muted}>{members.length} members</caption>
+        <caption className={s.muted}>{total} members</caption>
         <thead>
           <tr>
             <th scope="col">Name</th>

@@ -1,6 +1,7 @@
 import { readOrNotFound, requireSignedIn } from '@/app/_lib/server-caller';
 import { Section } from '@/app/_ui/field';
 import { HostedFrame } from '@/app/_ui/layout';
+import { Pager, pageParam } from '@/app/_ui/pager';
 import { DomainsPanel } from './domains';
 import { GeneralForm } from './general';
 import { MembersPanel } from './members';
@@ -10,12 +11,15 @@ import { SsoPanel } from './sso';
 export const dynamic = 'force-dynamic';
 export const metadata = { title: 'Organization settings · Steward' };
 
-export default async function OrganizationSettings({ params }: { params: Promise<{ orgId: string }> }) {
+const PER_PAGE = 50;
+
+export default async function OrganizationSettings({ params, searchParams }: { params: Promise<{ orgId: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
   const { orgId } = await params;
+  const page = pageParam((await searchParams).membersPage);
   const { api, me, ctx } = await requireSignedIn(`/organizations/${orgId}`);
   const { organization } = await readOrNotFound(api.organizations.get({ orgId }));
   const isAdmin = me.organization?.id === orgId && me.organization.role === 'admin';
-  const { members } = await api.organizations.members({ orgId, query: { page: 1, perPage: 100 } });
+  const { members, total } = await api.organizations.members({ orgId, query: { page, perPage: PER_PAGE } });
   const [domains, sso] = isAdmin ? await Promise.all([api.organizations.domains({ orgId }), api.organizations.sso({ orgId })]) : [null, null];
   return (
     <HostedFrame me={me} title={`${organization.name}: settings`}>
@@ -24,7 +28,8 @@ export default async function OrganizationSettings({ params }: { params: Promise
         <GeneralForm org={organization} canEdit={isAdmin} />
       </Section>
       <Section id="members" title="Members and roles">
-        <MembersPanel orgId={orgId} members={members} canEdit={isAdmin} selfId={me.user.id} />
+        <MembersPanel orgId={orgId} members={members} total={total} canEdit={isAdmin} selfId={me.user.id} />
+        <Pager label="Members" param="membersPage" page={page} perPage={PER_PAGE} total={total} />
       </Section>
       {domains && (
         <Section id="domains" title="Domains">
