@@ -15,6 +15,8 @@ import { safeReturnTo } from './saml-start';
 export const rejected = (why: string) => new AppError(403, 'sso_rejected', `SAML sign-in refused: ${why}`);
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Real responses are a few kilobytes; anything near this is not one. */
+const MAX_RESPONSE_CHARS = 512 * 1024;
 const first = (v: unknown): string | null => (Array.isArray(v) ? first(v[0]) : typeof v === 'string' ? v.trim() : null);
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.flatMap(list) : typeof v === 'string' && v.trim() ? [v.trim()] : []);
 
@@ -96,7 +98,10 @@ async function recordSpValues(db: Db, org: OrganizationRow, config: SsoConfig, o
 export async function consumeSamlResponse(db: Db, account: AccountRow, origin: string, form: URLSearchParams, now = new Date()): Promise<{ user: UserRow; returnTo: string }> {
   const encoded = form.get('SAMLResponse');
   if (!encoded) throw badRequest('SAMLResponse: is required');
+  if (encoded.length > MAX_RESPONSE_CHARS) throw badRequest('SAMLResponse: is too large');
   const xml = Buffer.from(encoded, 'base64').toString('utf8');
+  // SAML never needs a DTD; refusing them rules out entity-expansion tricks before any parsing.
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw rejected('the response contains a DTD');
   const peek = peekResponse(xml);
   if (!peek) throw badRequest('SAMLResponse: is not a SAML response');
   if (hasCommentInIdentity(xml)) throw rejected('the NameID or an attribute value contains an XML comment');

@@ -146,6 +146,11 @@ describe('SAML sign-in (ACS)', () => {
     const res = await s.post('bm90IHhtbA==');
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ ok: false, status: 400 });
+    expect((await s.post('A'.repeat(600 * 1024))).json().error).toMatch(/too large/);
+    const withDtd = Buffer.from(Buffer.from(s.response({ email: `x@${s.domain}` }), 'base64').toString('utf8').replace('<samlp:Response', '<!DOCTYPE r [<!ENTITY a "aaaa">]><samlp:Response')).toString('base64');
+    const dtd = await s.post(withDtd);
+    expect(dtd.status).toBe(403);
+    expect(dtd.json().error).toMatch(/DTD/);
   });
 });
 
