@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { IDP_CERT, IDP_ISSUER } from '../tests/helpers/saml-idp';
-import { api, BASE, expectAccessible, publishTxt, shoot, signInByEmail } from './support/harness';
+import { api, BASE, expectAccessible, expectKeyboardReachable, publishTxt, shoot, signInByEmail } from './support/harness';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -70,6 +70,7 @@ test('an admin configures SSO and sees the service-provider values to register',
   const org = (await api(`/organizations/${orgId}`)).body.organization;
   expect(org.sso).toMatchObject({ enabled: true, saml: { entryPoint: `${process.env.E2E_IDP_URL}/sso`, issuer: IDP_ISSUER, hasCertificate: true } });
   await expectAccessible(page);
+  await expectKeyboardReachable(page);
   await shoot(page, 'organization-sso');
 });
 
@@ -131,6 +132,7 @@ test('a team admin changes a member’s role and locks a policy switch', async (
   await expect(page.getByLabel('Lock Workspace shell')).toBeChecked();
   const policy = (await api(`/teams/${teamId}/settings/resource-permissions`)).body.settings.capabilities;
   expect(policy).toMatchObject({ workspaceCli: 'off', workspaceCliLocked: true });
+  await expectKeyboardReachable(page);
   await shoot(page, 'team-settings');
 });
 

@@ -70,3 +70,24 @@ export async function signInByEmail(page: Page, email: string) {
   await page.goto(link);
   await expect(page.getByRole('heading', { level: 1 })).toContainText('Welcome');
 }
+
+/**
+ * Keyboard check: pressing Tab from the top reaches every enabled control on the page
+ * (links, buttons, inputs, selects, text areas), in some order, with nothing skipped.
+ */
+export async function expectKeyboardReachable(page: Page) {
+  const total = await page.evaluate(() => {
+    const controls = Array.from(document.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled])'));
+    controls.forEach((el, i) => el.setAttribute('data-kb', String(i)));
+    return controls.length;
+  });
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  const seen = new Set<string>();
+  for (let i = 0; i < total + 5; i++) {
+    await page.keyboard.press('Tab');
+    const id = await page.evaluate(() => document.activeElement?.getAttribute('data-kb') ?? null);
+    if (id !== null) seen.add(id);
+  }
+  const missed = await page.evaluate((ids) => Array.from(document.querySelectorAll('[data-kb]')).filter((el) => !ids.includes(el.getAttribute('data-kb')!)).map((el) => el.outerHTML.slice(0, 120)), [...seen]);
+  expect(missed).toEqual([]);
+}
