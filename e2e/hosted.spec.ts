@@ -27,7 +27,8 @@ test.afterAll(async () => {
 });
 
 test('email sign-in by the link captured from SMTP, with the keyboard only', async () => {
-  await page.goto('/sign-in');
+  const res = await page.goto('/sign-in');
+  expect(res?.headers()).toMatchObject({ 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'", 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' });
   await expectAccessible(page);
   await shoot(page, 'sign-in');
   await signInByEmail(page, ADMIN);
