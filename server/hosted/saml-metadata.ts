@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { defineEndpoint } from '@/server/http/endpoint';
 import { notFound } from '@/server/http/errors';
+import { spCredentials } from '@/server/sign-in/sp-credentials';
 import { accountForHost } from './accounts';
 import { hostedOrigin } from './origin';
 
@@ -15,8 +16,11 @@ export async function spMetadata(db: Db, headers: Pick<Headers, 'get'>) {
   const account = await accountForHost(db, headers.get('host'));
   if (!account) throw notFound('Hosted app');
   const sp = spValues(hostedOrigin(headers, account.hostedDomain).origin);
+  const { privateKey, cert } = await spCredentials(db);
   const xml = generateServiceProviderMetadata({
     issuer: sp.entityId,
+    privateKey,
+    publicCerts: cert,
     callbackUrl: sp.acsUrl,
     logoutCallbackUrl: sp.sloUrl,
     identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',

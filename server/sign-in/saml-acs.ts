@@ -7,6 +7,7 @@ import { AppError, badRequest } from '@/server/http/errors';
 import { placeInOrganization } from '@/server/organizations/members';
 import { createUserWithEmail } from '@/server/users/provision';
 import { samlFor } from './saml-client';
+import { spCredentials } from './sp-credentials';
 import { acceptOnce, pendingRequest } from './saml-store';
 import { assertionFacts, hasCommentInIdentity, peekResponse } from './saml-xml';
 import { ssoConfigOf, ssoUsable, type SsoConfig } from './sso-config';
@@ -111,7 +112,7 @@ export async function consumeSamlResponse(db: Db, account: AccountRow, origin: s
   const sp = spValues(origin);
   let profile: Profile | null;
   try {
-    ({ profile } = await samlFor(db, { accountId: account.id, organizationId: org.id, origin, config }).validatePostResponseAsync({ SAMLResponse: encoded }));
+    ({ profile } = await samlFor(db, { accountId: account.id, organizationId: org.id, origin, config, sp: await spCredentials(db) }).validatePostResponseAsync({ SAMLResponse: encoded }));
   } catch (e) {
     throw rejected((e as Error).message);
   }

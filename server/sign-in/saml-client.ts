@@ -2,6 +2,7 @@ import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { Db } from '@/db/client';
 import { spValues } from '@/server/hosted/saml-metadata';
 import { REQUEST_TTL_MS, SamlRequestStore } from './saml-store';
+import type { SpCredentials } from './sp-credentials';
 import type { SsoConfig } from './sso-config';
 
 /** Clock difference tolerated between the IdP and Steward when checking validity windows. */
@@ -12,7 +13,7 @@ export const CLOCK_SKEW_MS = 30_000;
  * Assertion must be signed by the stored certificate and addressed to our entity id; responses
  * must answer a stored request unless IdP-initiated sign-in is allowed.
  */
-export function samlFor(db: Db, opts: { accountId: string; organizationId: string; origin: string; config: SsoConfig; returnTo?: string }) {
+export function samlFor(db: Db, opts: { accountId: string; organizationId: string; origin: string; config: SsoConfig; sp: SpCredentials; returnTo?: string }) {
   const sp = spValues(opts.origin);
   const saml = opts.config.saml;
   return new SAML({
@@ -32,5 +33,8 @@ export function samlFor(db: Db, opts: { accountId: string; organizationId: strin
     requestIdExpirationPeriodMs: REQUEST_TTL_MS,
     cacheProvider: new SamlRequestStore(db, { accountId: opts.accountId, organizationId: opts.organizationId, returnTo: opts.returnTo }),
     disableRequestedAuthnContext: true,
+    // Requests Steward sends (AuthnRequest, LogoutResponse) are signed with the SP key from the metadata.
+    privateKey: opts.sp.privateKey,
+    publicCert: opts.sp.cert,
   });
 }

@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { organizations, type AccountRow } from '@/db/schema';
 import { samlFor } from './saml-client';
+import { spCredentials } from './sp-credentials';
 import { ssoConfigOf, ssoUsable } from './sso-config';
 
 /**
@@ -20,7 +21,7 @@ export async function singleLogout(db: Db, account: AccountRow, origin: string, 
   for (const org of orgs) {
     const config = ssoConfigOf(org);
     if (!ssoUsable(config)) continue;
-    const saml = samlFor(db, { accountId: account.id, organizationId: org.id, origin, config });
+    const saml = samlFor(db, { accountId: account.id, organizationId: org.id, origin, config, sp: await spCredentials(db) });
     try {
       const container = Object.fromEntries(params.entries());
       const result =

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { expect, it } from 'vitest';
 import { createAccount } from '@/server/accounts/service';
 import { accountForHost, setHostedDomain } from '@/server/hosted/accounts';
+import { spCredentials } from '@/server/sign-in/sp-credentials';
 import { admin } from '../helpers/admin-cli';
 import { useTestServer } from '../helpers/server';
 
@@ -35,6 +36,10 @@ it('selects the account by hosted domain (or the only account) and serves SP met
   expect(res.body).toContain('entityID="https://app.second.example/api/sso/saml/metadata"');
   expect(res.body).toContain('Location="https://app.second.example/api/sso/saml/acs"');
   expect(res.body).toContain('https://app.second.example/api/sso/saml/slo');
+  expect(res.body).toContain('AuthnRequestsSigned="true"');
+  const published = /<(?:ds:)?X509Certificate>([^<]+)</.exec(res.body)?.[1];
+  const { cert } = await spCredentials(db);
+  expect(published?.replace(/\s/g, '')).toBe(cert.replace(/-----[A-Z ]+-----|\s/g, ''));
   expect((await getWithHost(`${app().baseUrl}/sso/saml/metadata`, 'unknown.example')).status).toBe(404);
 
   const cli = await admin(app().database.pool.options.connectionString as string, 'set-hosted-domain', '--account', first.accountId, '--domain', 'first.example');

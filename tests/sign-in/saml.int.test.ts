@@ -1,4 +1,5 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, verify, X509Certificate } from 'node:crypto';
+import { spCredentials } from '@/server/sign-in/sp-credentials';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { samlRequests } from '@/db/schema';
@@ -16,6 +17,13 @@ describe('SAML sign-in (ACS)', () => {
     const email = `ada@${s.domain}`;
     const { id, redirectUrl } = await s.start('/teams');
     expect(redirectUrl.startsWith('https://idp.test.example/sso?')).toBe(true);
+    // The AuthnRequest is signed (redirect binding) with the key whose certificate the SP metadata publishes.
+    const query = new URL(redirectUrl).search.slice(1);
+    const signed = query.split('&').filter((p) => !p.startsWith('Signature=')).join('&');
+    const signature = new URL(redirectUrl).searchParams.get('Signature')!;
+    expect(new URL(redirectUrl).searchParams.get('SigAlg')).toBe('http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
+    const { cert } = await spCredentials(app().database.db);
+    expect(verify('sha256', Buffer.from(signed), new X509Certificate(cert).publicKey, Buffer.from(signature, 'base64'))).toBe(true);
     const body = s.response({ email, inResponseTo: id, attributes: { email, firstName: 'Ada', lastName: 'Lovelace' } });
     const res = await s.post(body);
     expect(res.status).toBe(303);
