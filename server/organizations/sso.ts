@@ -27,6 +27,8 @@ export const SsoBody = z.object({
   saml: z
     .object({
       entryPoint: z.url().optional(),
+      /** IdP single-logout URL (not in the spec's body; read from metadata too). Sign-out is sent there. */
+      logoutUrl: z.url().optional(),
       certificate: Certificate.optional(),
       issuer: z.string().max(1000).optional(),
       signatureAlgorithm: z.enum(['sha1', 'sha256', 'sha512']).optional(),
@@ -47,6 +49,7 @@ const DEFAULTS = {
   provider: 'saml_generic',
   saml: {
     entryPoint: null,
+    logoutUrl: null,
     issuer: null,
     signatureAlgorithm: 'sha256',
     allowIdpInitiated: false,

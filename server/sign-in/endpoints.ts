@@ -5,6 +5,7 @@ import { defineEndpoint } from '@/server/http/endpoint';
 import { notFound } from '@/server/http/errors';
 import { consumeSamlResponse } from './saml-acs';
 import { singleLogout } from './saml-logout';
+import { portalToken } from './portal-actor';
 import { clearSessionCookie, sessionSetCookie } from './session';
 
 const redirect = (location: string, cookie: string) => new Response(null, { status: 303, headers: { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } });
@@ -28,7 +29,8 @@ const slo = (method: 'GET' | 'POST') =>
       if (!account) throw notFound('Hosted app');
       const { origin, secure } = hostedOrigin(req.headers, account.hostedDomain);
       const url = new URL(req.url);
-      const location = await singleLogout(db, account, origin, method, url.searchParams, method === 'POST' ? await formOf(req) : null);
+      const session = await portalToken(db, account, req.headers, secure);
+      const location = await singleLogout(db, account, origin, method, url.searchParams, method === 'POST' ? await formOf(req) : null, session);
       return redirect(location, clearSessionCookie(secure));
     },
   });
@@ -51,8 +53,8 @@ export const signInEndpoints = [
       const account = await accountForHost(db, req.headers.get('host'));
       if (!account) throw notFound('Hosted app');
       const { origin, secure } = hostedOrigin(req.headers, account.hostedDomain);
-      const { user, returnTo } = await consumeSamlResponse(db, account, origin, await formOf(req));
-      return redirect(returnTo, await sessionSetCookie(db, user, 'saml', secure));
+      const { user, returnTo, saml } = await consumeSamlResponse(db, account, origin, await formOf(req));
+      return redirect(returnTo, await sessionSetCookie(db, user, 'saml', secure, saml));
     },
   }),
   slo('GET'),

@@ -12,6 +12,7 @@ import { acceptOnce, pendingRequest } from './saml-store';
 import { assertionFacts, hasCommentInIdentity, peekResponse } from './saml-xml';
 import { ssoConfigOf, ssoUsable, type SsoConfig } from './sso-config';
 import { safeReturnTo } from './saml-start';
+import type { SamlSession } from './session';
 
 export const rejected = (why: string) => new AppError(403, 'sso_rejected', `SAML sign-in refused: ${why}`);
 
@@ -96,7 +97,7 @@ async function recordSpValues(db: Db, org: OrganizationRow, config: SsoConfig, o
  * recipient, validity, InResponseTo or allowed IdP-initiated, at most once, verified email domain,
  * group filter) and admits the person. Every refusal is a 403 sso_rejected naming the reason.
  */
-export async function consumeSamlResponse(db: Db, account: AccountRow, origin: string, form: URLSearchParams, now = new Date()): Promise<{ user: UserRow; returnTo: string }> {
+export async function consumeSamlResponse(db: Db, account: AccountRow, origin: string, form: URLSearchParams, now = new Date()): Promise<{ user: UserRow; returnTo: string; saml: SamlSession }> {
   const encoded = form.get('SAMLResponse');
   if (!encoded) throw badRequest('SAMLResponse: is required');
   if (encoded.length > MAX_RESPONSE_CHARS) throw badRequest('SAMLResponse: is too large');
@@ -134,5 +135,6 @@ export async function consumeSamlResponse(db: Db, account: AccountRow, origin: s
   const user = await admit(db, org, config, { email, firstName: first(attrs[map.firstName]), lastName: first(attrs[map.lastName]), role: mappedRole(config, groups) });
   await recordSpValues(db, org, config, origin);
   const relay = form.get('RelayState');
-  return { user, returnTo: returnTo ?? safeReturnTo(relay) };
+  const saml: SamlSession = { organizationId: org.id, nameID: profile.nameID, nameIDFormat: profile.nameIDFormat ?? null, sessionIndex: profile.sessionIndex ?? null };
+  return { user, returnTo: returnTo ?? safeReturnTo(relay), saml };
 }

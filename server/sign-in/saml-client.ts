@@ -18,7 +18,7 @@ export function samlFor(db: Db, opts: { accountId: string; organizationId: strin
   const saml = opts.config.saml;
   return new SAML({
     entryPoint: saml.entryPoint ?? undefined,
-    logoutUrl: saml.entryPoint ?? undefined,
+    logoutUrl: saml.logoutUrl ?? saml.entryPoint ?? undefined,
     idpCert: saml.certificate ?? '',
     issuer: sp.entityId,
     audience: sp.entityId,

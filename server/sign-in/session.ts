@@ -16,19 +16,23 @@ export async function sessionSecret(db: Db): Promise<string> {
 /** next-auth's cookie names: the __Secure- prefix (and Secure flag) whenever the hosted app is on https. */
 export const sessionCookieName = (secure: boolean) => `${secure ? '__Secure-' : ''}next-auth.session-token`;
 
-export type PortalToken = { sub: string; email: string; name: string | null; accountId: string; method: 'email' | 'saml'; organizationId?: string | null };
+/** What single logout needs to name the IdP session (SAML sign-ins only). */
+export type SamlSession = { organizationId: string; nameID: string; nameIDFormat: string | null; sessionIndex: string | null };
 
-export const tokenFor = (user: UserRow, method: PortalToken['method']): PortalToken => ({
+export type PortalToken = { sub: string; email: string; name: string | null; accountId: string; method: 'email' | 'saml'; saml?: SamlSession };
+
+export const tokenFor = (user: UserRow, method: PortalToken['method'], saml?: SamlSession): PortalToken => ({
   sub: user.id,
   email: user.email,
   name: user.name,
   accountId: user.accountId,
   method,
+  ...(saml ? { saml } : {}),
 });
 
 /** A session cookie next-auth itself accepts (same encoding, secret, name and flags). */
-export async function sessionSetCookie(db: Db, user: UserRow, method: PortalToken['method'], secure: boolean): Promise<string> {
-  const token = await encode({ token: tokenFor(user, method), secret: await sessionSecret(db), maxAge: SESSION_MAX_AGE_S });
+export async function sessionSetCookie(db: Db, user: UserRow, method: PortalToken['method'], secure: boolean, saml?: SamlSession): Promise<string> {
+  const token = await encode({ token: tokenFor(user, method, saml), secret: await sessionSecret(db), maxAge: SESSION_MAX_AGE_S });
   return [`${sessionCookieName(secure)}=${token}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${SESSION_MAX_AGE_S}`, ...(secure ? ['Secure'] : [])].join('; ');
 }
 

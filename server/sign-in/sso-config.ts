@@ -8,6 +8,7 @@ const StoredSso = z.object({
   saml: z
     .object({
       entryPoint: z.string().nullable().default(null),
+      logoutUrl: z.string().nullable().default(null),
       certificate: z.string().nullable().default(null),
       issuer: z.string().nullable().default(null),
       signatureAlgorithm: z.enum(['sha1', 'sha256', 'sha512']).default('sha256'),

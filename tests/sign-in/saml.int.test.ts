@@ -168,11 +168,11 @@ describe('IdP metadata import', () => {
     const url = `/organizations/${s.org.id}/sso`;
     await call(app(), url, { key: s.acct.key, method: 'DELETE' });
     const der = IDP_CERT.replace(/-----[A-Z ]+-----|\s/g, '');
-    const metadataXml = `<?xml version="1.0"?><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${IDP_ISSUER}"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${der}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://idp.test.example/post"/><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.test.example/redirect"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
+    const metadataXml = `<?xml version="1.0"?><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${IDP_ISSUER}"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data><ds:X509Certificate>${der}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor><md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.test.example/logout"/><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://idp.test.example/post"/><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.test.example/redirect"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
     expect((await call(app(), url, { key: s.acct.key, method: 'PUT', body: { saml: { metadataXml: '<nope' } } })).status).toBe(400);
     const put = await call(app(), url, { key: s.acct.key, method: 'PUT', body: { enabled: true, saml: { metadataXml, allowIdpInitiated: true } } });
     expect(put.status).toBe(200);
-    expect(put.body.sso).toMatchObject({ enabled: true, saml: { entryPoint: 'https://idp.test.example/redirect', issuer: IDP_ISSUER, hasCertificate: true } });
+    expect(put.body.sso).toMatchObject({ enabled: true, saml: { entryPoint: 'https://idp.test.example/redirect', logoutUrl: 'https://idp.test.example/logout', issuer: IDP_ISSUER, hasCertificate: true } });
     expect(JSON.stringify(put.body)).not.toContain(der.slice(0, 40));
     const res = await s.post(s.response({ email: `meta@${s.domain}` }));
     expect(res.status).toBe(303);
@@ -225,5 +225,38 @@ describe('single logout', () => {
     const forged = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host, form: { SAMLRequest: request(false) } });
     expect(forged.status).toBe(303);
     expect(forged.headers.location).toBe('/sign-in');
+  });
+});
+
+describe('SP-initiated single logout', () => {
+  it('signing out of a SAML session sends a signed LogoutRequest naming it to the IdP, and its LogoutResponse returns the browser to sign-in', async () => {
+    const { hosted } = await import('../helpers/hosted');
+    const { sign } = await import('../helpers/saml-idp');
+    const { inflateRawSync } = await import('node:zlib');
+    const s = await samlOrganization(app(), { saml: { logoutUrl: 'https://idp.test.example/slo' } });
+    const email = `leaver@${s.domain}`;
+    const { id } = await s.start();
+    const signedIn = await s.post(s.response({ email, inResponseTo: id }));
+    const cookie = (await sessionUser(app(), signedIn.headers['set-cookie']))!.cookie.split(';')[0];
+
+    const out = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host, headers: { Cookie: cookie } });
+    expect(out.status).toBe(303);
+    expect(out.headers['set-cookie']?.[0]).toMatch(/Max-Age=0/);
+    const location = new URL(out.headers.location!);
+    expect(location.origin + location.pathname).toBe('https://idp.test.example/slo');
+    expect(location.searchParams.get('Signature')).toBeTruthy();
+    const request = inflateRawSync(Buffer.from(location.searchParams.get('SAMLRequest')!, 'base64')).toString('utf8');
+    expect(request).toContain(`>${email}</`);
+    expect(request).toMatch(/SessionIndex/);
+    const requestId = /\sID="([^"]+)"/.exec(request)![1];
+
+    expect(requestId).toMatch(/^_/);
+    const back = await hosted(`${app().baseUrl}/sso/saml/slo?SAMLResponse=anything`, { host: s.host });
+    expect(back.status).toBe(303);
+    expect(back.headers.location).toBe('/sign-in');
+
+    // Without a SAML session, signing out stays local.
+    const local = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host });
+    expect(local.headers.location).toBe('/sign-in');
   });
 });

@@ -6,7 +6,7 @@ import { Field } from '@/app/_ui/field';
 import s from '@/app/_ui/hosted.module.css';
 import type { SsoSettings } from './types';
 
-type Saml = { entryPoint?: string | null; issuer?: string | null; allowIdpInitiated?: boolean; hasCertificate?: boolean; attributeMapping?: Record<string, string>; groupFilter?: { enabled?: boolean; allowedGroups?: string[]; requireAll?: boolean }; groupRoleMapping?: Array<{ group: string; role: 'admin' | 'member' }> };
+type Saml = { entryPoint?: string | null; logoutUrl?: string | null; issuer?: string | null; allowIdpInitiated?: boolean; hasCertificate?: boolean; attributeMapping?: Record<string, string>; groupFilter?: { enabled?: boolean; allowedGroups?: string[]; requireAll?: boolean }; groupRoleMapping?: Array<{ group: string; role: 'admin' | 'member' }> };
 type Sso = { enabled?: boolean; enforced?: boolean; saml?: Saml; memberSync?: { autoProvision?: boolean } } | null;
 
 const ATTRS = ['email', 'firstName', 'lastName', 'groups'] as const;
@@ -19,6 +19,7 @@ export function SsoPanel({ orgId, settings }: { orgId: string; settings: SsoSett
   const [enforced, setEnforced] = useState(Boolean(sso?.enforced));
   const [entryPoint, setEntryPoint] = useState(saml.entryPoint ?? '');
   const [issuer, setIssuer] = useState(saml.issuer ?? '');
+  const [logoutUrl, setLogoutUrl] = useState(saml.logoutUrl ?? '');
   const [certificate, setCertificate] = useState('');
   const [metadataXml, setMetadataXml] = useState('');
   const [idpInitiated, setIdpInitiated] = useState(Boolean(saml.allowIdpInitiated));
@@ -52,6 +53,7 @@ export function SsoPanel({ orgId, settings }: { orgId: string; settings: SsoSett
               ...(metadataXml.trim() ? { metadataXml } : {}),
               ...(entryPoint.trim() ? { entryPoint: entryPoint.trim() } : {}),
               ...(issuer.trim() ? { issuer: issuer.trim() } : {}),
+              ...(logoutUrl.trim() ? { logoutUrl: logoutUrl.trim() } : {}),
               ...(certificate.trim() ? { certificate } : {}),
               allowIdpInitiated: idpInitiated,
               attributeMapping: mapping,
@@ -95,6 +97,9 @@ export function SsoPanel({ orgId, settings }: { orgId: string; settings: SsoSett
           </Field>
           <Field id="sso-issuer" label="IdP entity id (issuer)">
             <input id="sso-issuer" value={issuer} onChange={(e) => setIssuer(e.target.value)} />
+          </Field>
+          <Field id="sso-logout" label="IdP logout URL (optional)">
+            <input id="sso-logout" type="url" value={logoutUrl} onChange={(e) => setLogoutUrl(e.target.value)} />
           </Field>
         </div>
         <Field id="sso-cert" label="IdP signing certificate (PEM)" hint={saml.hasCertificate ? 'A certificate is stored (never shown). Paste a new one to replace it.' : 'Paste the certificate the IdP signs responses with.'}>
