@@ -1,19 +1,22 @@
 /**
  * `npm start`: the product on embedded defaults. Picks the database (DATABASE_URL, or an
  * embedded PostgreSQL under .data/postgres), applies migrations, builds once if needed,
- * then serves Next.js pages with /api on the lean kernel path (STEWARD_HTTP=next serves
- * /api through the Next route files instead). `--dev` runs Next in development mode.
+ * then serves /api on the lean kernel path in this process and Next.js (pages, tRPC, auth,
+ * Inngest) in a child process behind it: Next's process-wide hooks stay out of the API's way.
+ * STEWARD_HTTP=next serves everything through Next in this process instead; `--dev` runs Next
+ * in development mode in this process.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import next from 'next';
 import { sharedDatabase } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { endpoints } from '../server/endpoints';
 import { createApiCore, createKernelDeps } from '../server/http/kernel';
 import { createNodeServer } from '../server/http/node-server';
+import { proxyTo } from '../server/http/proxy';
+import { freePort } from '../db/embedded';
 import { logger } from '../server/logger';
 import { ensureExecutorKeys, usesInngestServer } from '../server/executor/config';
 import { startExecutor } from '../server/executor/executor';
@@ -69,6 +72,41 @@ async function registerFunctions(port: number) {
   }
 }
 
+/** `next start` on a loopback port, with this process's environment (database, keys, mail). */
+function startNextChild(nextPort: number): ChildProcess {
+  const bin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+  return spawn(process.execPath, [bin, 'start', '--port', String(nextPort), '--hostname', '127.0.0.1'], {
+    cwd: root,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', PORT: String(nextPort) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function waitForChild(child: ChildProcess, nextPort: number) {
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
+    try {
+      await fetch(`http://127.0.0.1:${nextPort}/sign-in`, { method: 'HEAD' });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error('next start did not answer within 120 s');
+}
+
+let shuttingDown = false;
+
+async function stopChild(child: ChildProcess) {
+  shuttingDown = true;
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
 async function main() {
   const selected = await selectDatabase((m) => logger.info(m));
   process.env.DATABASE_URL = selected.url;
@@ -92,15 +130,33 @@ async function main() {
   // Durable work: the built-in executor unless an Inngest server is configured.
   const durable = usesInngestServer() ? null : await startDurableWork(selected.url);
 
-  const app = next({ dev, dir: root, hostname: 'localhost', port });
-  await app.prepare();
-  const nextHandler = app.getRequestHandler();
   const kernel = createKernelDeps(sharedDatabase());
-  // In `next` mode every request (including /api) goes to Next's route files.
-  const server =
-    mode === 'lean'
-      ? createNodeServer(createApiCore(endpoints, kernel), (req, res) => nextHandler(req, res))
-      : http.createServer((req, res) => void nextHandler(req, res));
+  let server: http.Server;
+  let closeNext: () => Promise<void>;
+  if (mode === 'lean' && !dev) {
+    // Next in its own process on a loopback port; this process answers /api and forwards the rest.
+    const nextPort = await freePort();
+    const child = startNextChild(nextPort);
+    await waitForChild(child, nextPort);
+    child.once('exit', (code) => {
+      if (shuttingDown) return;
+      logger.error({ code }, 'the Next.js process exited; stopping so a supervisor can restart Steward');
+      process.exit(1);
+    });
+    server = createNodeServer(createApiCore(endpoints, kernel), proxyTo(nextPort));
+    closeNext = () => stopChild(child);
+  } else {
+    const { default: next } = await import('next');
+    const app = next({ dev, dir: root, hostname: 'localhost', port });
+    await app.prepare();
+    const nextHandler = app.getRequestHandler();
+    // In `next` mode every request (including /api) goes to Next's route files.
+    server =
+      mode === 'lean'
+        ? createNodeServer(createApiCore(endpoints, kernel), (req, res) => nextHandler(req, res))
+        : http.createServer((req, res) => void nextHandler(req, res));
+    closeNext = async () => void (await app.close?.());
+  }
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const url = `http://localhost:${port}`;
   logger.info({ url, api: `${url}/api`, mode, dev, durable: durable ? 'built-in executor' : 'inngest server' }, 'Steward is running');
@@ -111,13 +167,14 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    shuttingDown = true;
     logger.info({ signal }, 'stopping');
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await durable?.stop();
     await kernel.lastUsed.flush();
     await sharedDatabase().close();
-    await app.close?.();
+    await closeNext();
     await selected.stop();
     process.exit(0);
   };
