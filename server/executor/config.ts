@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { appSecrets } from '@/db/schema';
+import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { sha256Hex } from './hash';
 
 /** True when a real Inngest server is configured; the built-in executor then stays off. */
@@ -12,13 +11,8 @@ export const usesInngestServer = () => Boolean(process.env.INNGEST_BASE_URL);
  * generated once and kept in Postgres so every app process signs and checks alike.
  */
 export async function ensureExecutorKeys(db: Db): Promise<{ signingKey: string; eventKey: string }> {
-  const get = async (name: string, make: () => string) => {
-    await db.insert(appSecrets).values({ name, value: make() }).onConflictDoNothing();
-    const [row] = await db.select().from(appSecrets).where(eq(appSecrets.name, name));
-    return row.value;
-  };
-  const signingKey = process.env.INNGEST_SIGNING_KEY ?? (await get('inngest-signing-key', () => `signkey-prod-${randomBytes(32).toString('hex')}`));
-  const eventKey = process.env.INNGEST_EVENT_KEY ?? (await get('inngest-event-key', () => randomBytes(24).toString('hex')));
+  const signingKey = process.env.INNGEST_SIGNING_KEY ?? (await ensureAppSecret(db, 'inngest-signing-key', () => `signkey-prod-${randomBytes(32).toString('hex')}`));
+  const eventKey = process.env.INNGEST_EVENT_KEY ?? (await ensureAppSecret(db, 'inngest-event-key', () => randomBytes(24).toString('hex')));
   return { signingKey, eventKey };
 }
 

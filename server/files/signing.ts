@@ -1,9 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { appSecrets } from '@/db/schema';
-
-let cached: string | undefined;
+import { ensureAppSecret } from '@/server/secrets/app-secret';
 
 /**
  * The key that signs upload URLs: STEWARD_SIGNING_SECRET, or one generated on first use
@@ -11,11 +8,7 @@ let cached: string | undefined;
  */
 export async function signingSecret(db: Db): Promise<string> {
   if (process.env.STEWARD_SIGNING_SECRET) return process.env.STEWARD_SIGNING_SECRET;
-  if (cached) return cached;
-  await db.insert(appSecrets).values({ name: 'url-signing', value: randomBytes(32).toString('hex') }).onConflictDoNothing();
-  const [row] = await db.select().from(appSecrets).where(eq(appSecrets.name, 'url-signing'));
-  cached = row.value;
-  return cached;
+  return ensureAppSecret(db, 'url-signing', () => randomBytes(32).toString('hex'));
 }
 
 const mac = (secret: string, payload: string) => createHmac('sha256', secret).update(payload).digest('hex');

@@ -1,34 +1,21 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { setHostedDomain } from '@/server/hosted/accounts';
-import { decodeQuotedPrintable } from '@/server/mail/capture';
+import { startMailCapture, type CapturedMail } from '@/server/mail/capture';
 import { call, newAccount, newUser } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
 
 /** A real SMTP server on loopback that captures what Steward sends. */
-const captured: Array<{ to: string[]; data: string }> = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  onData(stream, session, done) {
-    let data = '';
-    stream.on('data', (c) => (data += c));
-    stream.on('end', () => {
-      captured.push({ to: session.envelope.rcptTo.map((r) => r.address), data });
-      done();
-    });
-  },
-});
+const captured: CapturedMail[] = [];
+let smtp: Awaited<ReturnType<typeof startMailCapture>>;
 
 const app = useTestServer();
 beforeAll(async () => {
-  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
-  process.env.SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  smtp = await startMailCapture((m) => captured.push(m));
+  process.env.SMTP_URL = smtp.url;
 });
 afterAll(async () => {
   delete process.env.SMTP_URL;
-  await new Promise<void>((r) => smtp.close(() => r()));
+  await smtp.close();
 });
 
 it('adding an organization member emails an invitation to a new person and a notice to an existing one', async () => {
@@ -39,9 +26,9 @@ it('adding an organization member emails an invitation to a new person and a not
   const existing = await newUser(app(), acct);
   await call(app(), `/organizations/${org.id}/members`, { key: acct.key, body: { email: existing.email } });
   expect(captured.map((c) => c.to[0])).toEqual(['newcomer@mail.example', existing.email]);
-  expect(captured[0].data).toContain('Subject: You are invited to Mailers');
-  expect(decodeQuotedPrintable(captured[0].data)).toMatch(/Sign in at https:\/\/mailers-[a-z0-9]+\.example\/sign-in/);
-  expect(captured[1].data).toContain('Subject: You were added to Mailers');
+  expect(captured[0].subject).toBe('You are invited to Mailers');
+  expect(captured[0].text).toMatch(/Sign in at https:\/\/mailers-[a-z0-9]+\.example\/sign-in/);
+  expect(captured[1].subject).toBe('You were added to Mailers');
   const outbox = await app().database.pool.query(`SELECT "to", status FROM mail_outbox ORDER BY created_at`);
   expect(outbox.rows).toEqual([
     { to: 'newcomer@mail.example', status: 'sent' },
