@@ -39,6 +39,8 @@ export function portalAdapter(db: Db, account: AccountRow): Adapter {
       const [u] = await db.select().from(users).where(and(eq(users.id, id), eq(users.accountId, account.id)));
       return u ? toAdapterUser(u) : null;
     },
+    // next-auth calls this to record emailVerified after a link is used; the primary email is
+    // already a verified identifier in Steward, so there is nothing to store.
     async updateUser(patch) {
       const [u] = await db.select().from(users).where(and(eq(users.id, patch.id), eq(users.accountId, account.id)));
       return toAdapterUser(u);
