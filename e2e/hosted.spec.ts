@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { IDP_CERT, IDP_ISSUER } from '../tests/helpers/saml-idp';
-import { api, BASE, expectAccessible, expectKeyboardReachable, publishTxt, shoot, signInByEmail } from './support/harness';
+import { api, BASE, expectAccessible, expectKeyboardReachable, publishTxt, shoot, signInByEmail, signInBySaml } from './support/harness';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -112,7 +112,7 @@ test('an admin mints a SCIM token and a user provisioned through SCIM appears am
   await shoot(page, 'organization-scim');
 });
 
-test('a team admin changes a member’s role and locks a policy switch', async () => {
+test('a team admin changes a member’s role and locks a policy switch', async ({ browser }) => {
   const sam = (await api(`/users?search=${encodeURIComponent(SAM)}`)).body.users.find((u: { email: string }) => u.email === SAM);
   expect((await api(`/teams/${teamId}/members`, { body: { userId: sam.id } })).status).toBe(201);
   await page.goto(`/teams/${teamId}`);
@@ -135,6 +135,21 @@ test('a team admin changes a member’s role and locks a policy switch', async (
   expect(policy).toMatchObject({ workspaceCli: 'off', workspaceCliLocked: true });
   await expectKeyboardReachable(page);
   await shoot(page, 'team-settings');
+
+  // Sam is now a team admin (not an organization admin) and manages the team's policy too.
+  const ctx = await browser.newContext();
+  const p = await ctx.newPage();
+  await signInBySaml(p, SAM);
+  await p.goto(`/teams/${teamId}`);
+  await expect(p.getByText('Only team admins can change these settings.')).toHaveCount(0);
+  await p.getByLabel('Browser automation setting').selectOption('off');
+  await p.getByRole('button', { name: 'Apply Browser automation setting' }).click();
+  await expect(p.getByRole('status').filter({ hasText: 'Browser automation: off' })).toBeVisible();
+  await p.getByLabel('Lock Browser automation').click();
+  await expect(p.getByLabel('Lock Browser automation')).toBeChecked();
+  expect((await api(`/teams/${teamId}/settings/resource-permissions`)).body.settings.capabilities).toMatchObject({ browserAutomation: 'off', browserAutomationLocked: true });
+  await shoot(p, 'team-settings-team-admin');
+  await ctx.close();
 });
 
 test('with SSO enforced, the email link is refused with sso_required', async ({ browser }) => {

@@ -91,3 +91,15 @@ export async function expectKeyboardReachable(page: Page) {
   const missed = await page.evaluate((ids) => Array.from(document.querySelectorAll('[data-kb]')).filter((el) => !ids.includes(el.getAttribute('data-kb')!)).map((el) => el.outerHTML.slice(0, 120)), [...seen]);
   expect(missed).toEqual([]);
 }
+
+/** SP-initiated SAML sign-in through the loopback test IdP page. */
+export async function signInBySaml(page: Page, email: string) {
+  await page.goto('/sign-in');
+  await page.getByLabel('Work email').fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(`${process.env.E2E_IDP_URL}/sso?**`);
+  await page.getByLabel('Email at the IdP').fill(email);
+  await page.getByRole('button', { name: 'Sign in at the test IdP' }).click();
+  await page.getByRole('button', { name: 'Continue to Steward' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Welcome');
+}
