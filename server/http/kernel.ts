@@ -64,6 +64,7 @@ export function createKernelDeps(database: Database): KernelDeps {
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+
 /**
  * The one request pipeline: route, credential, act-as, rate limit, user state,
  * validation, service call, error mapping. Route files and the lean server both use it.
@@ -109,7 +110,11 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       } else if (ep.auth === 'service') {
         tenant = await authenticateServiceKey(deps.database.db, req.headers, match.params.tenantId ?? '');
         await deps.rateLimits.consume({ accountId: tenant.tenantId, account: tenant.account }, method, ep.path, clientIp(req, info));
-      } else if (ep.auth !== 'none') {
+      } else if (ep.auth === 'none') {
+        // Unauthenticated endpoints (SAML ACS, OAuth callbacks, documents) are limited per client IP.
+        const anonymous = { accountId: 'anonymous', account: { rateLimitReads: null, rateLimitWrites: deps.rateLimits.defaults.anonymousWrites ?? null } };
+        await deps.rateLimits.consume(anonymous, method, ep.path, clientIp(req, info));
+      } else {
         actor = await authenticate({ db: deps.database.db, lastUsed: deps.lastUsed }, req.headers);
         await deps.rateLimits.consume(actor, method, ep.path, clientIp(req, info));
         if (actor.user) {

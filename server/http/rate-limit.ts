@@ -31,9 +31,11 @@ export class RateLimits {
   private limiters = new Map<string, RateLimiterPostgres>();
   private leases = new Map<string, Lease>();
   private inflight = new Map<string, Promise<void>>();
-  defaults = {
+  defaults: { reads: number; writes: number; anonymousWrites?: number } = {
     reads: envInt('RATE_LIMIT_READS_PER_MINUTE', 1000),
     writes: envInt('RATE_LIMIT_WRITES_PER_MINUTE', 50),
+    // Posts without a credential (the SAML ACS above all) per client IP: a company behind one address signs in together.
+    anonymousWrites: envInt('RATE_LIMIT_ANONYMOUS_WRITES_PER_MINUTE', 600),
   };
 
   constructor(private readonly pool: pg.Pool) {}

@@ -119,4 +119,13 @@ describe('rate limits', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get('x-ratelimit-limit')).toBe('8');
   });
+
+  it('limits calls without a credential per client IP and path (the SAML ACS, OAuth callbacks)', async () => {
+    const post = () => fetch(`${app().baseUrl}/sso/saml/acs`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'SAMLResponse=x' });
+    for (let i = 0; i < 3; i++) expect((await post()).status).not.toBe(429);
+    const limited = await post();
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBeTruthy();
+    expect((await fetch(`${app().baseUrl}/sso/saml/metadata`)).status).not.toBe(429);
+  });
 });
