@@ -1,5 +1,6 @@
 import { DOMParser } from '@xmldom/xmldom';
 import { badRequest } from '@/server/http/errors';
+import { derToPem } from './certificates';
 
 const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 const POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
@@ -22,11 +23,12 @@ export function parseIdpMetadata(xml: string): { issuer: string; entryPoint: str
   const sso = services.find((s) => s.getAttribute('Binding') === REDIRECT) ?? services.find((s) => s.getAttribute('Binding') === POST);
   const logouts = elements(idp, 'SingleLogoutService');
   const slo = logouts.find((s) => s.getAttribute('Binding') === REDIRECT) ?? logouts.find((s) => s.getAttribute('Binding') === POST);
-  const signing = elements(idp, 'KeyDescriptor').find((k) => (k.getAttribute('use') ?? 'signing') === 'signing');
-  const cert = signing ? elements(signing, 'X509Certificate')[0]?.textContent?.replace(/\s+/g, '') : undefined;
+  // Every signing key the IdP lists (two while it rotates): responses signed by either verify.
+  const signing = elements(idp, 'KeyDescriptor').filter((k) => (k.getAttribute('use') ?? 'signing') === 'signing');
+  const ders = signing.map((k) => elements(k, 'X509Certificate')[0]?.textContent?.replace(/\s+/g, '')).filter((d): d is string => Boolean(d));
   if (!sso?.getAttribute('Location')) throw badRequest('saml.metadataXml: has no SingleSignOnService location');
-  if (!cert) throw badRequest('saml.metadataXml: has no signing certificate');
-  const pem = `-----BEGIN CERTIFICATE-----\n${cert.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+  if (ders.length === 0) throw badRequest('saml.metadataXml: has no signing certificate');
+  const pem = ders.map(derToPem).join('');
   const logoutUrl = slo?.getAttribute('Location');
   return { issuer: entity.getAttribute('entityID') ?? '', entryPoint: sso.getAttribute('Location')!, certificate: pem, ...(logoutUrl ? { logoutUrl } : {}) };
 }

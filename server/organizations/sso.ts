@@ -1,4 +1,3 @@
-import { X509Certificate } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
@@ -6,19 +5,13 @@ import { organizations, type OrganizationRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { badRequest } from '@/server/http/errors';
 import { organizationFor } from './access';
+import { parseCertificates } from './certificates';
 import { parseIdpMetadata } from './idp-metadata';
 
 const Certificate = z
   .string()
   .trim()
-  .refine((pem) => {
-    try {
-      new X509Certificate(pem.includes('BEGIN CERTIFICATE') ? pem : `-----BEGIN CERTIFICATE-----\n${pem}\n-----END CERTIFICATE-----`);
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be the IdP signing certificate (PEM or base64 DER)');
+  .refine((text) => parseCertificates(text) !== null, 'must be the IdP signing certificate (PEM, several PEM blocks during a rotation, or base64 DER)');
 
 export const SsoBody = z.object({
   enabled: z.boolean().optional(),

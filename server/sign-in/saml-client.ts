@@ -1,6 +1,7 @@
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { Db } from '@/db/client';
 import { spValues } from '@/server/hosted/saml-metadata';
+import { parseCertificates } from '@/server/organizations/certificates';
 import { REQUEST_TTL_MS, SamlRequestStore } from './saml-store';
 import type { SpCredentials } from './sp-credentials';
 import type { SsoConfig } from './sso-config';
@@ -19,7 +20,7 @@ export function samlFor(db: Db, opts: { accountId: string; organizationId: strin
   return new SAML({
     entryPoint: saml.entryPoint ?? undefined,
     logoutUrl: saml.logoutUrl ?? saml.entryPoint ?? undefined,
-    idpCert: saml.certificate ?? '',
+    idpCert: parseCertificates(saml.certificate ?? '') ?? [],
     issuer: sp.entityId,
     audience: sp.entityId,
     callbackUrl: sp.acsUrl,

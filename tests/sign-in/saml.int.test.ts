@@ -260,3 +260,18 @@ describe('SP-initiated single logout', () => {
     expect(local.headers.location).toBe('/sign-in');
   });
 });
+
+describe('certificate rotation', () => {
+  it('accepts responses signed by any of the certificates stored (current and next), and refuses once the old one is removed', async () => {
+    const { generate } = await import('selfsigned');
+    const next = await generate([{ name: 'commonName', value: 'Next IdP key' }], { keySize: 2048, algorithm: 'sha256' });
+    const s = await samlOrganization(app(), { saml: { allowIdpInitiated: true } });
+    const url = `/organizations/${s.org.id}/sso`;
+    expect((await call(app(), url, { key: s.acct.key, method: 'PUT', body: { saml: { certificate: `${IDP_CERT}\n${next.cert}` } } })).status).toBe(200);
+    expect((await s.post(s.response({ email: `old@${s.domain}` }))).status).toBe(303);
+    expect((await s.post(s.response({ email: `new@${s.domain}`, key: next.private, cert: next.cert }))).status).toBe(303);
+    expect((await call(app(), url, { key: s.acct.key, method: 'PUT', body: { saml: { certificate: next.cert } } })).status).toBe(200);
+    expect((await s.post(s.response({ email: `old2@${s.domain}` }))).status).toBe(403);
+    expect((await call(app(), url, { key: s.acct.key, method: 'PUT', body: { saml: { certificate: `${IDP_CERT}\n-----BEGIN CERTIFICATE-----\nnope\n-----END CERTIFICATE-----` } } })).status).toBe(400);
+  });
+});

@@ -102,7 +102,7 @@ export function SsoPanel({ orgId, settings }: { orgId: string; settings: SsoSett
             <input id="sso-logout" type="url" value={logoutUrl} onChange={(e) => setLogoutUrl(e.target.value)} />
           </Field>
         </div>
-        <Field id="sso-cert" label="IdP signing certificate (PEM)" hint={saml.hasCertificate ? 'A certificate is stored (never shown). Paste a new one to replace it.' : 'Paste the certificate the IdP signs responses with.'}>
+        <Field id="sso-cert" label="IdP signing certificate (PEM)" hint={saml.hasCertificate ? 'A certificate is stored (never shown). Paste a new one to replace it.' : 'Paste the certificate the IdP signs responses with (during a rotation, the current and the next one).'}>
           <textarea id="sso-cert" aria-describedby="sso-cert-hint" value={certificate} onChange={(e) => setCertificate(e.target.value)} />
         </Field>
         <Field id="sso-metadata" label="Or paste the IdP metadata XML" hint="Fills the sign-on URL, entity id and certificate.">
