@@ -109,6 +109,16 @@ test('an admin mints a SCIM token and a user provisioned through SCIM appears am
   await page.reload();
   await expect(page.getByRole('table').filter({ hasText: 'members' }).first()).toContainText(`scim.person@${DOMAIN}`);
   await expect(page.getByText(/A token is active/)).toBeVisible();
+  // Members and roles: the provisioned person becomes a guest; the only admin cannot step down.
+  await page.getByLabel(`Organization role of scim.person@${DOMAIN}`).selectOption('guest');
+  await page.getByRole('button', { name: `Apply Organization role of scim.person@${DOMAIN}` }).click();
+  await expect(page.getByRole('status').filter({ hasText: `scim.person@${DOMAIN} is now guest` })).toBeVisible();
+  const person = (await api(`/users?search=${encodeURIComponent(`scim.person@${DOMAIN}`)}`)).body.users[0];
+  expect(person.organizationRole).toBe('guest');
+  await page.getByLabel(`Organization role of ${ADMIN}`).selectOption('member');
+  await page.getByRole('button', { name: `Apply Organization role of ${ADMIN}` }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'only admin' })).toBeVisible();
+  expect((await api(`/users/${adminId}`)).body.user.organizationRole).toBe('admin');
   await shoot(page, 'organization-scim');
 });
 

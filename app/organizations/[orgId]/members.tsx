@@ -33,11 +33,8 @@ export function MembersPanel({ orgId, members, total, canEdit, selfId }: { orgId
                     label={`Organization role of ${m.email}`}
                     value={m.organizationRole}
                     disabled={pending}
-                    options={[
-                      { value: 'member', label: 'member' },
-                      { value: 'admin', label: 'admin' },
-                    ]}
-                    onApply={(role) => run(() => trpc.organizations.setRole.mutate({ orgId, userId: m.id, role: role as 'admin' | 'member' }), `${m.email} is now ${role}`)}
+                    options={['member', 'admin', 'guest'].map((r) => ({ value: r, label: r }))}
+                    onApply={(role) => run(() => trpc.organizations.setRole.mutate({ orgId, userId: m.id, role: role as 'admin' | 'member' | 'guest' }), `${m.email} is now ${role}`)}
                   />
                 ) : (
                   m.organizationRole

@@ -20,7 +20,7 @@ export const organizationsRouter = router({
   addMember: userProcedure.input(Org.extend({ member: AddMemberBody })).mutation(({ ctx, input }) => addMember(ctx.db, ctx.actor, input.orgId, input.member)),
   removeMember: userProcedure.input(Org.extend({ userId: z.string().min(1) })).mutation(({ ctx, input }) => removeMember(ctx.db, ctx.actor, input.orgId, input.userId)),
   setRole: userProcedure
-    .input(Org.extend({ userId: z.string().min(1), role: z.enum(['admin', 'member']) }))
+    .input(Org.extend({ userId: z.string().min(1), role: z.enum(['admin', 'member', 'guest']) }))
     .mutation(async ({ ctx, input }) => {
       await getOrganization(ctx.db, ctx.actor, input.orgId);
       return updateUser(ctx.db, ctx.actor, input.userId, { organizationRole: input.role });
