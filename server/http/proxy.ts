@@ -7,9 +7,10 @@ import http from 'node:http';
 export function proxyTo(port: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
-    // Next sees exactly what it would see serving the socket itself (it fills absent X-Forwarded-* the same way).
+    // X-Forwarded-For names the client: a value the client sent counts only behind a trusted proxy
+    // (TRUST_PROXY=1), else per-IP limits in the Next process could be dodged by sending one.
     const headers = { ...req.headers };
-    headers['x-forwarded-for'] ??= req.socket.remoteAddress ?? '';
+    if (process.env.TRUST_PROXY !== '1' || !headers['x-forwarded-for']) headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
     const upstream = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
       answer.pipe(res);
