@@ -1,20 +1,25 @@
 import { readOrNotFound, requireSignedIn } from '@/app/_lib/server-caller';
 import { Section } from '@/app/_ui/field';
 import { HostedFrame } from '@/app/_ui/layout';
+import { Pager, pageParam } from '@/app/_ui/pager';
 import { TeamMembersPanel } from './members';
 import { PolicyPanel } from './policy';
 
 export const dynamic = 'force-dynamic';
 export const metadata = { title: 'Team settings · Steward' };
 
-export default async function TeamSettings({ params }: { params: Promise<{ teamId: string }> }) {
+const PER_PAGE = 50;
+
+export default async function TeamSettings({ params, searchParams }: { params: Promise<{ teamId: string }>; searchParams: Promise<Record<string, string | undefined>> }) {
   const { teamId } = await params;
+  const page = pageParam((await searchParams).membersPage);
   const { api, me } = await requireSignedIn(`/teams/${teamId}`);
   const { team } = await readOrNotFound(api.teams.get({ teamId }));
   const mine = me.teams.find((t) => t.id === teamId);
   const canAdmin = mine?.role === 'admin' || mine?.role === 'owner' || (me.organization?.role === 'admin' && me.organization.id === team.organization);
-  const { members } = await readOrNotFound(api.teams.members({ teamId, query: { page: 1, perPage: 100 } }));
-  const invited = (await api.teams.members({ teamId, query: { page: 1, perPage: 100, status: 'invited' } })).members;
+  const { members, total } = await readOrNotFound(api.teams.members({ teamId, query: { page, perPage: PER_PAGE } }));
+  // Invitations are listed once, on the first page.
+  const invited = page === 1 ? (await api.teams.members({ teamId, query: { page: 1, perPage: 100, status: 'invited' } })).members : [];
   const all = [...members, ...invited.filter((i) => !members.some((m) => m.id === i.id))];
   const orgMembers = canAdmin && team.organization ? (await api.organizations.members({ orgId: team.organization, query: { page: 1, perPage: 100 } })).members : [];
   const candidates = orgMembers.filter((u) => !all.some((m) => m.user.id === u.id)).map((u) => ({ id: u.id, email: u.email }));
@@ -34,6 +39,7 @@ export default async function TeamSettings({ params }: { params: Promise<{ teamI
             ))}
           </ul>
         )}
+        <Pager label="Members" param="membersPage" page={page} perPage={PER_PAGE} total={total} />
       </Section>
       {policy && (
         <Section id="team-policy" title="Policy">
