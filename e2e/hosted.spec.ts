@@ -123,11 +123,15 @@ test('an admin mints a SCIM token and a user provisioned through SCIM appears am
 });
 
 test('a team admin changes a member’s role and locks a policy switch', async ({ browser }) => {
-  const sam = (await api(`/users?search=${encodeURIComponent(SAM)}`)).body.users.find((u: { email: string }) => u.email === SAM);
-  expect((await api(`/teams/${teamId}/members`, { body: { userId: sam.id } })).status).toBe(201);
   await page.goto(`/teams/${teamId}`);
   await expect(page.getByRole('heading', { level: 1 })).toContainText('Research');
   await expectAccessible(page);
+  await page.getByLabel('Add a person of the organization by email').fill('nobody@elsewhere.example');
+  await page.getByRole('button', { name: 'Add to team' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'User not found' })).toBeVisible();
+  await page.getByLabel('Add a person of the organization by email').fill(SAM);
+  await page.getByRole('button', { name: 'Add to team' }).click();
+  await expect(page.getByRole('status').filter({ hasText: `Added ${SAM}` })).toBeVisible();
   await page.getByLabel(`Team role of ${SAM}`).selectOption('admin');
   await page.getByRole('button', { name: `Apply Team role of ${SAM}` }).click();
   await expect(page.getByRole('status').filter({ hasText: `${SAM} is now admin` })).toBeVisible();

@@ -68,6 +68,17 @@ export async function addTeamMember(db: Db, actor: Actor, teamId: string, input:
   return { ok: true as const, member: await presentMember(db, member) };
 }
 
+/**
+ * The hosted app adds people by email: someone of the team's organization (or, for a team
+ * without one, of the account). Anyone else is 404, so a team admin learns nothing about them.
+ */
+export async function addTeamMemberByEmail(db: Db, actor: Actor, teamId: string, input: { email: string; role: 'member' | 'admin' }) {
+  const { team } = await teamFor(db, actor, teamId, 'admin');
+  const [user] = await db.select().from(users).where(and(eq(users.accountId, actor.accountId), eq(users.email, input.email.trim().toLowerCase())));
+  if (!user || (team.organizationId && user.organizationId !== team.organizationId)) throw notFound('User');
+  return addTeamMember(db, actor, teamId, { userId: user.id, role: input.role });
+}
+
 async function membershipOf(tx: Tx, teamId: string, memberId: string) {
   const [m] = await tx.select().from(teamMemberships).where(and(eq(teamMemberships.id, memberId), eq(teamMemberships.teamId, teamId)));
   if (!m) throw notFound('Member');

@@ -132,3 +132,26 @@ describe('tRPC transport', () => {
     vi.unstubAllEnvs();
   });
 });
+
+describe('team admins add people by email', () => {
+  it('finds people of the team’s organization only; anyone else is NOT_FOUND', async () => {
+    const s = await samlOrganization(app(), { saml: { allowIdpInitiated: true } });
+    const signedIn = await s.post(s.response({ email: `lead@${s.domain}` }));
+    const lead = (await s.userByEmail(`lead@${s.domain}`))!;
+    // The organization admin creates the team and makes the lead (a plain member of the organization) its admin.
+    const team = (await call(app(), '/teams', { key: s.acct.key, as: s.admin.email, body: { name: 'Squad' } })).body.team;
+    expect(team.organization).toBe(s.org.id);
+    expect((await call(app(), `/teams/${team.id}/members`, { key: s.acct.key, body: { userId: lead.id, role: 'admin' } })).status).toBe(201);
+    expect(lead.organizationRole).toBe('member');
+    const asLead = await caller(s.host, (await sessionUser(app(), signedIn.headers['set-cookie']))!.cookie);
+
+    const mate = await call(app(), `/organizations/${s.org.id}/members`, { key: s.acct.key, body: { email: `mate@${s.domain}` } });
+    const added = await asLead.teams.addMemberByEmail({ teamId: team.id, email: `MATE@${s.domain}` });
+    expect(added.member.user.id).toBe(mate.body.member.id);
+
+    const otherOrg = (await call(app(), '/organizations', { key: s.acct.key, body: { name: 'Elsewhere' } })).body.organization;
+    await call(app(), `/organizations/${otherOrg.id}/members`, { key: s.acct.key, body: { email: 'stranger@elsewhere.example' } });
+    expect(await codeOf(asLead.teams.addMemberByEmail({ teamId: team.id, email: 'stranger@elsewhere.example' }))).toBe('NOT_FOUND:not_found');
+    expect(await codeOf(asLead.teams.addMemberByEmail({ teamId: team.id, email: 'ghost@nowhere.example' }))).toBe('NOT_FOUND:not_found');
+  });
+});

@@ -5,11 +5,11 @@ import { useAction } from '@/app/_ui/action';
 import { ChoiceWithApply } from '@/app/_ui/choice';
 import { Field } from '@/app/_ui/field';
 import s from '@/app/_ui/hosted.module.css';
-import type { Candidate, TeamMember } from './types';
+import type { TeamMember } from './types';
 
 /** Members, their roles and statuses (invitations are members with status invited), adding people, and ownership transfer. */
-export function TeamMembersPanel({ teamId, members, candidates, isOwner }: { teamId: string; members: TeamMember[]; candidates: Candidate[]; isOwner: boolean }) {
-  const [userId, setUserId] = useState(candidates[0]?.id ?? '');
+export function TeamMembersPanel({ teamId, members, isOwner }: { teamId: string; members: TeamMember[]; isOwner: boolean }) {
+  const [email, setEmail] = useState('');
   const [role, setRole] = useState<'member' | 'admin'>('member');
   const [newOwner, setNewOwner] = useState('');
   const { run, pending, status } = useAction();
@@ -70,35 +70,27 @@ export function TeamMembersPanel({ teamId, members, candidates, isOwner }: { tea
           ))}
         </tbody>
       </table>
-      {candidates.length > 0 && (
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            run(() => trpc.teams.addMember.mutate({ teamId, member: { userId, role } }), 'Member added');
-          }}
-        >
-          <div className={s.row}>
-            <Field id="add-user" label="Add a person from the organization">
-              <select id="add-user" value={userId} onChange={(e) => setUserId(e.target.value)}>
-                {candidates.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.email}
-                  </option>
-                ))}
-              </select>
-            </Field>
-            <Field id="add-role" label="Role">
-              <select id="add-role" value={role} onChange={(e) => setRole(e.target.value as 'member' | 'admin')}>
-                <option value="member">member</option>
-                <option value="admin">admin</option>
-              </select>
-            </Field>
-            <button className={s.button} type="submit" disabled={pending}>
-              Add to team
-            </button>
-          </div>
-        </form>
-      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          run(() => trpc.teams.addMemberByEmail.mutate({ teamId, email, role }), `Added ${email}`, () => setEmail(''));
+        }}
+      >
+        <div className={s.row}>
+          <Field id="add-email" label="Add a person of the organization by email">
+            <input id="add-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          </Field>
+          <Field id="add-role" label="Role">
+            <select id="add-role" value={role} onChange={(e) => setRole(e.target.value as 'member' | 'admin')}>
+              <option value="member">member</option>
+              <option value="admin">admin</option>
+            </select>
+          </Field>
+          <button className={s.button} type="submit" disabled={pending}>
+            Add to team
+          </button>
+        </div>
+      </form>
       {isOwner && active.length > 0 && (
         <form
           onSubmit={(e) => {

@@ -21,15 +21,13 @@ export default async function TeamSettings({ params, searchParams }: { params: P
   // Invitations are listed once, on the first page.
   const invited = page === 1 ? (await api.teams.members({ teamId, query: { page: 1, perPage: 100, status: 'invited' } })).members : [];
   const all = [...members, ...invited.filter((i) => !members.some((m) => m.id === i.id))];
-  const orgMembers = canAdmin && team.organization ? (await api.organizations.members({ orgId: team.organization, query: { page: 1, perPage: 100 } })).members : [];
-  const candidates = orgMembers.filter((u) => !all.some((m) => m.user.id === u.id)).map((u) => ({ id: u.id, email: u.email }));
   const policy = canAdmin ? await api.teams.policy({ teamId }) : null;
   return (
     <HostedFrame me={me} title={`${team.name}: team settings`}>
       {!canAdmin && <p>Only team admins can change these settings.</p>}
       <Section id="team-members" title="Members, roles and invitations">
         {canAdmin ? (
-          <TeamMembersPanel teamId={teamId} members={all} candidates={candidates} isOwner={mine?.role === 'owner'} />
+          <TeamMembersPanel teamId={teamId} members={all} isOwner={mine?.role === 'owner'} />
         ) : (
           <ul>
             {all.map((m) => (

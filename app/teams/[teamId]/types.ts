@@ -4,4 +4,3 @@ import type { AppRouter } from '@/server/trpc/app-router';
 type Out = inferRouterOutputs<AppRouter>['teams'];
 export type TeamMember = Out['members']['members'][number];
 export type TeamPolicy = Out['policy'];
-export type Candidate = { id: string; email: string };
