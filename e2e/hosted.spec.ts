@@ -92,6 +92,16 @@ test('SP-initiated SAML sign-in through the test IdP page, which posts a signed 
   await shoot(p, 'saml-signed-in');
   const org = (await api(`/organizations/${orgId}`)).body.organization;
   expect(org.sso.saml.acsUrl).toBe(`${BASE}/api/sso/saml/acs`);
+
+  // Signing out continues at the IdP (its logout URL is set), which sends the browser back signed out.
+  expect((await api(`/organizations/${orgId}/sso`, { method: 'PUT', body: { saml: { logoutUrl: `${process.env.E2E_IDP_URL}/slo` } } })).status).toBe(200);
+  await p.getByRole('link', { name: `Sign out (${SAM})` }).click();
+  await expect(p.getByRole('heading', { name: 'Signed out at the test IdP' })).toBeVisible();
+  await expect(p.getByText(`Session of ${SAM} ended.`)).toBeVisible();
+  await p.getByRole('link', { name: 'Return to Steward' }).click();
+  await expect(p).toHaveURL(/\/sign-in$/);
+  await p.goto('/');
+  await expect(p.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
   await ctx.close();
 });
 

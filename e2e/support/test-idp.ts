@@ -37,6 +37,18 @@ export async function startTestIdp() {
       );
       return;
     }
+    if (req.method === 'GET' && url.pathname === '/slo') {
+      // Steward's LogoutRequest names the session ending; the IdP "signs out" and sends the browser back.
+      const xml = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8');
+      const nameId = /<saml:NameID[^>]*>([^<]+)</.exec(xml)?.[1] ?? '';
+      // The request's Issuer is Steward's entity id (<origin>/api/sso/saml/metadata); its SLO URL sits beside it.
+      const issuer = /<saml:Issuer[^>]*>([^<]+)</.exec(xml)?.[1] ?? '';
+      const sloUrl = issuer.replace(/\/metadata$/, '/slo');
+      const response = Buffer.from(`<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" ID="_lo" Version="2.0"><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status></samlp:LogoutResponse>`).toString('base64');
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(page('Signed out at the test IdP', `<p>Session of ${esc(nameId)} ended.</p><p><a href="${esc(sloUrl)}?SAMLResponse=${encodeURIComponent(response)}">Return to Steward</a></p>`));
+      return;
+    }
     if (req.method === 'POST' && url.pathname === '/sso/login') {
       const f = await readForm(req);
       const email = f.get('email') ?? '';
