@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inflateRawSync } from 'node:zlib';
-import { samlResponse } from '../../tests/helpers/saml-idp';
+import { inflateSamlMessage, samlResponse } from '../../tests/helpers/saml-idp';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const page = (title: string, body: string) =>
@@ -24,7 +23,7 @@ export async function startTestIdp() {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://idp');
     if (req.method === 'GET' && url.pathname === '/sso') {
-      const xml = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8');
+      const xml = inflateSamlMessage(url.searchParams.get('SAMLRequest') ?? '');
       const id = /\sID="([^"]+)"/.exec(xml)?.[1] ?? '';
       const acs = /AssertionConsumerServiceURL="([^"]+)"/.exec(xml)?.[1] ?? '';
       const issuer = /<saml:Issuer[^>]*>([^<]+)</.exec(xml)?.[1] ?? '';
@@ -39,7 +38,7 @@ export async function startTestIdp() {
     }
     if (req.method === 'GET' && url.pathname === '/slo') {
       // Steward's LogoutRequest names the session ending; the IdP "signs out" and sends the browser back.
-      const xml = inflateRawSync(Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8');
+      const xml = inflateSamlMessage(url.searchParams.get('SAMLRequest') ?? '');
       const nameId = /<saml:NameID[^>]*>([^<]+)</.exec(xml)?.[1] ?? '';
       // The request's Issuer is Steward's entity id (<origin>/api/sso/saml/metadata); its SLO URL sits beside it.
       const issuer = /<saml:Issuer[^>]*>([^<]+)</.exec(xml)?.[1] ?? '';

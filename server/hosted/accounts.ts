@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { accounts, type AccountRow } from '@/db/schema';
 import { badRequest, conflict, notFound } from '@/server/http/errors';
+import { hostedOrigin } from './origin';
 
 const Domain = z
   .string()
@@ -34,4 +35,15 @@ export async function accountForHost(db: Db, host: string | null): Promise<Accou
   if (n !== 1) return null;
   const [only] = await db.select().from(accounts).limit(1);
   return only;
+}
+
+/**
+ * Which hosted app a request is for: the account its Host selects, with that app's origin
+ * (the account's hosted domain when it has one). 404 when no account answers on this host.
+ */
+export async function hostedSite(db: Db, headers: Pick<Headers, 'get'>) {
+  const account = await accountForHost(db, headers.get('host'));
+  if (!account) throw notFound('Hosted app');
+  const { origin, secure } = hostedOrigin(headers, account.hostedDomain);
+  return { account, origin, secure };
 }

@@ -2,10 +2,8 @@ import { generateServiceProviderMetadata } from '@node-saml/node-saml';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { defineEndpoint } from '@/server/http/endpoint';
-import { notFound } from '@/server/http/errors';
 import { spCredentials } from '@/server/sign-in/sp-credentials';
-import { accountForHost } from './accounts';
-import { hostedOrigin } from './origin';
+import { hostedSite } from './accounts';
 
 /** The service-provider values an organization registers in its IdP, all on the hosted domain. */
 export function spValues(base: string) {
@@ -13,9 +11,8 @@ export function spValues(base: string) {
 }
 
 export async function spMetadata(db: Db, headers: Pick<Headers, 'get'>) {
-  const account = await accountForHost(db, headers.get('host'));
-  if (!account) throw notFound('Hosted app');
-  const sp = spValues(hostedOrigin(headers, account.hostedDomain).origin);
+  const { origin } = await hostedSite(db, headers);
+  const sp = spValues(origin);
   const { privateKey, cert } = await spCredentials(db);
   const xml = generateServiceProviderMetadata({
     issuer: sp.entityId,

@@ -1,5 +1,5 @@
-import { DOMParser } from '@xmldom/xmldom';
 import { badRequest } from '@/server/http/errors';
+import { parseXml } from '@/server/sign-in/saml-xml';
 import { derToPem } from './certificates';
 
 const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
@@ -13,9 +13,8 @@ const elements = (root: { getElementsByTagNameNS(ns: string, name: string): Arra
  * single sign-on and single logout URLs (HTTP-Redirect preferred, as Steward sends requests that way) and the signing certificate.
  */
 export function parseIdpMetadata(xml: string): { issuer: string; entryPoint: string; certificate: string; logoutUrl?: string } {
-  let failed = false;
-  const doc = new DOMParser({ errorHandler: { error: () => void (failed = true), fatalError: () => void (failed = true) } }).parseFromString(xml, 'text/xml');
-  if (failed || !doc?.documentElement) throw badRequest('saml.metadataXml: is not an XML document');
+  const doc = parseXml(xml);
+  if (!doc) throw badRequest('saml.metadataXml: is not an XML document');
   const entity = elements(doc, 'EntityDescriptor')[0];
   const idp = elements(doc, 'IDPSSODescriptor')[0];
   if (!entity || !idp) throw badRequest('saml.metadataXml: has no IdP EntityDescriptor with an IDPSSODescriptor');

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { accountForHost } from '@/server/hosted/accounts';
-import { hostedOrigin } from '@/server/hosted/origin';
+import { hostedSite } from '@/server/hosted/accounts';
 import { defineEndpoint } from '@/server/http/endpoint';
-import { notFound } from '@/server/http/errors';
 import { consumeSamlResponse } from './saml-acs';
 import { singleLogout } from './saml-logout';
 import { portalToken } from './portal-actor';
@@ -25,9 +23,7 @@ const slo = (method: 'GET' | 'POST') =>
     response: z.unknown(),
     errors: [404],
     handle: async ({ db, req }) => {
-      const account = await accountForHost(db, req.headers.get('host'));
-      if (!account) throw notFound('Hosted app');
-      const { origin, secure } = hostedOrigin(req.headers, account.hostedDomain);
+      const { account, origin, secure } = await hostedSite(db, req.headers);
       const url = new URL(req.url);
       const session = await portalToken(db, account, req.headers, secure);
       const location = await singleLogout(db, account, origin, method, url.searchParams, method === 'POST' ? await formOf(req) : null, session);
@@ -50,9 +46,7 @@ export const signInEndpoints = [
     response: z.unknown(),
     errors: [400, 403, 404],
     handle: async ({ db, req }) => {
-      const account = await accountForHost(db, req.headers.get('host'));
-      if (!account) throw notFound('Hosted app');
-      const { origin, secure } = hostedOrigin(req.headers, account.hostedDomain);
+      const { account, origin, secure } = await hostedSite(db, req.headers);
       const { user, returnTo, saml } = await consumeSamlResponse(db, account, origin, await formOf(req));
       return redirect(returnTo, await sessionSetCookie(db, user, 'saml', secure, saml));
     },

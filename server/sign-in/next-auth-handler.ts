@@ -1,10 +1,8 @@
 import NextAuth from 'next-auth';
 import type { NextRequest } from 'next/server';
 import { sharedDatabase } from '@/db/client';
-import { accountForHost } from '@/server/hosted/accounts';
-import { hostedOrigin } from '@/server/hosted/origin';
-import { notFound } from '@/server/http/errors';
-import { clientIp, errorResponse } from '@/server/http/kernel';
+import { hostedSite } from '@/server/hosted/accounts';
+import { clientIp, errorResponse, toResponse } from '@/server/http/kernel';
 import { logger } from '@/server/logger';
 import { authOptions } from './auth-options';
 import { consumeLinkRequest } from './link-limit';
@@ -15,8 +13,6 @@ process.env.AUTH_TRUST_HOST ??= 'true';
 
 type Ctx = { params: Promise<{ nextauth: string[] }> };
 
-const asResponse = (r: ReturnType<typeof errorResponse>) => (r instanceof Response ? r : new Response(r.body, { status: r.status, headers: r.headers }));
-
 /**
  * /api/auth/*: next-auth for the account the Host names. Asking for an email link where SSO is
  * enforced is refused here with 403 sso_required (next-auth itself would only redirect), and
@@ -25,8 +21,7 @@ const asResponse = (r: ReturnType<typeof errorResponse>) => (r instanceof Respon
 export async function portalAuth(req: NextRequest, ctx: Ctx): Promise<Response> {
   try {
     const db = sharedDatabase().db;
-    const account = await accountForHost(db, req.headers.get('host'));
-    if (!account) throw notFound('Hosted app');
+    const { account, origin, secure } = await hostedSite(db, req.headers);
     const { nextauth } = await ctx.params;
     if (req.method === 'POST' && nextauth[0] === 'signin' && nextauth[1] === 'email') {
       const form = await req.clone().formData().catch(() => null);
@@ -36,9 +31,8 @@ export async function portalAuth(req: NextRequest, ctx: Ctx): Promise<Response> 
         await consumeLinkRequest(sharedDatabase().pool, account.id, email, clientIp(req, {}));
       }
     }
-    const site = hostedOrigin(req.headers, account.hostedDomain);
-    return (await NextAuth(req, ctx, await authOptions(db, account, site))) as Response;
+    return (await NextAuth(req, ctx, await authOptions(db, account, { origin, secure }))) as Response;
   } catch (e) {
-    return asResponse(errorResponse(e, logger));
+    return toResponse(errorResponse(e, logger));
   }
 }

@@ -4,7 +4,8 @@ const COMMENT_NODE = 8;
 
 type XNode = { nodeType: number; localName?: string | null; childNodes?: ArrayLike<XNode> };
 
-function parse(xml: string) {
+/** A DOM of the text, or null when it is not well-formed XML (xmldom reports instead of throwing). */
+export function parseXml(xml: string) {
   let failed = false;
   const doc = new DOMParser({ errorHandler: { error: () => void (failed = true), fatalError: () => void (failed = true) } }).parseFromString(xml, 'text/xml');
   return failed || !doc?.documentElement ? null : doc;
@@ -20,7 +21,7 @@ const byLocalName = (root: XNode, name: string) => [...walk(root)].filter((n) =>
 
 /** What a raw response claims before verification: used only to choose which organization's certificate to verify with. */
 export function peekResponse(xml: string): { inResponseTo: string | null; issuer: string | null; destination: string | null } | null {
-  const doc = parse(xml);
+  const doc = parseXml(xml);
   const root = doc?.documentElement;
   if (!root || root.localName !== 'Response') return null;
   const issuer = byLocalName(root as unknown as XNode, 'Issuer')[0]?.textContent?.trim() ?? null;
@@ -32,7 +33,7 @@ export function peekResponse(xml: string): { inResponseTo: string | null; issuer
  * value reads differently to the signer and to a naive reader. Never legitimate; refused outright.
  */
 export function hasCommentInIdentity(xml: string): boolean {
-  const doc = parse(xml);
+  const doc = parseXml(xml);
   if (!doc) return true;
   const holders = [...byLocalName(doc as unknown as XNode, 'NameID'), ...byLocalName(doc as unknown as XNode, 'AttributeValue')];
   return holders.some((h) => [...walk(h as unknown as XNode)].some((n) => n.nodeType === COMMENT_NODE));
@@ -40,7 +41,7 @@ export function hasCommentInIdentity(xml: string): boolean {
 
 /** Facts of a verified assertion node-saml does not check itself. */
 export function assertionFacts(assertionXml: string): { id: string | null; recipients: string[]; notOnOrAfter: Date | null } {
-  const doc = parse(assertionXml);
+  const doc = parseXml(assertionXml);
   const root = doc?.documentElement;
   if (!root) return { id: null, recipients: [], notOnOrAfter: null };
   const data = byLocalName(root as unknown as XNode, 'SubjectConfirmationData');

@@ -1,6 +1,6 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { sharedDatabase } from '@/db/client';
-import { errorResponse } from '@/server/http/kernel';
+import { errorResponse, toResponse } from '@/server/http/kernel';
 import { logger } from '@/server/logger';
 import { appRouter } from './app-router';
 import { portalContext } from './context';
@@ -28,8 +28,7 @@ export async function trpcHandler(req: Request): Promise<Response> {
   try {
     ctx = await portalContext(db, req.headers);
   } catch (e) {
-    const r = errorResponse(e, logger);
-    return r instanceof Response ? r : new Response(r.body, { status: r.status, headers: r.headers });
+    return toResponse(errorResponse(e, logger));
   }
   return fetchRequestHandler({
     endpoint: '/api/trpc',

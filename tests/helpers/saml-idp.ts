@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { SignedXml } from 'xml-crypto';
 
 /** A throwaway IdP key pair committed for tests only (tests/fixtures). */
@@ -89,13 +90,16 @@ export function samlResponse(o: ResponseOptions): string {
   return Buffer.from(xml, 'utf8').toString('base64');
 }
 
-/** The request id of an AuthnRequest carried in an HTTP-Redirect binding URL (SAMLRequest, deflated). */
-export async function authnRequestId(redirectUrl: string): Promise<string> {
-  const { inflateRawSync } = await import('node:zlib');
+/** The XML of a message sent with the HTTP-Redirect binding (SAMLRequest: deflated, base64). */
+export function inflateSamlMessage(encoded: string): string {
+  return inflateRawSync(Buffer.from(encoded, 'base64')).toString('utf8');
+}
+
+/** The request id of an AuthnRequest carried in an HTTP-Redirect binding URL. */
+export function authnRequestId(redirectUrl: string): string {
   const encoded = new URL(redirectUrl).searchParams.get('SAMLRequest');
   if (!encoded) throw new Error('no SAMLRequest in the redirect URL');
-  const xml = inflateRawSync(Buffer.from(encoded, 'base64')).toString('utf8');
-  const id = /\sID="([^"]+)"/.exec(xml)?.[1];
+  const id = /\sID="([^"]+)"/.exec(inflateSamlMessage(encoded))?.[1];
   if (!id) throw new Error('no ID in the AuthnRequest');
   return id;
 }

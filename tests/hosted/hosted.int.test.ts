@@ -1,24 +1,17 @@
-import http from 'node:http';
 import { expect, it } from 'vitest';
 import { createAccount } from '@/server/accounts/service';
 import { accountForHost, setHostedDomain } from '@/server/hosted/accounts';
 import { spCredentials } from '@/server/sign-in/sp-credentials';
 import { admin } from '../helpers/admin-cli';
+import { hosted } from '../helpers/hosted';
 import { useTestServer } from '../helpers/server';
 
 const app = useTestServer();
 
-/** GET with a chosen Host header (fetch does not let a caller set it). */
-function getWithHost(url: string, host: string): Promise<{ status: number; type: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers: { Host: host } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
-    });
-    req.on('error', reject);
-  });
-}
+const getWithHost = async (url: string, host: string) => {
+  const res = await hosted(url, { host });
+  return { status: res.status, type: String(res.headers['content-type']), body: res.body };
+};
 
 it('selects the account by hosted domain (or the only account) and serves SP metadata for it', async () => {
   const db = app().database.db;

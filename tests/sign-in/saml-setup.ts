@@ -48,7 +48,7 @@ export async function samlOrganization(app: TestServer, sso: Record<string, unkn
     start: async (returnTo = '/') => {
       const [fresh] = await db.select().from(organizations).where(eq(organizations.id, org.id));
       const { redirectUrl } = await startSamlSignIn(db, fresh ?? orgRow, origin, returnTo);
-      return { redirectUrl, id: await authnRequestId(redirectUrl) };
+      return { redirectUrl, id: authnRequestId(redirectUrl) };
     },
     response: (o: Partial<ResponseOptions> & { email: string }) => samlResponse({ acsUrl, audience, ...o }),
     post: (SAMLResponse: string, RelayState?: string) =>
