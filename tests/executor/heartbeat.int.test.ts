@@ -36,7 +36,8 @@ afterAll(async () => {
 
 it('the heartbeat function records a beat when its event is sent, and its cron is planned', async () => {
   const { inngest } = await import('@/inngest/client');
-  await inngest.send({ name: 'steward/heartbeat', data: {} });
+  const { events } = await import('@/inngest/events');
+  await inngest.send(events.heartbeatRequested.create({}));
   const beat = await until(async () => (await app().database.db.select().from(appSecrets).where(eq(appSecrets.name, 'heartbeat')))[0]);
   expect(Date.parse(beat.value)).toBeGreaterThan(Date.now() - 60_000);
   const crons = await app().database.pool.query(`SELECT function_id, cron FROM executor_crons`);

@@ -1,0 +1,16 @@
+import { eventType } from 'inngest';
+import { z } from 'zod';
+
+/**
+ * Every event Steward sends or is triggered by, with the Zod schema of its data. Functions
+ * trigger on these objects and senders build events with `.create(data)`, so a name or a
+ * payload cannot drift between the two sides.
+ */
+export const events = {
+  /** Record a heartbeat now (the cron does it every 10 minutes). */
+  heartbeatRequested: eventType('steward/heartbeat', { schema: z.object({}).loose() }),
+  /** Look up unverified organization domains again now (the cron does it hourly). */
+  domainsRecheckRequested: eventType('steward/domains.recheck', { schema: z.object({}).loose() }),
+} as const;
+
+export type StewardEventName = (typeof events)[keyof typeof events]['name'];
