@@ -45,6 +45,9 @@ export default async function Home() {
       ) : (
         <p>You do not belong to an organization.</p>
       )}
+      <p>
+        <Link href="/invitations">Invitations</Link> from organizations, to accept or decline
+      </p>
       <h2>Your teams</h2>
       <ul>
         {me.teams.map((t) => (

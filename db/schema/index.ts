@@ -15,3 +15,4 @@ export * from './policy';
 export * from './channels';
 export * from './mail';
 export * from './sign-in';
+export * from './invitations';

@@ -1,4 +1,4 @@
-import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 
@@ -41,6 +41,12 @@ export const users = pgTable(
     schedulingPreferences: jsonb('scheduling_preferences').$type<Record<string, unknown>>(),
     workingHoursSetAt: ts('working_hours_set_at'),
     onboardedAt: ts('onboarded_at'),
+    /**
+     * Hosted-app sessions carry the version they were minted at and end once it moves on. Database
+     * triggers (migration session_version_triggers) bump it when the user is blocked, loses a role
+     * or their organization, is deprovisioned from a team, or their organization enforces SSO.
+     */
+    sessionVersion: integer('session_version').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

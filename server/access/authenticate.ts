@@ -1,7 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { decodeProtectedHeader, importSPKI, jwtVerify, type CryptoKey } from 'jose';
 import type { Db } from '@/db/client';
-import { accountCertificates, accounts, apiKeys, identifiers, users, type UserRow } from '@/db/schema';
+import { accountCertificates, accounts, apiKeys, users, type UserRow } from '@/db/schema';
+import { normalizeEmail, prepareVerifiedEmailLookup } from './verified-email';
 import { BareRefusal, badRequest, unauthorized } from '@/server/http/errors';
 import type { Actor } from './actor';
 import { API_KEY_PATTERN, hashSecret, sameHash } from './keys';
@@ -22,20 +23,8 @@ function prepare(db: Db) {
       .limit(1)
       .prepare('auth_key_by_hash'),
     userById: db.select().from(users).where(eq(users.id, sql.placeholder('id'))).limit(1).prepare('auth_user_by_id'),
-    userByEmail: db
-      .select({ user: users })
-      .from(identifiers)
-      .innerJoin(users, eq(users.id, identifiers.userId))
-      .where(
-        and(
-          eq(identifiers.accountId, sql.placeholder('accountId')),
-          eq(identifiers.value, sql.placeholder('value')),
-          eq(identifiers.type, 'email'),
-          sql`(${identifiers.verified} OR ${identifiers.primary})`,
-        ),
-      )
-      .limit(1)
-      .prepare('auth_user_by_email'),
+    // The one verified-email rule (./verified-email.ts), prepared.
+    userByVerifiedEmail: prepareVerifiedEmailLookup(db, 'auth_user_by_verified_email'),
   };
 }
 function statements(db: Db) {
@@ -108,12 +97,12 @@ function pickAccount(a: Actor['account']): Actor['account'] {
 }
 
 /**
- * X-User-Email matches a user's primary email, or another email identifier of theirs that was verified:
- * an unverified secondary address proves nothing about who the caller means.
+ * X-User-Email acts as the user holding that address as a verified email identifier, the rule
+ * every "who is this email" question follows: an unverified address, even one a user made
+ * primary before that needed proof, or a custom identifier shaped like an address, names nobody.
  */
 export async function userByEmail(db: Db, accountId: string, email: string): Promise<UserRow | null> {
-  const value = email.trim().toLowerCase();
-  const [row] = await statements(db).userByEmail.execute({ accountId, value });
+  const [row] = await statements(db).userByVerifiedEmail.execute({ accountId, value: normalizeEmail(email) });
   return row?.user ?? null;
 }
 

@@ -1,6 +1,7 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { contactRelationships, contacts, identifiers, users, type ContactRow } from '@/db/schema';
+import { contactRelationships, contacts, users, type ContactRow } from '@/db/schema';
+import { findUsersByVerifiedEmails } from '@/server/identifiers/verified-email';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -9,24 +10,38 @@ export function addressesOf(c: Pick<ContactRow, 'email' | 'emails'>): string[] {
   return [...new Set([c.email, ...c.emails.map((e) => String(e.address))].map((a) => a.toLowerCase()))];
 }
 
-/** App users the contacts point at (consumerEmail), looked up in one query. */
+type Consumer = { id: string; name: string | null; email: string };
+
+/**
+ * App users the contacts point at (consumerEmail, else the contact’s email), looked up for the
+ * whole page at once. A contact names a user only through a verified email identifier, and only a user of
+ * the contact owner's organization (or, for an owner without one, a user without one): an
+ * address someone merely claimed identifies no one, and a contact must not reveal who works
+ * at another organization.
+ */
 async function consumers(db: Db, accountId: string, rows: ContactRow[]) {
-  const emails = [...new Set(rows.map((r) => r.consumerEmail ?? r.email))];
-  if (!emails.length) return new Map<string, { id: string; name: string | null; email: string }>();
-  const found = await db
-    .select({ value: identifiers.value, id: users.id, name: users.name, email: users.email })
-    .from(identifiers)
-    .innerJoin(users, eq(users.id, identifiers.userId))
-    .where(and(eq(identifiers.accountId, accountId), eq(identifiers.type, 'email'), inArray(identifiers.value, emails)));
-  return new Map(found.map((f) => [f.value, { id: f.id, name: f.name, email: f.email }]));
+  const byContact = new Map<string, Consumer>();
+  if (!rows.length) return byContact;
+  const ownerIds = [...new Set(rows.map((r) => r.userId))];
+  const owners = new Map(
+    (await db.select({ id: users.id, organizationId: users.organizationId }).from(users).where(inArray(users.id, ownerIds))).map((o) => [o.id, o.organizationId]),
+  );
+  const found = await findUsersByVerifiedEmails(db, accountId, rows.map(consumerAddress));
+  for (const c of rows) {
+    const u = found.get(consumerAddress(c));
+    if (u && u.organizationId === (owners.get(c.userId) ?? null)) byContact.set(c.id, { id: u.id, name: u.name, email: u.email });
+  }
+  return byContact;
 }
+
+const consumerAddress = (c: ContactRow) => (c.consumerEmail ?? c.email).trim().toLowerCase();
 
 export async function presentContacts(db: Db, accountId: string, rows: ContactRow[]) {
   const map = await consumers(db, accountId, rows);
-  return rows.map((c) => toPublicContact(c, map.get(c.consumerEmail ?? c.email) ?? null));
+  return rows.map((c) => toPublicContact(c, map.get(c.id) ?? null));
 }
 
-export function toPublicContact(c: ContactRow, consumer: { id: string; name: string | null; email: string } | null) {
+export function toPublicContact(c: ContactRow, consumer: Consumer | null) {
   return {
     id: c.id,
     user: c.userId,

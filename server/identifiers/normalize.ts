@@ -3,7 +3,11 @@ import { badRequest } from '@/server/http/errors';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Emails lower-cased and checked; phones in E.164, parsed with the user's country when there is no leading +. */
+/**
+ * Emails lower-cased and checked; phones in E.164, parsed with the user's country when there is
+ * no leading +. An email-shaped value of any other type is lower-cased too, so the unique index
+ * on (account, value) sees `CEO@corp.test` as custom and `ceo@corp.test` as email as one address.
+ */
 export function normalizeValue(type: string, value: string, country: string | null): string {
   if (type === 'email') {
     const v = value.trim().toLowerCase();
@@ -15,5 +19,6 @@ export function normalizeValue(type: string, value: string, country: string | nu
     if (!phone || !phone.isValid()) throw badRequest('value: not a valid phone number (use E.164, or a national number in the user’s country)', {}, 'invalid_phone');
     return phone.number;
   }
-  return value.trim();
+  const v = value.trim();
+  return EMAIL.test(v) ? v.toLowerCase() : v;
 }

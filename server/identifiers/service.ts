@@ -36,6 +36,8 @@ async function visibleIdentifier(db: Tx, actor: Actor, id: string): Promise<{ id
   return row;
 }
 
+const isUniqueViolation = (e: unknown) => (e as { code?: string }).code === '23505' || (e as { cause?: { code?: string } }).cause?.code === '23505';
+
 async function assertFree(db: Tx, accountId: string, value: string) {
   const [taken] = await db.select({ id: identifiers.id }).from(identifiers).where(and(eq(identifiers.accountId, accountId), eq(identifiers.value, value)));
   if (taken) throw badRequest('value: already held by a user of this account');
@@ -46,14 +48,20 @@ export async function createIdentifier(db: Db, actor: Actor, input: z.infer<type
   const value = normalizeValue(input.type, input.value, user.country);
   // Only account-wide credentials vouch for ownership; a user proves it through the hosted app's code flow.
   const verified = isAccountWide(actor) ? (input.verified ?? false) : false;
-  const row = await db.transaction(async (tx) => {
-    await assertFree(tx, actor.accountId, value);
-    const [r] = await tx
-      .insert(identifiers)
-      .values({ accountId: actor.accountId, userId: user.id, type: input.type, value, verified, label: input.label ?? null })
-      .returning();
-    return r;
-  });
+  const row = await db
+    .transaction(async (tx) => {
+      await assertFree(tx, actor.accountId, value);
+      const [r] = await tx
+        .insert(identifiers)
+        .values({ accountId: actor.accountId, userId: user.id, type: input.type, value, verified, label: input.label ?? null })
+        .returning();
+      return r;
+    })
+    .catch((e) => {
+      // Two concurrent claims of one value: the unique index decides, and the loser hears why.
+      if (isUniqueViolation(e)) throw badRequest('value: already held by a user of this account');
+      throw e;
+    });
   return { ok: true as const, identifier: toPublicIdentifier(row), user: await presentUser(db, user, { withIdentifiers: true }) };
 }
 
@@ -65,10 +73,12 @@ export async function listIdentifiers(db: Db, actor: Actor, q: z.infer<typeof Li
   return { ok: true as const, identifiers: rows.map(toPublicIdentifier) };
 }
 
-/** Makes an email identifier the user's primary email (and their `email`). */
+/** Makes a verified email identifier the user's primary email (and their `email`). */
 export async function makePrimary(db: Db, actor: Actor, id: string) {
   const { identifier, user } = await visibleIdentifier(db, actor, id);
   if (identifier.type !== 'email') throw badRequest('Only an email identifier can be the primary email');
+  // The primary email is the user's `email`, which provisioning and sign-in treat as theirs: it must be proven.
+  if (!identifier.verified) throw badRequest('identifierId: this email is not verified; only a verified email identifier can be the primary email');
   await db.transaction(async (tx) => {
     await tx.update(identifiers).set({ primary: false }).where(and(eq(identifiers.userId, user.id), eq(identifiers.type, 'email')));
     await tx.update(identifiers).set({ primary: true }).where(eq(identifiers.id, identifier.id));

@@ -28,13 +28,15 @@ export const UpdateOrganizationBody = z.object({
 });
 export const OrgParams = z.object({ orgId: z.string().min(1) });
 export const OrgMemberParams = OrgParams.extend({ userId: z.string().min(1) });
+export const OrgDomainParams = OrgParams.extend({ domainId: z.string().min(1) });
 export const DeletedOrganizationResponse = z.object({ ok: z.literal(true), organization: z.object({ id: z.string(), deleted: z.literal(true), message: z.string() }) });
 
 const Member = z.object({ id: z.string(), email: z.string(), name: z.string().nullable(), avatarUrl: z.string().nullable(), organizationRole: z.enum(['admin', 'member', 'guest']), createdAt: z.string() });
 export const ListMembersQuery = PageQuery.extend({ search: z.string().max(200).optional() });
 export const ListMembersResponse = z.object({ ok: z.literal(true), members: z.array(Member), ...PageFields });
 export const AddMemberBody = z.object({ email: Email });
-export const MemberEnvelope = z.object({ ok: z.literal(true), member: Member.omit({ avatarUrl: true }) });
+/** `status: invited` when the person must accept in the hosted app (outside the organization's verified domains); `id` is then the invitation's. */
+export const MemberEnvelope = z.object({ ok: z.literal(true), member: Member.omit({ avatarUrl: true }).extend({ status: z.enum(['active', 'invited']) }) });
 export const DeletedMemberResponse = z.object({ ok: z.literal(true), member: z.object({ id: z.string(), deleted: z.literal(true), message: z.string() }) });
 
 export const ModelTiersBody = z.object({ chat: Tier.nullable().optional(), task: Tier.nullable().optional() });

@@ -1,39 +1,73 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db, Tx } from '@/db/client';
-import { accounts, identifiers, teamMemberships, teams, users, type OrganizationRow, type UserRow } from '@/db/schema';
-import { hostedOrigin } from '@/server/hosted/origin';
-import type { Actor } from '@/server/access/actor';
+import type { Db } from '@/db/client';
+import { accounts, teamMemberships, teams, users, type OrganizationInvitationRow, type UserRow } from '@/db/schema';
+import { siteOrigin } from '@/server/hosted/origin';
+import { isAccountWide, type Actor } from '@/server/access/actor';
 import { forbidden, notFound } from '@/server/http/errors';
-import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
+import { findUserByVerifiedEmail, normalizeEmail } from '@/server/identifiers/verified-email';
+import { activeMembership, createOwnTeam } from '@/server/teams/membership';
 import { createUserWithEmail } from '@/server/users/provision';
 import { assertNotOnlyOrgAdmin } from '@/server/users/refusals';
 import { sendMail } from '@/server/mail/mailer';
 import { organizationFor } from './access';
 import type { AddMemberBody } from './contracts';
+import { verifyingOrganization } from './domains';
+import { inviteToOrganization } from './invitations';
+import { placeInOrganization } from './placement';
+import { vouchesFor } from './vouching';
 
 /**
- * Adds a person to the organization: the user is created when needed and placed on the
- * default team when one is set. A user of another organization is refused with 403.
+ * Adds a person to the organization. Direct only where the caller speaks for the person: an
+ * account-wide credential (it already reaches every user), or an address at one of the
+ * organization's verified domains. There the user is created when needed and placed on the
+ * default team; a user of another organization is refused with 403. Anyone else is invited:
+ * the membership stays pending until they accept in the hosted app, signed in with that
+ * verified address, and the answer is the same whether or not they already have a user.
  */
 export async function addMember(db: Db, actor: Actor, orgId: string, input: z.infer<typeof AddMemberBody>) {
   const org = await organizationFor(db, actor, orgId, 'admin');
-  let isNew = false;
-  const user = await db.transaction(async (tx) => {
-    const [found] = await tx
-      .select({ user: users })
-      .from(identifiers)
-      .innerJoin(users, eq(users.id, identifiers.userId))
-      .where(and(eq(identifiers.accountId, actor.accountId), eq(identifiers.type, 'email'), eq(identifiers.value, input.email)))
-      .limit(1);
-    isNew = !found;
-    let u = found?.user ?? (await createUserWithEmail(tx, { accountId: actor.accountId, email: input.email, organizationId: org.id }));
-    if (u.organizationId && u.organizationId !== org.id) throw forbidden('The user belongs to another organization');
-    return placeInOrganization(tx, org, u);
+  const email = normalizeEmail(input.email);
+  const vouched = isAccountWide(actor) || (await vouchesFor(db, org.id, actor.accountId, email));
+  const verifiedBy = vouched ? null : await verifyingOrganization(db, actor.accountId, email);
+  type Outcome = { kind: 'member'; user: UserRow; isNew: boolean } | { kind: 'invited'; invitation: OrganizationInvitationRow };
+  // A concurrent add of the same new address loses on the unique index; the second attempt finds the person.
+  const attempt = () => db.transaction(async (tx): Promise<Outcome> => {
+    const found = await findUserByVerifiedEmail(tx, actor.accountId, email);
+    // People at a domain another organization verified are that organization's to manage, as in provisioning.
+    if (verifiedBy && found?.organizationId !== org.id) throw forbidden('The email’s domain is verified by another organization');
+    if (found?.organizationId === org.id || vouched) {
+      if (found?.organizationId && found.organizationId !== org.id) throw forbidden('The user belongs to another organization');
+      const user = found ?? (await createUserWithEmail(tx, { accountId: actor.accountId, email, organizationId: org.id }));
+      return { kind: 'member', user: await placeInOrganization(tx, org, user), isNew: !found };
+    }
+    // Someone to invite gets a user of the account (outside any organization) so they can sign in to answer.
+    if (!found) await createOwnTeam(tx, await createUserWithEmail(tx, { accountId: actor.accountId, email, organizationId: null }), null);
+    return { kind: 'invited', invitation: await inviteToOrganization(tx, org, email, actor.user?.id ?? null) };
   });
-  // New people are invited; existing ones are told they were added (the in-app notice has no API shape).
+  const outcome = await attempt().catch((e) => {
+    const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
+    if (code === '23505') return attempt();
+    throw e;
+  });
+
   const [account] = await db.select({ hostedDomain: accounts.hostedDomain }).from(accounts).where(eq(accounts.id, actor.accountId));
-  const signIn = account?.hostedDomain ? `\n\nSign in at ${hostedOrigin(new Headers(), account.hostedDomain).origin}/sign-in` : '';
+  const origin = account?.hostedDomain ? siteOrigin(account.hostedDomain).origin : null;
+  if (outcome.kind === 'invited') {
+    const { invitation } = outcome;
+    const where = origin ? `at ${origin}/invitations` : 'in the hosted app, under Invitations';
+    await sendMail(db, {
+      accountId: actor.accountId,
+      to: invitation.email,
+      subject: `You are invited to join ${org.name}`,
+      text: `You have been invited to join ${org.name}. Nothing changes unless you accept: sign in with this email address and answer the invitation ${where}.`,
+    });
+    const member = { id: invitation.id, email: invitation.email, name: null, organizationRole: 'member' as const, status: 'invited' as const, createdAt: invitation.createdAt.toISOString() };
+    return { ok: true as const, member };
+  }
+  // New people are invited to sign in; existing ones are told they were added (the in-app notice has no API shape).
+  const { user, isNew } = outcome;
+  const signIn = origin ? `\n\nSign in at ${origin}/sign-in` : '';
   await sendMail(db, {
     accountId: actor.accountId,
     to: user.email,
@@ -44,20 +78,12 @@ export async function addMember(db: Db, actor: Actor, orgId: string, input: z.in
   });
   return {
     ok: true as const,
-    member: { id: user.id, email: user.email, name: user.name, organizationRole: user.organizationRole, createdAt: user.createdAt.toISOString() },
+    member: { id: user.id, email: user.email, name: user.name, organizationRole: user.organizationRole, status: 'active' as const, createdAt: user.createdAt.toISOString() },
   };
 }
 
-/** Makes the user a member of the organization (when they have none) and places them on its default team, or a team of their own. */
-export async function placeInOrganization(tx: Tx, org: OrganizationRow, user: UserRow): Promise<UserRow> {
-  let u = user;
-  if (!u.organizationId) [u] = await tx.update(users).set({ organizationId: org.id, organizationRole: 'member' }).where(eq(users.id, u.id)).returning();
-  const [defaultTeam] = org.defaultTeamId ? await tx.select().from(teams).where(eq(teams.id, org.defaultTeamId)) : [];
-  const current = await activeMembership(tx, u.id);
-  if (defaultTeam && current?.t.id !== defaultTeam.id && !(await ownedTeamWithOthers(tx, u.id))) await joinTeam(tx, u, defaultTeam, 'member');
-  else if (!current) await createOwnTeam(tx, u, org.id);
-  return u;
-}
+/** Re-exported for the callers that place people (SAML, sign-in links); the rule lives in placement.ts. */
+export { placeInOrganization };
 
 /** Removes the user from the organization and its teams; they keep or get a team of their own. */
 export async function removeMember(db: Db, actor: Actor, orgId: string, userId: string) {

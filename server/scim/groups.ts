@@ -1,8 +1,8 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { filter as scimFilter, parse as parseFilter } from 'scim2-parse-filter';
-import { scimPatch } from 'scim-patch';
+import { scimPatch, type ScimPatchOperation } from 'scim-patch';
 import { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { teamMemberships, teams, users, type TeamRow } from '@/db/schema';
 import { badRequest, notFound } from '@/server/http/errors';
 import { joinTeam } from '@/server/teams/membership';
@@ -35,25 +35,26 @@ async function orgTeam(db: Db, caller: ScimCaller, id: string) {
 }
 
 /**
- * Makes the team's active members exactly `memberIds` (users of the organization). Members
+ * Makes the team's active members exactly `memberIds`, which must all be users of the
+ * organization: anyone else (another organization's user, a user without one, an unknown id)
+ * is 400 with nothing changed, so a group never pulls a person into the organization. Members
  * sent in POST and PUT bodies are recorded too, not only those from PATCH.
  */
-async function syncMembers(db: Db, caller: ScimCaller, team: TeamRow, memberIds: string[]) {
-  await db.transaction(async (tx) => {
-    const wanted = new Set(memberIds);
-    const current = await tx.select().from(teamMemberships).where(and(eq(teamMemberships.teamId, team.id), eq(teamMemberships.status, 'active')));
-    for (const m of current) {
-      if (wanted.has(m.userId) || m.role === 'owner') continue;
-      await tx.update(teamMemberships).set({ status: 'archived' }).where(eq(teamMemberships.id, m.id));
-      await placeElsewhere(tx, m.userId, team.id);
-    }
-    for (const id of wanted) {
-      if (current.some((m) => m.userId === id)) continue;
-      const [u] = await tx.select().from(users).where(and(eq(users.id, id), eq(users.organizationId, caller.organizationId)));
-      if (!u) throw badRequest(`members: ${id} is not a user of this organization`);
-      await joinTeam(tx, u, team, 'member');
-    }
-  });
+async function syncMembers(tx: Tx, caller: ScimCaller, team: TeamRow, memberIds: string[]) {
+  const wanted = new Set(memberIds);
+  const current = await tx.select().from(teamMemberships).where(and(eq(teamMemberships.teamId, team.id), eq(teamMemberships.status, 'active')));
+  const joining = [...wanted].filter((id) => !current.some((m) => m.userId === id));
+  const found = joining.length
+    ? await tx.select().from(users).where(and(inArray(users.id, joining), eq(users.accountId, caller.accountId), eq(users.organizationId, caller.organizationId)))
+    : [];
+  const outsider = joining.find((id) => !found.some((u) => u.id === id));
+  if (outsider) throw badRequest(`members: ${outsider} is not a user of this organization`);
+  for (const m of current) {
+    if (wanted.has(m.userId) || m.role === 'owner') continue;
+    await tx.update(teamMemberships).set({ status: 'archived' }).where(eq(teamMemberships.id, m.id));
+    await placeElsewhere(tx, m.userId, team.id);
+  }
+  for (const u of found) await joinTeam(tx, u, team, 'member');
 }
 
 export async function listScimGroups(db: Db, caller: ScimCaller, q: { filter?: string; startIndex: number; count: number }) {
@@ -82,30 +83,66 @@ function parseGroup(raw: unknown) {
 
 export async function createScimGroup(db: Db, caller: ScimCaller, raw: unknown) {
   const body = parseGroup(raw);
-  const [team] = await db.insert(teams).values({ accountId: caller.accountId, organizationId: caller.organizationId, name: body.displayName }).returning();
-  await syncMembers(db, caller, team, (body.members ?? []).map((m) => m.value));
+  // One transaction: a refused member list leaves no half-made group behind.
+  const team = await db.transaction(async (tx) => {
+    const [t] = await tx.insert(teams).values({ accountId: caller.accountId, organizationId: caller.organizationId, name: body.displayName }).returning();
+    await syncMembers(tx, caller, t, (body.members ?? []).map((m) => m.value));
+    return t;
+  });
   return toScimGroup(db, team);
 }
 
 export async function replaceScimGroup(db: Db, caller: ScimCaller, id: string, raw: unknown) {
   const team = await orgTeam(db, caller, id);
   const body = parseGroup(raw);
-  const [t] = await db.update(teams).set({ name: body.displayName }).where(eq(teams.id, team.id)).returning();
-  if (body.members) await syncMembers(db, caller, t, body.members.map((m) => m.value));
+  const t = await db.transaction(async (tx) => {
+    const [renamed] = await tx.update(teams).set({ name: body.displayName }).where(eq(teams.id, team.id)).returning();
+    if (body.members) await syncMembers(tx, caller, renamed, body.members.map((m) => m.value));
+    return renamed;
+  });
   return toScimGroup(db, t);
+}
+
+const Members = z.array(z.object({ value: z.string() }).passthrough());
+/** What a patch may leave behind: anything else (members: null, a bare string...) is the IdP's mistake, not ours. */
+const PatchedGroup = z.object({ displayName: z.string().trim().min(1).optional(), members: Members.optional() }).passthrough();
+
+const issuesText = (error: z.ZodError, prefix?: string) => error.issues.map((i) => `${[...(prefix ? [prefix] : []), ...i.path].join('.') || 'group'}: ${i.message}`).join('; ');
+
+/** An add or replace of members must carry a list of `{value}`, whether by path or inside a path-less value. */
+function checkMemberValues(ops: ScimPatchOperation[]) {
+  ops.forEach((o, n) => {
+    if (o.op !== 'add' && o.op !== 'replace') return;
+    const value = (o as { value?: unknown }).value;
+    const path = (o as { path?: string }).path;
+    let sent: { at: string; v: unknown } | null = null;
+    if (path !== undefined && /^members$/i.test(path.trim())) sent = { at: `Operations.${n}.value`, v: value };
+    else if (path === undefined && value && typeof value === 'object' && 'members' in value) sent = { at: `Operations.${n}.value.members`, v: (value as { members: unknown }).members };
+    if (!sent) return;
+    const parsed = Members.safeParse(sent.v);
+    if (!parsed.success) throw badRequest(`${issuesText(parsed.error, sent.at)} (members must be a list of {value})`);
+  });
 }
 
 export async function patchScimGroup(db: Db, caller: ScimCaller, id: string, raw: unknown) {
   const team = await orgTeam(db, caller, id);
   const current = await toScimGroup(db, team);
-  let patched: { displayName?: string; members?: Array<{ value: string }> };
+  const ops = normalizeOps(raw);
+  checkMemberValues(ops);
+  let result: unknown;
   try {
-    patched = scimPatch(structuredClone(current) as never, normalizeOps(raw)) as never;
+    result = scimPatch(structuredClone(current) as never, ops);
   } catch (e) {
     throw badRequest(`Operations: ${(e as Error).message}`);
   }
-  const [t] = await db.update(teams).set({ name: patched.displayName ?? team.name }).where(eq(teams.id, team.id)).returning();
-  await syncMembers(db, caller, t, (patched.members ?? []).map((m) => m.value));
+  const checked = PatchedGroup.safeParse(result);
+  if (!checked.success) throw badRequest(`Operations: the patched group is invalid: ${issuesText(checked.error)}`);
+  const patched = checked.data;
+  const t = await db.transaction(async (tx) => {
+    const [renamed] = await tx.update(teams).set({ name: patched.displayName ?? team.name }).where(eq(teams.id, team.id)).returning();
+    await syncMembers(tx, caller, renamed, (patched.members ?? []).map((m) => m.value));
+    return renamed;
+  });
   return toScimGroup(db, t);
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { requestHost } from '@/server/http/public-origin';
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { accounts, organizations } from '@/db/schema';
@@ -40,7 +41,7 @@ export async function authenticateScim(db: Db, headers: Pick<Headers, 'get'>): P
     .limit(1);
   if (!row || !sameHash(String(row.org.scim?.tokenHash), hash)) throw refuse();
   // On another account's hosted domain a token of this account is no token (hosts select accounts).
-  const host = (headers.get('host') ?? '').toLowerCase();
+  const host = requestHost(headers) ?? '';
   if (host && row.account.hostedDomain !== host) {
     const [owner] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.hostedDomain, host));
     if (owner && owner.id !== row.account.id) throw refuse();

@@ -1,10 +1,12 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, ne } from 'drizzle-orm';
 import { filter as scimFilter, parse as parseFilter } from 'scim2-parse-filter';
 import { scimPatch, type ScimPatchOperation } from 'scim-patch';
 import { z } from 'zod';
-import type { Db } from '@/db/client';
-import { identifiers, teamMemberships, teams, users, type UserRow } from '@/db/schema';
-import { badRequest, conflict, notFound } from '@/server/http/errors';
+import type { Db, Tx } from '@/db/client';
+import { teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { badRequest, conflict, forbidden, notFound } from '@/server/http/errors';
+import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
+import { vouchesFor } from '@/server/organizations/vouching';
 import { activeMembership, createOwnTeam } from '@/server/teams/membership';
 import { createUserWithEmail } from '@/server/users/provision';
 import type { ScimCaller } from './token';
@@ -90,24 +92,69 @@ function fields(body: z.infer<typeof ScimUserBody>) {
   };
 }
 
-/** Creates the user in the organization (or adopts an existing user of the account without one). */
+/**
+ * Creates the user in the organization. A SCIM token speaks for the organization's verified
+ * domains only and SCIM has no invitations, so an address elsewhere is refused (403) whether or
+ * not someone holds it: never an adoption, never an org-controlled claim on another person's
+ * address. At a verified domain, a user of another organization is a uniqueness conflict (409)
+ * and a user without one is adopted, as autoJoin would.
+ */
 export async function createScimUser(db: Db, caller: ScimCaller, raw: unknown) {
   const body = parseUser(raw);
-  const user = await db.transaction(async (tx) => {
-    const [found] = await tx
-      .select({ user: users })
-      .from(identifiers)
-      .innerJoin(users, eq(users.id, identifiers.userId))
-      .where(and(eq(identifiers.accountId, caller.accountId), eq(identifiers.type, 'email'), eq(identifiers.value, body.userName)));
-    let u = found?.user;
-    if (u && u.organizationId === caller.organizationId) throw conflict(`userName ${body.userName} already exists`);
-    if (u && u.organizationId) throw conflict(`userName ${body.userName} belongs to another organization`);
-    u ??= await createUserWithEmail(tx, { accountId: caller.accountId, email: body.userName, organizationId: caller.organizationId });
-    [u] = await tx.update(users).set({ organizationId: caller.organizationId, ...fields(body) }).where(eq(users.id, u.id)).returning();
-    if (!(await activeMembership(tx, u.id))) await createOwnTeam(tx, u, caller.organizationId);
-    return u;
-  });
+  const user = await uniquely(() =>
+    db.transaction(async (tx) => {
+      let u = await findUserByVerifiedEmail(tx, caller.accountId, body.userName);
+      if (u && u.organizationId === caller.organizationId) throw conflict(`userName ${body.userName} already exists`);
+      // Checked before looking further, so the answer outside the verified domains says nothing about who exists.
+      if (!(await vouchesFor(tx, caller.organizationId, caller.accountId, body.userName))) {
+        throw forbidden(`userName ${body.userName} is not at one of the organization’s verified domains`);
+      }
+      if (u?.organizationId) throw conflict(`userName ${body.userName} is already taken by a user of another organization`);
+      await assertExternalIdFree(tx, caller, body.externalId, u?.id ?? null);
+      u ??= await createUserWithEmail(tx, { accountId: caller.accountId, email: body.userName, organizationId: caller.organizationId });
+      [u] = await tx.update(users).set({ organizationId: caller.organizationId, ...fields(body) }).where(eq(users.id, u.id)).returning();
+      if (!(await activeMembership(tx, u.id))) await createOwnTeam(tx, u, caller.organizationId);
+      return u;
+    }),
+  );
   return presentScimUser(db, user);
+}
+
+/** externalId is unique in the account: a second user with the same one is a SCIM uniqueness conflict, not a 500. */
+async function assertExternalIdFree(tx: Tx, caller: ScimCaller, externalId: string | undefined, selfId: string | null) {
+  if (externalId === undefined) return;
+  const [taken] = await tx
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.accountId, caller.accountId), eq(users.externalId, externalId), selfId ? ne(users.id, selfId) : undefined))
+    .limit(1);
+  if (taken) throw conflict(`externalId ${externalId} is already used by another user`);
+}
+
+/** Two requests racing for one userName or externalId: the unique index decides, and the loser hears 409. */
+async function uniquely<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
+    if (code === '23505') throw conflict('userName or externalId is already used by another user');
+    throw e;
+  }
+}
+
+/** Stores the SCIM fields sent; a body with nothing to change (only userName, say) changes nothing. */
+async function saveFields(db: Db, caller: ScimCaller, u: UserRow, body: z.infer<typeof ScimUserBody>): Promise<UserRow> {
+  // The address is the person's verified identity; SCIM cannot move it to another one.
+  if (body.userName !== u.email) throw badRequest(`userName: cannot be changed through SCIM (it is ${u.email})`);
+  const set = fields(body);
+  if (!Object.keys(set).length) return u;
+  return uniquely(() =>
+    db.transaction(async (tx) => {
+      await assertExternalIdFree(tx, caller, body.externalId, u.id);
+      const [saved] = await tx.update(users).set(set).where(eq(users.id, u.id)).returning();
+      return saved;
+    }),
+  );
 }
 
 function parseUser(raw: unknown) {
@@ -119,8 +166,7 @@ function parseUser(raw: unknown) {
 export async function replaceScimUser(db: Db, caller: ScimCaller, id: string, raw: unknown) {
   const u = await orgUser(db, caller, id);
   const body = parseUser(raw);
-  const [saved] = await db.update(users).set(fields(body)).where(eq(users.id, u.id)).returning();
-  return presentScimUser(db, saved);
+  return presentScimUser(db, await saveFields(db, caller, u, body));
 }
 
 /** Applies RFC 7644 PATCH operations (scim-patch) to the user's SCIM view, then stores what changed. */
@@ -134,17 +180,17 @@ export async function patchScimUser(db: Db, caller: ScimCaller, id: string, raw:
     throw badRequest(`Operations: ${(e as Error).message}`);
   }
   const body = parseUser({ ...patched, userName: patched.userName ?? u.email });
-  const [saved] = await db.update(users).set(fields(body)).where(eq(users.id, u.id)).returning();
-  return presentScimUser(db, saved);
+  return presentScimUser(db, await saveFields(db, caller, u, body));
 }
+
+const PatchOps = z.object({
+  Operations: z.array(z.object({ op: z.string(), path: z.string().optional(), value: z.unknown().optional() }).passthrough(), { message: 'must be a list of operations' }),
+});
 
 /** IdPs send "Replace" and "False"; scim-patch expects lower-case ops and real booleans. */
 export function normalizeOps(raw: unknown): ScimPatchOperation[] {
-  const ops = (raw as { Operations?: unknown[] })?.Operations;
-  if (!Array.isArray(ops)) throw badRequest('Operations: required');
+  const parsed = PatchOps.safeParse(raw);
+  if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   const fix = (v: unknown): unknown => (v === 'False' || v === 'false' ? false : v === 'True' || v === 'true' ? true : Array.isArray(v) ? v.map(fix) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fix(x)])) : v);
-  return ops.map((o) => {
-    const op = o as { op?: string; path?: string; value?: unknown };
-    return { ...op, op: String(op.op ?? '').toLowerCase(), value: fix(op.value) } as ScimPatchOperation;
-  });
+  return parsed.data.Operations.map((op) => ({ ...op, op: op.op.toLowerCase(), value: fix(op.value) }) as ScimPatchOperation);
 }

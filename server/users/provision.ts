@@ -2,12 +2,15 @@ import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { identifiers, organizations, teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { releaseUnprovenClaims } from '@/server/identifiers/unproven-claims';
+import { findUserByVerifiedEmail, normalizeEmail } from '@/server/identifiers/verified-email';
 import type { Actor } from '@/server/access/actor';
 import { forbidden, notFound } from '@/server/http/errors';
 import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
 import type { ProvisionUserBody } from './contracts';
 import { presentUser } from './present';
 import { autoJoinOrganization, verifyingOrganization } from '@/server/organizations/domains';
+import { vouchesFor } from '@/server/organizations/vouching';
 
 const HEX24 = /^[0-9a-f]{24}$/;
 
@@ -37,36 +40,36 @@ export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof 
     // Without an organization key, a verified autoJoin domain places new users in its organization.
     const autoJoinOrg = orgScope ? null : await autoJoinOrganization(tx as unknown as Db, actor.accountId, input.email);
 
-    let user = await userByPrimaryEmail(tx, actor.accountId, input.email);
+    let user = await findUserByVerifiedEmail(tx, actor.accountId, input.email);
+    // An organization key speaks for its verified domains only: it may neither adopt someone
+    // outside them nor create an org-controlled user holding somebody else's address. One answer
+    // for every such address, so the key learns nothing about who exists.
+    if (orgScope && user?.organizationId !== orgScope) {
+      if (!(await vouchesFor(tx, orgScope, actor.accountId, input.email))) {
+        throw forbidden('An organization key provisions only addresses at the organization’s verified domains; invite anyone else with POST /organizations/{orgId}/members');
+      }
+      if (user?.organizationId) throw notFound('User');
+    }
     let created = false;
     if (!user) {
-      const [held] = await tx
-        .select({ id: identifiers.id })
-        .from(identifiers)
-        .where(and(eq(identifiers.accountId, actor.accountId), eq(identifiers.value, input.email)))
-        .limit(1);
-      if (held) {
-        // The address is another user's secondary identifier: that user is the one meant.
-        const [owner] = await tx.select().from(users).innerJoin(identifiers, eq(identifiers.userId, users.id)).where(eq(identifiers.id, held.id));
-        user = owner.users;
-      } else {
-        const id = input.id && HEX24.test(input.id) ? input.id : undefined;
-        if (id) {
-          const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.id, id)).limit(1);
-          if (taken) throw forbidden('That id is already in use');
-        }
-        user = await createUserWithEmail(tx, {
-          id,
-          accountId: actor.accountId,
-          email: input.email,
-          firstName: input.firstName,
-          lastName: input.lastName,
-          organizationId: orgScope ?? autoJoinOrg,
-        });
-        created = true;
+      const id = input.id && HEX24.test(input.id) ? input.id : undefined;
+      if (id) {
+        const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.id, id)).limit(1);
+        if (taken) throw forbidden('That id is already in use');
       }
+      user = await createUserWithEmail(tx, {
+        id,
+        accountId: actor.accountId,
+        email: input.email,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        organizationId: orgScope ?? autoJoinOrg,
+      });
+      created = true;
+    } else if (orgScope && !user.organizationId) {
+      // At the organization's verified domain (checked above): the organization vouches for them.
+      [user] = await tx.update(users).set({ organizationId: orgScope, organizationRole: 'member' }).where(eq(users.id, user.id)).returning();
     }
-    if (orgScope && user.organizationId && user.organizationId !== orgScope) throw notFound('User');
 
     const flags = { created, addedToTeam: false, alreadyMember: false, joinSkipped: false };
     const current = await activeMembership(tx, user.id);
@@ -103,15 +106,6 @@ export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof 
   return { ...result, user: await presentUser(db, result.user, { withIdentifiers: true }) };
 }
 
-async function userByPrimaryEmail(tx: Parameters<Parameters<Db['transaction']>[0]>[0], accountId: string, email: string): Promise<UserRow | null> {
-  const [u] = await tx
-    .select()
-    .from(users)
-    .where(and(eq(users.accountId, accountId), eq(users.email, email)))
-    .limit(1);
-  return u ?? null;
-}
-
 async function retryOnUniqueViolation<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
@@ -121,17 +115,22 @@ async function retryOnUniqueViolation<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A new user and their primary, verified email identifier. */
+/**
+ * A new user and their primary, verified email identifier. Callers have found no verified
+ * holder of the address; unproven claims on it are released first (409 if one cannot be).
+ */
 export async function createUserWithEmail(
   tx: Parameters<Parameters<Db['transaction']>[0]>[0],
   input: { id?: string; accountId: string; email: string; firstName?: string; lastName?: string; organizationId: string | null },
 ): Promise<UserRow> {
+  const email = normalizeEmail(input.email);
+  await releaseUnprovenClaims(tx, input.accountId, email);
   const [user] = await tx
     .insert(users)
     .values({
       ...(input.id ? { id: input.id } : {}),
       accountId: input.accountId,
-      email: input.email,
+      email,
       firstName: input.firstName ?? '',
       lastName: input.lastName ?? '',
       name: [input.firstName, input.lastName].filter(Boolean).join(' ') || null,
@@ -139,6 +138,6 @@ export async function createUserWithEmail(
       organizationRole: 'member',
     })
     .returning();
-  await tx.insert(identifiers).values({ accountId: input.accountId, userId: user.id, type: 'email', value: input.email, verified: true, primary: true });
+  await tx.insert(identifiers).values({ accountId: input.accountId, userId: user.id, type: 'email', value: email, verified: true, primary: true });
   return user;
 }

@@ -57,10 +57,13 @@ describe('organizations', () => {
     await call(app(), `/users/${team.user.id}`, { key: acct.key, method: 'PUT', body: { organization: org.id } });
     const teamRow = await app().database.pool.query(`UPDATE teams SET organization_id = $1 WHERE id = $2 RETURNING id`, [org.id, team.teamId]);
     await call(app(), `/organizations/${org.id}`, { key: acct.key, method: 'PUT', body: { defaultTeam: teamRow.rows[0].id } });
-    const email = uniqueEmail('new');
+    // The admin adds people directly only at the organization's verified domains (anyone else is invited).
+    const domain = (await call(app(), `/organizations/${org.id}/domains`, { key: acct.key, body: { domain: `acme-${Date.now().toString(36)}.example` } })).body.domain;
+    await app().database.pool.query(`UPDATE organization_domains SET verified = true, verified_at = now() WHERE id = $1`, [domain.id]);
+    const email = uniqueEmail('new').replace('@example.com', `@${domain.domain}`);
     const added = await call(app(), `/organizations/${org.id}/members`, { key: acct.key, as: admin.email, body: { email } });
     expect(added.status).toBe(201);
-    expect(added.body.member).toMatchObject({ email, organizationRole: 'member' });
+    expect(added.body.member).toMatchObject({ email, organizationRole: 'member', status: 'active' });
     const user = (await call(app(), `/users/${added.body.member.id}`, { key: acct.key })).body.user;
     expect(user).toMatchObject({ organization: org.id, team: { id: team.teamId } });
     const members = ListMembersResponse.parse((await call(app(), `/organizations/${org.id}/members`, { key: acct.key, as: admin.email })).body);

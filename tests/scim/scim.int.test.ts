@@ -11,6 +11,11 @@ async function scimOrg() {
   const admin = await newUser(app(), acct);
   await call(app(), `/users/${admin.id}`, { key: acct.key, method: 'PUT', body: { organization: org.id, organizationRole: 'admin' } });
   const minted = await call(app(), `/organizations/${org.id}/scim/token`, { key: acct.key, as: admin.email, method: 'POST' });
+  // SCIM creates people only at the organization's verified domains (DNS verification itself is covered in the domain tests).
+  for (const domain of ['okta.example', 'entra.example', 'grp.example']) {
+    const added = await call(app(), `/organizations/${org.id}/domains`, { key: acct.key, body: { domain } });
+    await app().database.pool.query(`UPDATE organization_domains SET verified = true, verified_at = now() WHERE id = $1`, [added.body.domain.id]);
+  }
   return { acct, org, admin, token: minted.body.token as string, minted: minted.body };
 }
 const scim = (token: string, path: string, opts: { method?: string; body?: unknown } = {}) =>

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { spValues } from '@/server/hosted/saml-metadata';
 import { AddMemberBody, ListMembersQuery, UpdateOrganizationBody } from '@/server/organizations/contracts';
 import { addDomain, AddDomainBody, listDomains, updateDomain, UpdateDomainBody, verifyDomain } from '@/server/organizations/domains';
+import { acceptInvitation, declineInvitation, InvitationParams, listMyInvitations } from '@/server/organizations/invitations';
 import { addMember, removeMember } from '@/server/organizations/members';
 import { getOrganization, listMembers, updateOrganization } from '@/server/organizations/service';
 import { deleteSso, putSso, SsoBody } from '@/server/organizations/sso';
@@ -41,4 +42,9 @@ export const organizationsRouter = router({
   putSso: userProcedure.input(Org.extend({ sso: SsoBody })).mutation(({ ctx, input }) => putSso(ctx.db, ctx.actor, input.orgId, input.sso)),
   deleteSso: userProcedure.input(Org).mutation(({ ctx, input }) => deleteSso(ctx.db, ctx.actor, input.orgId)),
   mintScimToken: userProcedure.input(Org).mutation(({ ctx, input }) => mintScimToken(ctx.db, ctx.actor, input.orgId, ctx.site.origin)),
+
+  /** The signed-in person's pending invitations (to one of their verified emails), and their answer. */
+  invitations: userProcedure.query(({ ctx }) => listMyInvitations(ctx.db, ctx.actor)),
+  acceptInvitation: userProcedure.input(InvitationParams).mutation(({ ctx, input }) => acceptInvitation(ctx.db, ctx.actor, input.invitationId)),
+  declineInvitation: userProcedure.input(InvitationParams).mutation(({ ctx, input }) => declineInvitation(ctx.db, ctx.actor, input.invitationId)),
 });
