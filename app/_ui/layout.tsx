@@ -30,7 +30,12 @@ export function HostedFrame({ me, title, children }: { me: Me; title: string; ch
                 </li>
               ))}
               <li>
-                <a href="/api/sso/saml/slo">Sign out ({me.user.email})</a>
+                {/* A same-origin POST: a cross-site link or GET must not be able to sign anyone out. */}
+                <form method="post" action="/api/sso/saml/slo">
+                  <button type="submit" className={s.secondary}>
+                    Sign out ({me.user.email})
+                  </button>
+                </form>
               </li>
             </ul>
           </nav>

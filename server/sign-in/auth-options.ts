@@ -6,7 +6,8 @@ import { users, type AccountRow } from '@/db/schema';
 import { sendMail } from '@/server/mail/mailer';
 import { mayRequestLink, portalAdapter } from './portal-adapter';
 import { assertEmailSignInAllowed } from './sign-in-method';
-import { SESSION_MAX_AGE_S, sessionSecret, tokenFor } from './session';
+import { signInAddress } from './sign-in-address';
+import { SESSION_MAX_AGE_S, sessionSecret, sessionVersionCurrent, tokenFor, type PortalToken } from './session';
 
 /** Sign-in links last 15 minutes and work once. */
 const LINK_MAX_AGE_S = 15 * 60;
@@ -26,6 +27,8 @@ export async function authOptions(db: Db, account: AccountRow, site: { origin: s
     providers: [
       EmailProvider({
         maxAge: LINK_MAX_AGE_S,
+        // The same strict form the route's rate limit counted: a single plain address, or no link at all.
+        normalizeIdentifier: signInAddress,
         async sendVerificationRequest({ identifier, url }) {
           // Links always point at the account's own origin, never at whatever Host the request claimed.
           const link = new URL(url);
@@ -46,30 +49,31 @@ export async function authOptions(db: Db, account: AccountRow, site: { origin: s
       }),
     ],
     callbacks: {
-      async signIn({ user, email }) {
-        const address = (user.email ?? '').toLowerCase();
-        if (email?.verificationRequest) {
+      async signIn({ user, account: via, email }) {
+        // The address the link was asked for (next-auth's identifier) and the user's own primary one.
+        const addresses = [...new Set([via?.providerAccountId, user.email].filter((a): a is string => Boolean(a)).map((a) => a.toLowerCase()))];
+        try {
+          for (const a of addresses) await assertEmailSignInAllowed(db, account.id, a);
+        } catch {
           // Unknown addresses get a mail saying so: the page looks the same, so it reveals nothing.
           // (The route refuses this with 403 sso_required first; this guards any other way in.)
-          return assertEmailSignInAllowed(db, account.id, address).then(
-            () => true,
-            () => '/sign-in?error=sso_required',
-          );
-        }
-        try {
-          await assertEmailSignInAllowed(db, account.id, address);
-        } catch {
           return '/sign-in?error=sso_required';
         }
-        const [u] = await db.select().from(users).where(and(eq(users.accountId, account.id), eq(users.email, address)));
+        if (email?.verificationRequest) return true;
+        const u = await userOf(db, account, user.id);
         if (u && u.status !== 'active') return '/sign-in?error=account_blocked';
         return true;
       },
       async jwt({ token, user }) {
         if (user) {
-          const [u] = await db.select().from(users).where(and(eq(users.accountId, account.id), eq(users.id, user.id)));
+          const u = await userOf(db, account, user.id);
           if (u) return { ...token, ...tokenFor(u, 'email') };
+          return token;
         }
+        // Every read of the session checks it is still current: a revoked one ends here (next-auth
+        // answers an empty session and clears the cookie when this throws).
+        const u = typeof token.sub === 'string' ? await userOf(db, account, token.sub) : null;
+        if (!u || u.status !== 'active' || token.accountId !== account.id || !sessionVersionCurrent(token as Partial<PortalToken>, u)) throw new Error('session revoked');
         return token;
       },
       async session({ session, token }) {
@@ -77,4 +81,9 @@ export async function authOptions(db: Db, account: AccountRow, site: { origin: s
       },
     },
   };
+}
+
+async function userOf(db: Db, account: AccountRow, id: string) {
+  const [u] = await db.select().from(users).where(and(eq(users.accountId, account.id), eq(users.id, id)));
+  return u ?? null;
 }

@@ -5,7 +5,7 @@ import { accounts, users, type AccountRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { accountBlocked } from '@/server/http/errors';
 import { assertEmailSignInAllowed } from './sign-in-method';
-import { sessionCookieName, sessionSecret, type PortalToken } from './session';
+import { sessionCookieName, sessionSecret, sessionVersionCurrent, type PortalToken } from './session';
 
 function cookieValue(header: string | null, name: string) {
   for (const part of (header ?? '').split(';')) {
@@ -30,8 +30,9 @@ export async function portalToken(db: Db, account: AccountRow, headers: Pick<Hea
 
 /**
  * The actor of a hosted-app request: the session's user, acting for themselves exactly like a
- * user-scoped credential, so the same services apply the same rules. Null when signed out;
- * 403 account_blocked when the user is no longer active.
+ * user-scoped credential, so the same services apply the same rules. Null when signed out or the
+ * session was revoked (its session version is behind the user's); 403 account_blocked when the
+ * user is no longer active.
  */
 export async function portalActor(db: Db, account: AccountRow, headers: Pick<Headers, 'get'>, secure: boolean): Promise<Actor | null> {
   const token = await portalToken(db, account, headers, secure);
@@ -39,8 +40,9 @@ export async function portalActor(db: Db, account: AccountRow, headers: Pick<Hea
   const [user] = await db.select().from(users).where(and(eq(users.id, token.sub), eq(users.accountId, account.id)));
   if (!user) return null;
   if (user.status !== 'active') throw accountBlocked();
-  // A session from an email link ends once SSO is enforced for its user.
+  // A session from an email link ends once SSO is enforced for its user (said first: it tells them how to sign in now).
   if (token.method !== 'saml') await assertEmailSignInAllowed(db, account.id, user.email);
+  if (!sessionVersionCurrent(token, user)) return null;
   const [fresh] = await db.select().from(accounts).where(eq(accounts.id, account.id));
   return {
     accountId: account.id,

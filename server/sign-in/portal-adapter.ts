@@ -3,6 +3,7 @@ import type { Adapter, AdapterUser } from 'next-auth/adapters';
 import type { Db } from '@/db/client';
 import { organizations, portalVerificationTokens, users, type AccountRow, type UserRow } from '@/db/schema';
 import { forbidden } from '@/server/http/errors';
+import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 import { autoJoinOrganization } from '@/server/organizations/domains';
 import { placeInOrganization } from '@/server/organizations/members';
 import { createUserWithEmail } from '@/server/users/provision';
@@ -15,10 +16,6 @@ const toAdapterUser = (u: UserRow): AdapterUser => ({ id: u.id, email: u.email, 
  * up with an email at a verified autoJoin domain, who joins that organization as a member.
  */
 export function portalAdapter(db: Db, account: AccountRow): Adapter {
-  const byEmail = async (email: string) => {
-    const [u] = await db.select().from(users).where(and(eq(users.accountId, account.id), eq(users.email, email.toLowerCase())));
-    return u ?? null;
-  };
   return {
     async createVerificationToken(t) {
       await db.insert(portalVerificationTokens).values({ accountId: account.id, identifier: t.identifier, token: t.token, expires: t.expires });
@@ -31,8 +28,10 @@ export function portalAdapter(db: Db, account: AccountRow): Adapter {
         .returning();
       return row ? { identifier: row.identifier, token: row.token, expires: row.expires } : null;
     },
+    // A link proves control of the address, so it signs in whoever holds it verified, and only them:
+    // someone who merely claims it (unverified, or as users.email) is never found here.
     async getUserByEmail(email) {
-      const u = await byEmail(email);
+      const u = await findUserByVerifiedEmail(db, account.id, email);
       return u ? toAdapterUser(u) : null;
     },
     async getUser(id) {
@@ -59,8 +58,8 @@ export function portalAdapter(db: Db, account: AccountRow): Adapter {
   };
 }
 
-/** Whether an email may receive a sign-in link: a user of the account, or someone at a verified autoJoin domain. */
+/** Whether an email may receive a sign-in link: the verified address of a user of the account, or one at a verified autoJoin domain. */
 export async function mayRequestLink(db: Db, account: AccountRow, email: string) {
-  const [u] = await db.select({ id: users.id }).from(users).where(and(eq(users.accountId, account.id), eq(users.email, email.toLowerCase())));
-  return Boolean(u) || Boolean(await autoJoinOrganization(db, account.id, email.toLowerCase()));
+  const address = email.toLowerCase();
+  return Boolean(await findUserByVerifiedEmail(db, account.id, address)) || Boolean(await autoJoinOrganization(db, account.id, address));
 }

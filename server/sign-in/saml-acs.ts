@@ -5,6 +5,7 @@ import { organizationDomains, organizations, users, type AccountRow, type Organi
 import { spValues } from '@/server/hosted/saml-metadata';
 import { AppError, badRequest } from '@/server/http/errors';
 import { placeInOrganization } from '@/server/organizations/members';
+import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 import { createUserWithEmail } from '@/server/users/provision';
 import { samlFor } from './saml-client';
 import { spCredentials } from './sp-credentials';
@@ -31,10 +32,12 @@ async function responseOrganization(db: Db, account: AccountRow, peek: NonNullab
     if (!org) throw rejected('the organization no longer exists');
     return { org, returnTo: pending.returnTo };
   }
+  // Nothing but the configured issuer names the organization here, so a response without one has none.
+  if (!peek.issuer) throw rejected('a sign-in started at the IdP must name its issuer');
   const candidates = await db
     .select()
     .from(organizations)
-    .where(and(eq(organizations.accountId, account.id), sql`${organizations.sso}->'saml'->>'issuer' = ${peek.issuer ?? ''}`));
+    .where(and(eq(organizations.accountId, account.id), sql`${organizations.sso}->'saml'->>'issuer' = ${peek.issuer}`));
   const org = candidates.find((o) => ssoUsable(ssoConfigOf(o)));
   if (!org) throw rejected('no organization with SSO enabled has this IdP as issuer');
   if (!ssoConfigOf(org)!.saml.allowIdpInitiated) throw rejected('sign-in started at the IdP is not allowed for this organization');
@@ -62,13 +65,27 @@ async function isVerifiedDomain(db: Db, org: OrganizationRow, email: string) {
   return Boolean(d);
 }
 
-/** The signed-in person: found, or created when memberSync.autoProvision; their organization role follows groupRoleMapping. */
+const isUniqueViolation = (e: unknown) => (e as { code?: string }).code === '23505' || (e as { cause?: { code?: string } }).cause?.code === '23505';
+
+/**
+ * The signed-in person: whoever holds the email as a verified identifier (never someone who merely
+ * claims it), or a new user when memberSync.autoProvision; their organization role follows
+ * groupRoleMapping. Returned as stored afterwards, so a session minted from it carries the
+ * session version any change here produced.
+ */
 async function admit(db: Db, org: OrganizationRow, config: SsoConfig, p: { email: string; firstName: string | null; lastName: string | null; role: 'admin' | 'member' | null }) {
   return db.transaction(async (tx) => {
-    let [u] = await tx.select().from(users).where(and(eq(users.accountId, org.accountId), eq(users.email, p.email)));
+    let u = await findUserByVerifiedEmail(tx, org.accountId, p.email);
     if (!u) {
       if (!config.memberSync.autoProvision) throw rejected('this person has not been provisioned and automatic provisioning is off');
-      u = await createUserWithEmail(tx, { accountId: org.accountId, email: p.email, firstName: p.firstName ?? undefined, lastName: p.lastName ?? undefined, organizationId: org.id });
+      try {
+        u = await createUserWithEmail(tx, { accountId: org.accountId, email: p.email, firstName: p.firstName ?? undefined, lastName: p.lastName ?? undefined, organizationId: org.id });
+      } catch (e) {
+        // Someone else claims the address without having verified it: they are not this person,
+        // and an administrator has to settle it.
+        if (isUniqueViolation(e)) throw rejected(`${p.email} is claimed by another user of the account without verification`);
+        throw e;
+      }
     }
     if (u.organizationId && u.organizationId !== org.id) throw rejected('this person belongs to another organization');
     if (u.status !== 'active') throw new AppError(403, 'account_blocked', 'This user is inactive or suspended');
@@ -76,9 +93,10 @@ async function admit(db: Db, org: OrganizationRow, config: SsoConfig, p: { email
     const names = { ...(p.firstName ? { firstName: p.firstName } : {}), ...(p.lastName ? { lastName: p.lastName } : {}) };
     if (p.role || Object.keys(names).length) {
       const name = [p.firstName ?? u.firstName, p.lastName ?? u.lastName].filter(Boolean).join(' ') || u.name;
-      [u] = await tx.update(users).set({ ...names, name, ...(p.role ? { organizationRole: p.role } : {}) }).where(eq(users.id, u.id)).returning();
+      await tx.update(users).set({ ...names, name, ...(p.role ? { organizationRole: p.role } : {}) }).where(eq(users.id, u.id));
     }
-    return u;
+    const [fresh] = await tx.select().from(users).where(eq(users.id, u.id));
+    return fresh;
   });
 }
 
@@ -93,9 +111,9 @@ async function recordSpValues(db: Db, org: OrganizationRow, config: SsoConfig, o
 }
 
 /**
- * POST /sso/saml/acs: verifies the IdP's response (signed Response and Assertion, audience,
- * recipient, validity, InResponseTo or allowed IdP-initiated, at most once, verified email domain,
- * group filter) and admits the person. Every refusal is a 403 sso_rejected naming the reason.
+ * POST /sso/saml/acs: verifies the IdP's response (signed Assertion, issuer, audience, recipient,
+ * validity, InResponseTo or allowed IdP-initiated, at most once, verified email domain, group
+ * filter) and admits the person. Every refusal is a 403 sso_rejected naming the reason.
  */
 export async function consumeSamlResponse(db: Db, account: AccountRow, origin: string, form: URLSearchParams, now = new Date()): Promise<{ user: UserRow; returnTo: string; saml: SamlSession }> {
   const encoded = form.get('SAMLResponse');
@@ -118,6 +136,9 @@ export async function consumeSamlResponse(db: Db, account: AccountRow, origin: s
     throw rejected((e as Error).message);
   }
   if (!profile) throw rejected('the response carries no assertion');
+  // Unsolicited, only the configured issuer ties the response to this organization, and it must be
+  // the signed assertion's: the Response around it may be unsigned (node-saml checks idpIssuer on logout messages only).
+  if (returnTo === null && profile.issuer !== config.saml.issuer) throw rejected('the assertion was issued by another IdP than the configured issuer');
   if (peek.destination && peek.destination !== sp.acsUrl) throw rejected('the response is addressed to another ACS URL');
   const facts = assertionFacts(profile.getAssertionXml?.() ?? '');
   if (facts.recipients.length === 0 || facts.recipients.some((r) => r !== sp.acsUrl)) throw rejected('the assertion is addressed to another ACS URL');

@@ -10,9 +10,12 @@ import type { SsoConfig } from './sso-config';
 export const CLOCK_SKEW_MS = 30_000;
 
 /**
- * node-saml configured for one organization on one hosted domain: both the Response and the
- * Assertion must be signed by the stored certificate and addressed to our entity id; responses
- * must answer a stored request unless IdP-initiated sign-in is allowed.
+ * node-saml configured for one organization on the hosted app's origin (decided by hostedSite, never
+ * by this module): the Assertion must be signed by the stored certificate and addressed to our
+ * entity id; responses must answer a stored request unless IdP-initiated sign-in is allowed.
+ * The Response around it may be unsigned: SAML requires signed assertions, not signed responses,
+ * and Entra ID signs only the assertion by default. A signed Response does not excuse an
+ * unsigned Assertion (wantAssertionsSigned).
  */
 export function samlFor(db: Db, opts: { accountId: string; organizationId: string; origin: string; config: SsoConfig; sp: SpCredentials; returnTo?: string }) {
   const sp = spValues(opts.origin);
@@ -28,7 +31,7 @@ export function samlFor(db: Db, opts: { accountId: string; organizationId: strin
     identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
     signatureAlgorithm: saml.signatureAlgorithm,
     wantAssertionsSigned: true,
-    wantAuthnResponseSigned: true,
+    wantAuthnResponseSigned: false,
     acceptedClockSkewMs: CLOCK_SKEW_MS,
     validateInResponseTo: saml.allowIdpInitiated ? ValidateInResponseTo.ifPresent : ValidateInResponseTo.always,
     requestIdExpirationPeriodMs: REQUEST_TTL_MS,

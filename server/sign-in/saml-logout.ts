@@ -21,25 +21,43 @@ async function idpLogoutUrl(db: Db, account: AccountRow, origin: string, s: Saml
   return saml.getLogoutUrlAsync(profile as Profile, '', {});
 }
 
+/** Where /sso/saml/slo sends the browser, and whether the response ends the hosted-app session (clears its cookie). */
+export type LogoutOutcome = { location: string; endSession: boolean };
+
+export type LogoutMessage = { method: 'GET' | 'POST'; query: URLSearchParams; form: URLSearchParams | null; headers: Pick<Headers, 'get'> };
+
 /**
- * /sso/saml/slo: a signed LogoutRequest from one of the account's IdPs ends the session and is
- * answered with a LogoutResponse; a visit without a SAML message is a sign-out, which for a SAML
- * session continues at the IdP; the IdP's LogoutResponse brings the browser back to sign-in.
- * Returns where to send the browser; the caller clears the session cookie.
+ * A sign-out the person asked for on the hosted app: a POST from a page of this origin. Browsers
+ * send Origin on every POST; Sec-Fetch-Site covers one that does not. A link or a form on another
+ * site must not sign anyone out.
  */
-export async function singleLogout(
-  db: Db,
-  account: AccountRow,
-  origin: string,
-  method: string,
-  query: URLSearchParams,
-  form: URLSearchParams | null,
-  session: PortalToken | null,
-): Promise<string> {
-  const params = method === 'GET' ? query : (form ?? new URLSearchParams());
-  // The IdP's answer to our LogoutRequest: the Steward session was already ended when the request was sent.
-  if (params.has('SAMLResponse')) return '/sign-in';
-  if (!params.has('SAMLRequest')) return session?.saml ? await idpLogoutUrl(db, account, origin, session.saml) : '/sign-in';
+function sameOriginPost(message: LogoutMessage, origin: string) {
+  if (message.method !== 'POST') return false;
+  const from = message.headers.get('origin');
+  if (from !== null) return from === origin;
+  return message.headers.get('sec-fetch-site') === 'same-origin';
+}
+
+/** Whether a verified IdP LogoutRequest is about the session this browser holds (or it holds none we can see). */
+function namesSession(session: PortalToken | null, organizationId: string, profile: Profile) {
+  if (!session) return true;
+  return session.saml?.organizationId === organizationId && session.saml.nameID === profile.nameID;
+}
+
+/**
+ * /sso/saml/slo. A signed LogoutRequest from one of the account's IdPs is answered with a
+ * LogoutResponse and ends the session it names. The IdP's LogoutResponse to our own request
+ * returns the browser to sign-in (the session already ended when the request was sent). Without
+ * a SAML message, a same-origin POST is the person signing out, which for a SAML session continues
+ * at the IdP; anything else (a cross-site link or form) changes nothing.
+ */
+export async function singleLogout(db: Db, account: AccountRow, origin: string, message: LogoutMessage, session: PortalToken | null): Promise<LogoutOutcome> {
+  const params = message.method === 'GET' ? message.query : (message.form ?? new URLSearchParams());
+  if (params.has('SAMLResponse')) return { location: '/sign-in', endSession: false };
+  if (!params.has('SAMLRequest')) {
+    if (!sameOriginPost(message, origin)) return { location: '/', endSession: false };
+    return { location: session?.saml ? await idpLogoutUrl(db, account, origin, session.saml) : '/sign-in', endSession: true };
+  }
   const orgs = await db
     .select()
     .from(organizations)
@@ -48,13 +66,17 @@ export async function singleLogout(
     const config = ssoConfigOf(org);
     if (!ssoUsable(config)) continue;
     const saml = samlFor(db, { accountId: account.id, organizationId: org.id, origin, config, sp: await spCredentials(db) });
+    let profile: Profile | null | undefined;
     try {
       const container = Object.fromEntries(params.entries());
-      const result = method === 'GET' ? await saml.validateRedirectAsync(container, query.toString()) : await saml.validatePostRequestAsync(container);
-      if (result.profile) return await saml.getLogoutResponseUrlAsync(result.profile, params.get('RelayState') ?? '', {}, true);
+      ({ profile } = message.method === 'GET' ? await saml.validateRedirectAsync(container, message.query.toString()) : await saml.validatePostRequestAsync(container));
     } catch {
       // Not this organization's IdP (or not valid): try the next one.
+      continue;
     }
+    if (!profile) continue;
+    const location = await saml.getLogoutResponseUrlAsync(profile, params.get('RelayState') ?? '', {}, true);
+    return { location, endSession: namesSession(session, org.id, profile) };
   }
-  return '/sign-in';
+  return { location: '/sign-in', endSession: false };
 }

@@ -5,8 +5,24 @@ import { samlFor } from './saml-client';
 import { spCredentials } from './sp-credentials';
 import { ssoConfigOf, ssoUsable } from './sso-config';
 
-/** Only paths on the hosted domain: never an open redirect. */
-export const safeReturnTo = (v: unknown) => (typeof v === 'string' && /^\/(?![/\\])/.test(v) ? v : '/');
+const PROBE = 'https://return-to.invalid';
+
+/**
+ * Where to send the browser after signing in: only a path on the hosted app itself, else `/`.
+ * Browsers drop tabs and newlines and read `\` as `/` before resolving a Location, so `/\t/evil`
+ * would become `//evil`: such characters are refused outright, and what remains must resolve
+ * against a fixed origin to that same origin. The value is returned as given (its resolved
+ * form could itself start with `//`).
+ */
+export function safeReturnTo(v: unknown): string {
+  if (typeof v !== 'string' || !v.startsWith('/') || v.length > 2000) return '/';
+  if (/[\u0000-\u0020\u007f\\]/.test(v)) return '/';
+  try {
+    return new URL(v, PROBE).origin === PROBE ? v : '/';
+  } catch {
+    return '/';
+  }
+}
 
 /** Starts SP-initiated sign-in: stores the request id (answerable for 10 minutes) and returns the IdP URL to send the browser to. */
 export async function startSamlSignIn(db: Db, org: OrganizationRow, origin: string, returnTo?: string) {

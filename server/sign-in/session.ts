@@ -19,7 +19,8 @@ export const sessionCookieName = (secure: boolean) => `${secure ? '__Secure-' : 
 /** What single logout needs to name the IdP session (SAML sign-ins only). */
 export type SamlSession = { organizationId: string; nameID: string; nameIDFormat: string | null; sessionIndex: string | null };
 
-export type PortalToken = { sub: string; email: string; name: string | null; accountId: string; method: 'email' | 'saml'; saml?: SamlSession };
+/** `sv`: the user's session version when the session was minted (see sessionStillValid). */
+export type PortalToken = { sub: string; email: string; name: string | null; accountId: string; method: 'email' | 'saml'; sv: number; saml?: SamlSession };
 
 export const tokenFor = (user: UserRow, method: PortalToken['method'], saml?: SamlSession): PortalToken => ({
   sub: user.id,
@@ -27,8 +28,17 @@ export const tokenFor = (user: UserRow, method: PortalToken['method'], saml?: Sa
   name: user.name,
   accountId: user.accountId,
   method,
+  sv: user.sessionVersion,
   ...(saml ? { saml } : {}),
 });
+
+/**
+ * A session lasts while its user's session version is the one it was minted at: blocking, losing
+ * a role or SSO enforcement bump the version (database triggers), which ends every session of the
+ * user at once. Tokens minted before versions existed carry none and end too.
+ */
+export const sessionVersionCurrent = (token: Partial<PortalToken>, user: Pick<UserRow, 'sessionVersion'>) =>
+  typeof token.sv === 'number' && token.sv === user.sessionVersion;
 
 /** A session cookie next-auth itself accepts (same encoding, secret, name and flags). */
 export async function sessionSetCookie(db: Db, user: UserRow, method: PortalToken['method'], secure: boolean, saml?: SamlSession): Promise<string> {

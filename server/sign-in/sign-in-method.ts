@@ -1,6 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { organizations, users, type OrganizationRow } from '@/db/schema';
+import { organizations, type OrganizationRow } from '@/db/schema';
+import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 import { forbidden } from '@/server/http/errors';
 import { verifyingOrganization } from '@/server/organizations/domains';
 import { ssoConfigOf, ssoUsable } from './sso-config';
@@ -27,7 +28,7 @@ export async function signInRoute(db: Db, accountId: string, email: string): Pro
   const domainSso = byDomain ? ssoConfigOf(byDomain) : null;
   if (byDomain && ssoUsable(domainSso)) return { method: 'saml', organization: byDomain };
   if (domainSso?.enforced) throw ssoRequired();
-  const [user] = await db.select().from(users).where(and(eq(users.accountId, accountId), eq(users.email, address)));
+  const user = await findUserByVerifiedEmail(db, accountId, address);
   const member = user ? await orgById(db, user.organizationId) : null;
   if (member && ssoConfigOf(member)?.enforced) throw ssoRequired();
   return { method: 'email' };

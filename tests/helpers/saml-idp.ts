@@ -19,6 +19,8 @@ export type ResponseOptions = {
   destination?: string;
   inResponseTo?: string;
   issuer?: string;
+  /** The assertion's own Issuer when it differs from the Response's (`issuer` sets both). */
+  assertionIssuer?: string;
   attributes?: Record<string, string | string[]>;
   notBefore?: Date;
   notOnOrAfter?: Date;
@@ -60,7 +62,7 @@ function assertion(o: ResponseOptions, id: string, email: string, nameIdXml: str
   const irt = o.inResponseTo ? ` InResponseTo="${esc(o.inResponseTo)}"` : '';
   return (
     `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${id}" Version="2.0" IssueInstant="${now.toISOString()}">` +
-    `<saml:Issuer>${esc(o.issuer ?? IDP_ISSUER)}</saml:Issuer>` +
+    `<saml:Issuer>${esc(o.assertionIssuer ?? o.issuer ?? IDP_ISSUER)}</saml:Issuer>` +
     `<saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress">${nameIdXml ?? esc(email)}</saml:NameID>` +
     `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${notOnOrAfter}" Recipient="${esc(o.recipient ?? o.acsUrl)}"${irt}/></saml:SubjectConfirmation></saml:Subject>` +
     `<saml:Conditions NotBefore="${notBefore}" NotOnOrAfter="${notOnOrAfter}"><saml:AudienceRestriction><saml:Audience>${esc(o.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +

@@ -73,8 +73,8 @@ describe('SAML sign-in (ACS)', () => {
 
   const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const cases: Array<[string, (s: Awaited<ReturnType<typeof samlOrganization>>, id: string, email: string) => string, RegExp]> = [
-    ['an unsigned response', (s, id, email) => s.response({ email, inResponseTo: id, signResponse: false }), /Invalid document signature/],
-    ['an unsigned assertion', (s, id, email) => s.response({ email, inResponseTo: id, signAssertion: false }), /Invalid signature/],
+    ['an unsigned response around an unsigned assertion', (s, id, email) => s.response({ email, inResponseTo: id, signResponse: false, signAssertion: false }), /Invalid signature/],
+    ['an unsigned assertion in a signed response', (s, id, email) => s.response({ email, inResponseTo: id, signAssertion: false }), /Invalid signature/],
     ['a second unsigned assertion beside the signed one (signature wrapping)', (s, id, email) => s.response({ email, inResponseTo: id, wrapWith: `root@${s.domain}` }), /multiple assertions/],
     ['a wrong audience', (s, id, email) => s.response({ email, inResponseTo: id, audience: 'https://other.example/metadata' }), /audience mismatch/],
     ['a wrong recipient (another ACS URL)', (s, id, email) => s.response({ email, inResponseTo: id, recipient: 'https://other.example/api/sso/saml/acs' }), /assertion is addressed to another ACS URL/],
@@ -86,7 +86,7 @@ describe('SAML sign-in (ACS)', () => {
       (s, id) => s.response({ email: '', nameIdXml: `mallory@${s.domain}<!---->.outside.example`, inResponseTo: id, attributes: { firstName: 'M' } }),
       /XML comment/,
     ],
-    ['a signature by another key', (s, id, email) => s.response({ email, inResponseTo: id, key: otherKey }), /Invalid document signature/],
+    ['a signature by another key', (s, id, email) => s.response({ email, inResponseTo: id, key: otherKey }), /Invalid signature/],
     ['an answer to a request that was never made', (s, _id, email) => s.response({ email, inResponseTo: '_made_up' }), /answers no sign-in request/],
   ];
 
@@ -200,12 +200,12 @@ describe('SAML state sweep', () => {
 });
 
 describe('single logout', () => {
-  it('a signed IdP LogoutRequest ends the session and is answered with a LogoutResponse; a plain visit signs out locally', async () => {
+  it('a signed IdP LogoutRequest ends the session and is answered with a LogoutResponse; a same-origin POST signs out locally', async () => {
     const { hosted } = await import('../helpers/hosted');
     const { sign } = await import('../helpers/saml-idp');
     const s = await samlOrganization(app());
     const slo = `https://${s.host}/api/sso/saml/slo`;
-    const plain = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host });
+    const plain = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host, method: 'POST', form: {}, headers: { Origin: `https://${s.host}` } });
     expect(plain.status).toBe(303);
     expect(plain.headers.location).toBe('/sign-in');
     expect(plain.headers['set-cookie']?.[0]).toMatch(/^__Secure-next-auth\.session-token=;.*Max-Age=0/);
@@ -238,7 +238,7 @@ describe('SP-initiated single logout', () => {
     const signedIn = await s.post(s.response({ email, inResponseTo: id }));
     const cookie = (await sessionUser(app(), signedIn.headers['set-cookie']))!.cookie.split(';')[0];
 
-    const out = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host, headers: { Cookie: cookie } });
+    const out = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host, method: 'POST', form: {}, headers: { Cookie: cookie, Origin: `https://${s.host}` } });
     expect(out.status).toBe(303);
     expect(out.headers['set-cookie']?.[0]).toMatch(/Max-Age=0/);
     const location = new URL(out.headers.location!);
@@ -255,7 +255,7 @@ describe('SP-initiated single logout', () => {
     expect(back.headers.location).toBe('/sign-in');
 
     // Without a SAML session, signing out stays local.
-    const local = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host });
+    const local = await hosted(`${app().baseUrl}/sso/saml/slo`, { host: s.host, method: 'POST', form: {}, headers: { Origin: `https://${s.host}` } });
     expect(local.headers.location).toBe('/sign-in');
   });
 });

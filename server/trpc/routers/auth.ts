@@ -1,14 +1,20 @@
 import { z } from 'zod';
-import { Email } from '@/server/users/contracts';
+import { consumeStartRequest } from '@/server/sign-in/link-limit';
 import { portalSummary } from '@/server/sign-in/whoami';
 import { signInRoute } from '@/server/sign-in/sign-in-method';
 import { startSamlSignIn } from '@/server/sign-in/saml-start';
+import { Email } from '@/server/users/contracts';
 import { publicProcedure, router } from '../init';
 
 export const authRouter = router({
-  /** The first sign-in step: where this email signs in (its organization's IdP, or an email link). */
+  /**
+   * The first sign-in step: where this email signs in (its organization's IdP, or an email link).
+   * Limited per address and per client IP like the link itself: each call stores an SSO request
+   * and tells apart addresses at SSO domains.
+   */
   start: publicProcedure.input(z.object({ email: Email, returnTo: z.string().max(500).optional() })).mutation(async ({ ctx, input }) => {
-    const route = await signInRoute(ctx.db, ctx.account.id, input.email);
+    const email = await consumeStartRequest(ctx.db, ctx.account.id, input.email, ctx.clientIp);
+    const route = await signInRoute(ctx.db, ctx.account.id, email);
     if (route.method === 'email') return { method: 'email' as const };
     const { redirectUrl } = await startSamlSignIn(ctx.db, route.organization, ctx.site.origin, input.returnTo);
     return { method: 'saml' as const, redirectUrl };
