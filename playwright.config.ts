@@ -1,8 +1,9 @@
 import { defineConfig } from '@playwright/test';
+import { e2eBaseUrl } from './e2e/support/e2e-env';
 
 /**
  * Browser tests in Debian's Chromium (Playwright cannot download browsers here).
- * e2e/global-setup.ts starts a throwaway PostgreSQL and the production server.
+ * e2e/global-setup.ts starts a throwaway PostgreSQL and the production server on a free port.
  */
 export default defineConfig({
   testDir: './e2e',
@@ -14,7 +15,7 @@ export default defineConfig({
   globalSetup: './e2e/global-setup.ts',
   globalTeardown: './e2e/global-teardown.ts',
   use: {
-    baseURL: process.env.E2E_BASE_URL ?? 'http://127.0.0.1:3199',
+    baseURL: e2eBaseUrl(),
     screenshot: 'on',
     trace: 'off',
     launchOptions: {

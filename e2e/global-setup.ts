@@ -1,39 +1,49 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connect } from '../db/client';
 import { startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
 import { startTxtServer } from '../tests/helpers/dns';
+import { dnsFile, e2eBaseUrl, mailDir } from './support/e2e-env';
 import { startMailCaptureToDir } from './support/mail-capture';
 import { startTestIdp } from './support/test-idp';
 
 const root = path.resolve(import.meta.dirname, '..');
-export const STATE_FILE = path.join(os.tmpdir(), 'steward-e2e-state.json');
-/** Where the loopback SMTP server writes captured mail and the loopback DNS server reads TXT records. */
-export const MAIL_DIR = path.join(os.tmpdir(), 'steward-e2e-mail');
-export const DNS_FILE = path.join(os.tmpdir(), 'steward-e2e-dns.json');
 
 function txtRecords(name: string): string[] {
   try {
-    return (JSON.parse(readFileSync(DNS_FILE, 'utf8')) as Record<string, string[]>)[name] ?? [];
+    return (JSON.parse(readFileSync(dnsFile(), 'utf8')) as Record<string, string[]>)[name] ?? [];
   } catch {
     return [];
   }
 }
 
+/** What global teardown stops, kept in this (the runner's) process. */
+export type E2eRun = { appPid?: number; runDir: string; closers: Array<() => Promise<unknown>> };
+export const runState = globalThis as { __stewardE2e?: E2eRun };
+
 /**
  * A throwaway PostgreSQL, one account, loopback SMTP, DNS and SAML IdP servers, and the
- * production server (`scripts/start.ts`) on port 3199 wired to them.
+ * production server (`scripts/start.ts`) on the run's free port, its public URL set to it.
+ * Captured mail and DNS records live in a temporary folder of this run.
  */
 export default async function globalSetup() {
-  rmSync(MAIL_DIR, { recursive: true, force: true });
-  writeFileSync(DNS_FILE, '{}');
-  const mail = await startMailCaptureToDir(MAIL_DIR);
+  const base = new URL(e2eBaseUrl());
+  const runDir = mkdtempSync(path.join(os.tmpdir(), 'steward-e2e-run-'));
+  process.env.E2E_RUN_DIR = runDir;
+  const run: E2eRun = { runDir, closers: [] };
+  runState.__stewardE2e = run;
+  writeFileSync(dnsFile(), '{}');
+  const mail = await startMailCaptureToDir(mailDir());
+  run.closers.push(mail.close);
   const dns = await startTxtServer(txtRecords);
+  run.closers.push(async () => dns.close());
   const idp = await startTestIdp();
+  run.closers.push(idp.close);
   const server = await startThrowawayDatabase('e2e');
+  run.closers.push(server.stop);
   const { url } = server;
   const database = connect(url);
   const { accountId, apiKey } = await createAccount(database.db, 'E2E');
@@ -41,14 +51,25 @@ export default async function globalSetup() {
 
   const app = spawn('npx', ['tsx', 'scripts/start.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: url, PORT: '3199', HOST: '127.0.0.1', LOG_LEVEL: 'warn', NEXT_TELEMETRY_DISABLED: '1', SMTP_URL: mail.url, DNS_SERVERS: dns.address },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: base.port,
+      HOST: base.hostname,
+      STEWARD_PUBLIC_URL: base.origin,
+      LOG_LEVEL: 'warn',
+      NEXT_TELEMETRY_DISABLED: '1',
+      SMTP_URL: mail.url,
+      DNS_SERVERS: dns.address,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
     detached: true,
   });
+  run.appPid = app.pid;
   const until = Date.now() + 300_000;
   for (;;) {
     try {
-      if ((await fetch('http://127.0.0.1:3199/api/openapi.json')).ok) break;
+      if ((await fetch(`${base.origin}/api/openapi.json`)).ok) break;
     } catch {
       // not up yet
     }
@@ -58,7 +79,4 @@ export default async function globalSetup() {
   process.env.E2E_ACCOUNT_ID = accountId;
   process.env.E2E_API_KEY = apiKey;
   process.env.E2E_IDP_URL = idp.url;
-  writeFileSync(STATE_FILE, JSON.stringify({ appPid: app.pid }));
-  (globalThis as { __stewardPg?: typeof server }).__stewardPg = server;
-  (globalThis as { __stewardLoopback?: Array<() => Promise<unknown>> }).__stewardLoopback = [mail.close, async () => dns.close(), idp.close];
 }

@@ -1,16 +1,18 @@
-import { readFileSync, rmSync } from 'node:fs';
-import { STATE_FILE } from './global-setup';
+import { rmSync } from 'node:fs';
+import { runState } from './global-setup';
 
 export default async function globalTeardown() {
-  const state = JSON.parse(readFileSync(STATE_FILE, 'utf8')) as { appPid: number };
-  try {
-    process.kill(-state.appPid, 'SIGTERM');
-  } catch {
-    // already gone
+  const run = runState.__stewardE2e;
+  if (!run) return;
+  if (run.appPid) {
+    try {
+      // The app was started detached: its process group holds npx, tsx, Steward and Next.js.
+      process.kill(-run.appPid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    await new Promise((r) => setTimeout(r, 1500));
   }
-  await new Promise((r) => setTimeout(r, 1500));
-  const pgServer = (globalThis as { __stewardPg?: { stop: () => Promise<void> } }).__stewardPg;
-  await pgServer?.stop();
-  for (const close of (globalThis as { __stewardLoopback?: Array<() => Promise<unknown>> }).__stewardLoopback ?? []) await close().catch(() => undefined);
-  rmSync(STATE_FILE, { force: true });
+  for (const close of run.closers.reverse()) await close().catch(() => undefined);
+  rmSync(run.runDir, { recursive: true, force: true });
 }

@@ -18,9 +18,12 @@ import { createNodeServer } from '../server/http/node-server';
 import { proxyTo } from '../server/http/proxy';
 import { freePort } from '../db/embedded';
 import { logger } from '../server/logger';
-import { ensureExecutorKeys, usesInngestServer } from '../server/executor/config';
+import { ensureExecutorKeys, inngestServeUrl, loopbackServeUrl, usesInngestServer } from '../server/executor/config';
 import { startExecutor } from '../server/executor/executor';
 import { startIngress } from '../server/executor/ingress';
+import { signBody } from '../server/executor/protocol';
+import { applyFront } from '../server/http/forwarded';
+import { publicOrigin } from '../server/http/public-origin';
 import { selectDatabase } from './database';
 
 const dev = process.argv.includes('--dev');
@@ -51,7 +54,7 @@ async function startDurableWork(databaseUrl: string) {
   const { signingKey, eventKey } = await ensureExecutorKeys(db);
   process.env.INNGEST_SIGNING_KEY = signingKey;
   process.env.INNGEST_EVENT_KEY = eventKey;
-  const ingress = await startIngress({ db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0) });
+  const ingress = await startIngress({ db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0), serveUrl: inngestServeUrl() });
   process.env.STEWARD_EXECUTOR_URL = ingress.url;
   const executor = await startExecutor({ db, databaseUrl, signingKey });
   return {
@@ -62,11 +65,22 @@ async function startDurableWork(databaseUrl: string) {
   };
 }
 
-/** A PUT on the serve endpoint makes the SDK register its functions (with the executor or the Inngest server). */
+/**
+ * A PUT on the serve endpoint makes the SDK register its functions (with the executor or the
+ * Inngest server) at the pinned serve URL. The SDK accepts only a signed PUT: signed like the
+ * executor's calls, over an empty body.
+ */
 async function registerFunctions(port: number) {
+  const signingKey = process.env.INNGEST_SIGNING_KEY;
+  if (!signingKey) {
+    logger.warn('INNGEST_SIGNING_KEY is not set: the functions cannot be registered');
+    return;
+  }
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/api/inngest`, { method: 'PUT' });
-    logger.info({ status: res.status }, 'Inngest functions registered');
+    const signature = signBody('', signingKey, Math.floor(Date.now() / 1000));
+    const res = await fetch(loopbackServeUrl(port, host), { method: 'PUT', headers: { 'X-Inngest-Signature': signature } });
+    if (res.ok) logger.info({ serveUrl: inngestServeUrl() }, 'Inngest functions registered');
+    else logger.warn({ status: res.status, body: (await res.text()).slice(0, 500) }, 'Inngest function registration was refused');
   } catch (err) {
     logger.warn({ err }, 'Inngest function registration failed');
   }
@@ -77,7 +91,8 @@ function startNextChild(nextPort: number): ChildProcess {
   const bin = path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
   return spawn(process.execPath, [bin, 'start', '--port', String(nextPort), '--hostname', '127.0.0.1'], {
     cwd: root,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', PORT: String(nextPort) },
+    // PORT changes for the child, so the public origin decided here goes along explicitly.
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', PORT: String(nextPort), STEWARD_PUBLIC_URL: publicOrigin().origin },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -108,6 +123,10 @@ async function stopChild(child: ChildProcess) {
 }
 
 async function main() {
+  // Decided once, before anything serves: a malformed STEWARD_PUBLIC_URL stops here, and every
+  // process started from here (the Next.js child, whose PORT differs) uses the same serve URL.
+  const origin = publicOrigin();
+  process.env.STEWARD_INNGEST_SERVE_URL = inngestServeUrl();
   const selected = await selectDatabase((m) => logger.info(m));
   process.env.DATABASE_URL = selected.url;
   await applyMigrations(selected.url);
@@ -151,14 +170,16 @@ async function main() {
     await app.prepare();
     const nextHandler = app.getRequestHandler();
     // In `next` mode every request (including /api) goes to Next's route files.
-    server =
-      mode === 'lean'
-        ? createNodeServer(createApiCore(endpoints, kernel), (req, res) => nextHandler(req, res))
-        : http.createServer((req, res) => void nextHandler(req, res));
+    // Next sees Steward's decision about host, scheme and client address, as the child process does.
+    const toNext = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      applyFront(req, res);
+      return nextHandler(req, res);
+    };
+    server = mode === 'lean' ? createNodeServer(createApiCore(endpoints, kernel), toNext) : http.createServer((req, res) => void toNext(req, res));
     closeNext = async () => void (await app.close?.());
   }
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  const url = `http://localhost:${port}`;
+  const url = origin.origin;
   logger.info({ url, api: `${url}/api`, mode, dev, durable: durable ? 'built-in executor' : 'inngest server' }, 'Steward is running');
   await registerFunctions(port);
   process.stdout.write(`\nSteward is running at ${url} (API: ${url}/api, reference: ${url}/docs)\n\n`);

@@ -2,9 +2,9 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { DNS_FILE, MAIL_DIR } from '../global-setup';
+import { dnsFile, e2eBaseUrl, mailDir } from './e2e-env';
 
-export const BASE = process.env.E2E_BASE_URL ?? 'http://127.0.0.1:3199';
+export const BASE = e2eBaseUrl();
 
 /** The public API with the account key (and X-User-Email when `as` is given). */
 export async function api<T = any>(p: string, opts: { method?: string; body?: unknown; as?: string; key?: string } = {}): Promise<{ status: number; body: T }> {
@@ -27,8 +27,8 @@ export async function mailTo(to: string, since = 0): Promise<Mail> {
   let found: Mail | undefined;
   await expect
     .poll(() => {
-      const files = readdirSync(MAIL_DIR).filter((f) => Number(f.split('-')[0]) >= since).sort();
-      found = files.map((f) => JSON.parse(readFileSync(path.join(MAIL_DIR, f), 'utf8')) as Mail).filter((m) => m.to.includes(to)).at(-1);
+      const files = readdirSync(mailDir()).filter((f) => Number(f.split('-')[0]) >= since).sort();
+      found = files.map((f) => JSON.parse(readFileSync(path.join(mailDir(), f), 'utf8')) as Mail).filter((m) => m.to.includes(to)).at(-1);
       return Boolean(found);
     })
     .toBe(true);
@@ -37,9 +37,9 @@ export async function mailTo(to: string, since = 0): Promise<Mail> {
 
 /** Publishes a TXT record on the loopback DNS server the app resolves through. */
 export function publishTxt(name: string, value: string) {
-  const records = JSON.parse(readFileSync(DNS_FILE, 'utf8')) as Record<string, string[]>;
+  const records = JSON.parse(readFileSync(dnsFile(), 'utf8')) as Record<string, string[]>;
   records[name.toLowerCase()] = [...(records[name.toLowerCase()] ?? []), value];
-  writeFileSync(DNS_FILE, JSON.stringify(records));
+  writeFileSync(dnsFile(), JSON.stringify(records));
 }
 
 /** Full-page screenshot kept with the test artifacts. */

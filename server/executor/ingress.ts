@@ -1,26 +1,83 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import type { Db } from '@/db/client';
+import { isLoopbackHost } from '@/server/http/public-origin';
 import { hashedSigningKey } from './config';
 import { ingestEvents, registerFunctions, type FunctionConfig, type IncomingEvent } from './store';
 
 const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-function reply(res: http.ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+/** Registrations carry every function's configuration; nothing legitimate comes near this. */
+const MAX_BODY = 5 * 1024 * 1024;
+
+/** Refusals name their status in the body too: the SDK reports a registration's outcome from the body's `status`. */
+function reply(res: http.ServerResponse, status: number, body: Record<string, unknown>) {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(status >= 400 ? { status, ...body } : body));
+}
+
+const Registration = z.object({
+  appName: z.string().min(1),
+  url: z.string().min(1),
+  functions: z.array(
+    z
+      .object({
+        id: z.string().min(1),
+        steps: z.record(z.string(), z.object({ runtime: z.object({ url: z.string().optional() }).loose().optional() }).loose()).optional(),
+      })
+      .loose(),
+  ),
+});
+
+const withoutQuery = (url: string) => url.split('?')[0];
+
+/**
+ * Which serve URLs a registration may name. With `serveUrl` (npm start): exactly that one, so the
+ * executor's signed calls, event data included, only ever go to Steward's own serve endpoint.
+ * Without it (tests and the benchmark, which learn their port late): loopback http URLs only.
+ */
+function serveUrlCheck(serveUrl: string | undefined): (url: string) => boolean {
+  if (serveUrl) {
+    const own = withoutQuery(new URL(serveUrl).href);
+    return (url) => {
+      try {
+        return withoutQuery(new URL(url).href) === own;
+      } catch {
+        return false;
+      }
+    };
+  }
+  return (url) => {
+    try {
+      const u = new URL(url);
+      return u.protocol === 'http:' && isLoopbackHost(u.host);
+    } catch {
+      return false;
+    }
+  };
 }
 
 /**
  * The two calls the Inngest SDK makes to its server, served for the built-in executor on a
- * loopback port: registration (`POST /fn/register`, sent when /api/inngest receives a PUT)
+ * loopback port: registration (`POST /fn/register`, sent when /api/inngest receives a signed PUT)
  * and events (`POST /e/<event key>`, from inngest.send and step.sendEvent). The SDK's
  * baseUrl points here, so nothing of this is exposed on the public port.
  */
-export async function startIngress(opts: { db: Db; signingKey: string; eventKey: string; port?: number }): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startIngress(opts: { db: Db; signingKey: string; eventKey: string; port?: number; serveUrl?: string }): Promise<{ url: string; close: () => Promise<void> }> {
+  const isOwnServeUrl = serveUrlCheck(opts.serveUrl);
   const server = http.createServer((req, res) => {
     let raw = '';
-    req.on('data', (c) => (raw += c));
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reply(res, 413, { error: 'Body too large' });
+        req.destroy();
+        return;
+      }
+      raw += c;
+    });
     req.on('end', async () => {
       try {
         const body = raw ? JSON.parse(raw) : {};
@@ -28,7 +85,12 @@ export async function startIngress(opts: { db: Db; signingKey: string; eventKey:
         if (req.method === 'POST' && path === '/fn/register') {
           const auth = req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? '';
           if (!same(auth, hashedSigningKey(opts.signingKey))) return reply(res, 401, { error: 'Registration needs the signing key' });
-          return reply(res, 200, await registerFunctions(opts.db, { appName: body.appName, url: body.url, functions: body.functions as FunctionConfig[] }, new Date()));
+          const parsed = Registration.safeParse(body);
+          if (!parsed.success) return reply(res, 400, { error: `Malformed registration: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}` });
+          const named = [parsed.data.url, ...parsed.data.functions.flatMap((f) => Object.values(f.steps ?? {}).map((s) => s.runtime?.url ?? parsed.data.url))];
+          const foreign = named.find((u) => !isOwnServeUrl(u));
+          if (foreign !== undefined) return reply(res, 400, { error: `Registration names a serve URL other than this Steward's own: ${withoutQuery(foreign)}` });
+          return reply(res, 200, await registerFunctions(opts.db, { appName: parsed.data.appName, url: parsed.data.url, functions: parsed.data.functions as FunctionConfig[] }, new Date()));
         }
         const ev = /^\/e\/([^/]+)$/.exec(path);
         if (req.method === 'POST' && ev) {
@@ -39,7 +101,8 @@ export async function startIngress(opts: { db: Db; signingKey: string; eventKey:
         }
         reply(res, 404, { error: 'Not found' });
       } catch (e) {
-        reply(res, e instanceof SyntaxError ? 400 : 500, { error: e instanceof SyntaxError ? 'Malformed JSON' : 'Failed' });
+        if (res.headersSent) return;
+        reply(res, e instanceof SyntaxError || e instanceof URIError ? 400 : 500, { error: e instanceof SyntaxError || e instanceof URIError ? 'Malformed request' : 'Failed' });
       }
     });
   });

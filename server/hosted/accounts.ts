@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { accounts, type AccountRow } from '@/db/schema';
 import { badRequest, conflict, notFound } from '@/server/http/errors';
-import { hostedOrigin } from './origin';
+import { requestHost } from '@/server/http/public-origin';
+import { siteOrigin } from './origin';
 
 const Domain = z
   .string()
@@ -22,7 +23,7 @@ export async function setHostedDomain(db: Db, accountId: string, domain: string)
   return { accountId, hostedDomain: parsed.data };
 }
 
-/** The account a hosted-app request is for: its Host header, or the only account when there is just one. */
+/** The account a hosted-app request is for: the host it names, or the only account when there is just one. */
 export async function accountForHost(db: Db, host: string | null): Promise<AccountRow | null> {
   const name = (host ?? '').trim().toLowerCase();
   if (name) {
@@ -38,12 +39,14 @@ export async function accountForHost(db: Db, host: string | null): Promise<Accou
 }
 
 /**
- * Which hosted app a request is for: the account its Host selects, with that app's origin
- * (the account's hosted domain when it has one). 404 when no account answers on this host.
+ * Which hosted app a request is for: the account the request's host selects (requestHost: Host,
+ * or X-Forwarded-Host behind a trusted proxy), with that app's configured origin. The host only
+ * selects; the origin is the account's hosted domain or the public origin, never the header.
+ * 404 when no account answers on this host.
  */
 export async function hostedSite(db: Db, headers: Pick<Headers, 'get'>) {
-  const account = await accountForHost(db, headers.get('host'));
+  const account = await accountForHost(db, requestHost(headers));
   if (!account) throw notFound('Hosted app');
-  const { origin, secure } = hostedOrigin(headers, account.hostedDomain);
+  const { origin, secure } = siteOrigin(account.hostedDomain);
   return { account, origin, secure };
 }

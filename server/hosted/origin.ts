@@ -1,13 +1,10 @@
-/** Host names served over plain http: loopback only (local development and tests). */
-const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i;
+import { originForHost, publicOrigin, type Origin } from '@/server/http/public-origin';
 
 /**
- * The hosted app's origin for a request: the proxy's X-Forwarded-Proto when present, plain http
- * on loopback, https everywhere else (the SP values registered in an IdP are https).
+ * A hosted app's origin: https://<hosted domain> (http for loopback host names, used in tests),
+ * or the public origin (STEWARD_PUBLIC_URL) for an account without a hosted domain. Emailed
+ * links, SAML values, the SCIM endpoint and the session cookie's Secure flag all follow it.
  */
-export function hostedOrigin(headers: Pick<Headers, 'get'>, hostOverride?: string | null) {
-  const host = (hostOverride ?? headers.get('x-forwarded-host') ?? headers.get('host') ?? 'localhost').split(',')[0].trim().toLowerCase();
-  const forwarded = headers.get('x-forwarded-proto')?.split(',')[0].trim().toLowerCase();
-  const proto = forwarded === 'http' || forwarded === 'https' ? forwarded : LOOPBACK.test(host) ? 'http' : 'https';
-  return { host, origin: `${proto}://${host}`, secure: proto === 'https' };
+export function siteOrigin(hostedDomain: string | null): Origin {
+  return hostedDomain ? originForHost(hostedDomain) : publicOrigin();
 }

@@ -3,6 +3,7 @@ import './zod-config';
 import type { Database } from '@/db/client';
 import type { Actor } from '@/server/access/actor';
 import { authenticate } from '@/server/access/authenticate';
+import { assertScopes } from '@/server/access/scopes';
 import { authenticateServiceKey, type TenantCaller } from '@/server/prompts/service-keys';
 import { authenticateScim, type ScimCaller } from '@/server/scim/token';
 import { LastUsedTracker } from '@/server/access/last-used';
@@ -10,10 +11,12 @@ import { logger } from '@/server/logger';
 import type { Logger } from 'pino';
 import type { AnyEndpoint } from './endpoint';
 import { Reply } from './endpoint';
-import { AppError, BareRefusal, accountBlocked, killSwitchEngaged, onboardingRequired, unauthorized, forbidden } from './errors';
+import { AppError, BareRefusal, databaseRefusal, accountBlocked, killSwitchEngaged, onboardingRequired, unauthorized, forbidden } from './errors';
+import { clientAddress, originForHost, publicOrigin, requestHost } from './public-origin';
 import { RateLimits } from './rate-limit';
+import { addApiHeaders, withApiHeaders } from './response-headers';
 import { Router } from './router';
-import { parseOrThrow, problemsOf, queryObject } from './validate';
+import { decodeJsonBody, parseOrThrow, problemsOf, queryObject } from './validate';
 
 export type KernelDeps = {
   database: Database;
@@ -32,6 +35,7 @@ export type ApiHandler = (req: Request, info?: RequestInfo) => Promise<Response>
  */
 export type ApiRequest = {
   method: string;
+  /** An absolute URL, or the request target's path (the lean server); handlers always see it absolute, on the public origin. */
   url: string;
   headers: Pick<Headers, 'get' | 'has'>;
   text(): Promise<string>;
@@ -82,17 +86,22 @@ export function toResponse(reply: ApiReply): Response {
 export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCore {
   const router = new Router(endpoints);
 
-  return async function handle(req, info = {}) {
-    const requestId = validRequestId(req.headers.get('x-request-id')) ?? randomUUID();
+  return async function handle(incoming, info = {}) {
+    const requestId = validRequestId(incoming.headers.get('x-request-id')) ?? randomUUID();
     // A child logger costs an allocation per request; only make it when something logs.
     let child: Logger | undefined;
     const log = () => (child ??= logger.child({ requestId }));
     const started = performance.now();
-    const url = new URL(req.url);
-    const pathname = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) || '/' : url.pathname;
+    // Routing and every URL a handler builds come from the request path on the configured public
+    // origin; the Host header never enters a URL (it only picks a hosted app, see hosted/accounts.ts).
+    const url = apiUrl(incoming.url);
+    const req: ApiRequest = url ? rebased(incoming, url.href) : incoming;
+    const secure = originForHost(requestHost(req.headers) ?? publicOrigin().host).secure;
     let res: ApiReply;
     let actor: Actor | null = null;
     try {
+      if (!url) throw new AppError(400, 'bad_request', 'The request target is not a valid path');
+      const pathname = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) || '/' : url.pathname;
       const match = router.match(pathname);
       if (!match) throw new AppError(404, 'not_found', `No endpoint at ${url.pathname}`);
       const method = req.method === 'HEAD' ? 'GET' : req.method;
@@ -104,19 +113,21 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
 
       let tenant: TenantCaller | null = null;
       let scim: ScimCaller | null = null;
+      const counted = <T>(attempt: Promise<T>) => countingFailures(attempt, deps.rateLimits, clientIp(req, info), req.headers.has('authorization'));
       if (ep.auth === 'scim') {
-        scim = await authenticateScim(deps.database.db, req.headers);
+        scim = await counted(authenticateScim(deps.database.db, req.headers));
         await deps.rateLimits.consume(scim, method, ep.path, clientIp(req, info));
       } else if (ep.auth === 'service') {
-        tenant = await authenticateServiceKey(deps.database.db, req.headers, match.params.tenantId ?? '');
+        tenant = await counted(authenticateServiceKey(deps.database.db, req.headers, match.params.tenantId ?? ''));
         await deps.rateLimits.consume({ accountId: tenant.tenantId, account: tenant.account }, method, ep.path, clientIp(req, info));
       } else if (ep.auth === 'none') {
         // Unauthenticated endpoints (SAML ACS, OAuth callbacks, documents) are limited per client IP.
         const anonymous = { accountId: 'anonymous', account: { rateLimitReads: null, rateLimitWrites: deps.rateLimits.defaults.anonymousWrites ?? null } };
         await deps.rateLimits.consume(anonymous, method, ep.path, clientIp(req, info));
       } else {
-        actor = await authenticate({ db: deps.database.db, lastUsed: deps.lastUsed }, req.headers);
+        actor = await counted(authenticate({ db: deps.database.db, lastUsed: deps.lastUsed }, req.headers));
         await deps.rateLimits.consume(actor, method, ep.path, clientIp(req, info));
+        assertScopes(actor, method, ep.path);
         if (actor.user) {
           if (actor.user.status !== 'active') throw accountBlocked();
           if (!actor.user.onboardedAt && !ep.onboardingExempt) throw onboardingRequired();
@@ -167,11 +178,16 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
     } catch (e) {
       res = errorResponse(e, log());
     }
-    if (res instanceof Response) res.headers.set('X-Request-Id', requestId);
-    else res.headers['X-Request-Id'] = requestId;
+    if (res instanceof Response) {
+      res = withApiHeaders(res, secure);
+      res.headers.set('X-Request-Id', requestId);
+    } else {
+      addApiHeaders(res.headers, secure);
+      res.headers['X-Request-Id'] = requestId;
+    }
     if (logger.isLevelEnabled('info')) {
       logger.info(
-        { requestId, method: req.method, path: url.pathname, status: res.status, ms: Math.round(performance.now() - started), accountId: actor?.accountId },
+        { requestId, method: req.method, path: url?.pathname ?? null, status: res.status, ms: Math.round(performance.now() - started), accountId: actor?.accountId },
         'request',
       );
     }
@@ -180,13 +196,7 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
 }
 
 async function readJson(req: ApiRequest): Promise<unknown> {
-  const text = await req.text();
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError(400, 'bad_request', 'body: malformed JSON');
-  }
+  return decodeJsonBody(await req.arrayBuffer());
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): TextReply {
@@ -195,6 +205,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 
 export function errorResponse(e: unknown, log: { error: (o: object, m: string) => void }): ApiReply {
   if (e instanceof BareRefusal) return json(e.status, e.body, e.headers);
+  if (!(e instanceof AppError)) e = databaseRefusal(e) ?? e;
   if (e instanceof AppError) {
     const headers: Record<string, string> = e.status === 405 ? { Allow: String(e.extra.allow ?? '') } : {};
     return json(e.status, { ok: false, status: e.status, error_code: e.code, error: e.message, ...e.extra }, headers);
@@ -207,10 +218,41 @@ function validRequestId(v: string | null) {
   return v && /^[\w.-]{8,128}$/.test(v) ? v : null;
 }
 
-export function clientIp(req: ApiRequest, info: RequestInfo): string {
-  if (process.env.TRUST_PROXY === '1') {
-    const fwd = req.headers.get('x-forwarded-for');
-    if (fwd) return fwd.split(',')[0].trim();
+/** The client's address for per-IP limits (see clientAddress: no socket address means behind Steward's own front). */
+export function clientIp(req: Pick<ApiRequest, 'headers'>, info: RequestInfo): string {
+  return clientAddress(req.headers, info.clientIp);
+}
+
+/**
+ * The request's URL on the public origin, from its path alone: a path ('/api/me?x=1', the lean
+ * server) or an absolute URL whose origin is dropped (the Web Request Next builds from the Host
+ * header). Null when the target is neither.
+ */
+function apiUrl(target: string): URL | null {
+  try {
+    const path = target.startsWith('/') ? target : (({ pathname, search }) => pathname + search)(new URL(target));
+    return new URL(publicOrigin().origin + path);
+  } catch {
+    return null;
   }
-  return info.clientIp ?? req.headers.get('x-forwarded-for')?.split(',')[0].trim() ?? 'unknown';
+}
+
+function rebased(req: ApiRequest, url: string): ApiRequest {
+  if (req.url === url) return req;
+  return { method: req.method, url, headers: req.headers, text: () => req.text(), arrayBuffer: () => req.arrayBuffer() };
+}
+
+/**
+ * Runs an authentication; when it fails with 401 for a credential that was presented, counts a
+ * failure for the client IP (past the budget that answer becomes 429). A missing credential is a
+ * mistake, not a guess, and is not counted.
+ */
+async function countingFailures<T>(attempt: Promise<T>, limits: RateLimits, ip: string, presented: boolean): Promise<T> {
+  try {
+    return await attempt;
+  } catch (e) {
+    const status = e instanceof AppError || e instanceof BareRefusal ? e.status : 0;
+    if (status === 401 && presented) await limits.countFailedAuthentication(ip);
+    throw e;
+  }
 }

@@ -70,12 +70,13 @@ async function serveApi(api: ApiCore, req: http.IncomingMessage, res: http.Serve
     const bytes = body;
     const request: ApiRequest = {
       method,
-      url: `http://${req.headers.host ?? 'localhost'}${req.url}`,
+      // The path only: the kernel puts it on the configured public origin, never on the Host header.
+      url: req.url ?? '/',
       headers: headerBag(req),
       text: async () => bytes.toString('utf8'),
       arrayBuffer: async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
     };
-    const reply = await api(request, { clientIp: req.socket.remoteAddress });
+    const reply = await api(request, { clientIp: req.socket.remoteAddress ?? 'unknown' });
     if (reply instanceof TextReply) {
       res.writeHead(reply.status, reply.headers);
       res.end(method === 'HEAD' ? undefined : reply.body);

@@ -31,16 +31,19 @@ export class RateLimits {
   private limiters = new Map<string, RateLimiterPostgres>();
   private leases = new Map<string, Lease>();
   private inflight = new Map<string, Promise<void>>();
-  defaults: { reads: number; writes: number; anonymousWrites?: number } = {
+  /** Client IPs past their failed-authentication budget, until when (ms); learnt from the shared counter. */
+  private lockouts = new Map<string, number>();
+  defaults: { reads: number; writes: number; anonymousWrites?: number; failedAuth?: number } = {
     reads: envInt('RATE_LIMIT_READS_PER_MINUTE', 1000),
     writes: envInt('RATE_LIMIT_WRITES_PER_MINUTE', 50),
     // Posts without a credential (the SAML ACS above all) per client IP: a company behind one address signs in together.
     anonymousWrites: envInt('RATE_LIMIT_ANONYMOUS_WRITES_PER_MINUTE', 600),
+    failedAuth: envInt('RATE_LIMIT_FAILED_AUTH_PER_MINUTE', 30),
   };
 
   constructor(private readonly pool: pg.Pool) {}
 
-  private limiter(kind: 'r' | 'w', points: number) {
+  private limiter(kind: 'r' | 'w' | 'f', points: number) {
     const id = `${kind}${points}`;
     let l = this.limiters.get(id);
     if (!l) {
@@ -120,6 +123,46 @@ export class RateLimits {
         },
       );
     }
+  }
+
+  /**
+   * Counts one failed authentication (a presented credential refused with 401) for the client IP,
+   * in Postgres so every instance and process agrees. Past the per-minute budget that failure is
+   * answered 429 instead of 401 until the window ends, without another write while this instance
+   * knows the window. Successful authentications are never refused by this count: many people can
+   * share one address (a company NAT, a proxy without TRUST_PROXY), and one of them guessing must
+   * not lock the others out.
+   */
+  async countFailedAuthentication(ip: string): Promise<void> {
+    const known = this.lockouts.get(ip);
+    if (known !== undefined && Date.now() < known) throw this.failedAuthRefusal(known - Date.now());
+    const limit = this.defaults.failedAuth ?? envInt('RATE_LIMIT_FAILED_AUTH_PER_MINUTE', 30);
+    try {
+      await this.limiter('f', limit).consume(ip, 1);
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      this.lockouts.set(ip, Date.now() + e.msBeforeNext);
+      if (this.lockouts.size > 50_000) {
+        const now = Date.now();
+        for (const [k, until] of this.lockouts) if (now >= until) this.lockouts.delete(k);
+      }
+      throw this.failedAuthRefusal(e.msBeforeNext);
+    }
+  }
+
+  private failedAuthRefusal(msBeforeNext: number) {
+    const limit = this.defaults.failedAuth ?? envInt('RATE_LIMIT_FAILED_AUTH_PER_MINUTE', 30);
+    const resetAt = Math.ceil((Date.now() + msBeforeNext) / 1000);
+    return new BareRefusal(
+      429,
+      { ok: false, error: `More than ${limit} failed authentications from this address in a minute; retry later`, retryAfter: resetAt },
+      {
+        'Retry-After': String(Math.max(1, Math.ceil(msBeforeNext / 1000))),
+        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(resetAt),
+      },
+    );
   }
 
   private dropExpired() {

@@ -26,8 +26,10 @@ const slo = (method: 'GET' | 'POST') =>
       const { account, origin, secure } = await hostedSite(db, req.headers);
       const url = new URL(req.url);
       const session = await portalToken(db, account, req.headers, secure);
-      const location = await singleLogout(db, account, origin, method, url.searchParams, method === 'POST' ? await formOf(req) : null, session);
-      return redirect(location, clearSessionCookie(secure));
+      const message = { method, query: url.searchParams, form: method === 'POST' ? await formOf(req) : null, headers: req.headers };
+      const { location, endSession } = await singleLogout(db, account, origin, message, session);
+      if (endSession) return redirect(location, clearSessionCookie(secure));
+      return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
     },
   });
 

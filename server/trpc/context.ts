@@ -2,12 +2,16 @@ import type { Db } from '@/db/client';
 import type { AccountRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { hostedSite } from '@/server/hosted/accounts';
+import { clientAddress } from '@/server/http/public-origin';
 import { portalActor } from '@/server/sign-in/portal-actor';
 
-export type PortalContext = { db: Db; account: AccountRow; site: { origin: string; secure: boolean }; actor: Actor | null };
+export type PortalContext = { db: Db; account: AccountRow; site: { origin: string; secure: boolean }; actor: Actor | null; clientIp: string };
 
-/** What every hosted-app call knows: the account (by Host), its origin, and the signed-in actor if any. */
+/**
+ * What every hosted-app call knows: the account (by host), its configured origin, the signed-in
+ * actor if any, and the client's address (set by Steward's front in X-Forwarded-For).
+ */
 export async function portalContext(db: Db, headers: Pick<Headers, 'get'>): Promise<PortalContext> {
   const { account, origin, secure } = await hostedSite(db, headers);
-  return { db, account, site: { origin, secure }, actor: await portalActor(db, account, headers, secure) };
+  return { db, account, site: { origin, secure }, actor: await portalActor(db, account, headers, secure), clientIp: clientAddress(headers) };
 }

@@ -21,8 +21,8 @@ export type TestServer = {
  */
 export type TestServerOptions = {
   endpoints?: AnyEndpoint[];
-  /** Per-minute defaults; high unless a test is about rate limiting. */
-  rateLimits?: { reads: number; writes: number };
+  /** Per-minute defaults; high unless a test is about rate limiting (failed authentications per client IP included). */
+  rateLimits?: { reads: number; writes: number; failedAuth?: number };
   /** What serves paths the kernel does not (in production: Next.js, which serves /api/inngest). */
   fallback?: Fallback;
 };
@@ -31,10 +31,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const db = await createTestDatabase();
   const kernel = createKernelDeps(db.database);
   kernel.validateResponses = true;
-  kernel.rateLimits.defaults = opts.rateLimits ?? { reads: 1_000_000, writes: 1_000_000 };
+  kernel.rateLimits.defaults = { failedAuth: 1_000_000, ...(opts.rateLimits ?? { reads: 1_000_000, writes: 1_000_000 }) };
   const server = createNodeServer(createApiCore(opts.endpoints ?? allEndpoints, kernel), opts.fallback);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  // The public origin (links, upload URLs, SAML values of accounts without a hosted domain) is
+  // this server, as STEWARD_PUBLIC_URL makes it in a deployment. Each test file runs in its own process.
+  process.env.STEWARD_PUBLIC_URL = `http://127.0.0.1:${port}`;
   return {
     baseUrl: `http://127.0.0.1:${port}/api`,
     database: db.database,
