@@ -6,17 +6,22 @@ const config: NextConfig = {
   poweredByHeader: false,
   typescript: { ignoreBuildErrors: false },
   // The hosted app handles sessions and admin actions: never framed, no MIME sniffing, no referrer leaks.
+  // Pages get their Content-Security-Policy (with script-src and a per-response nonce) from proxy.ts;
+  // one policy per response, so the API's is set here only.
   async headers() {
     return [
       {
         source: '/:path*',
         headers: [
           { key: 'X-Frame-Options', value: 'DENY' },
-          { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
           { key: 'X-Content-Type-Options', value: 'nosniff' },
           { key: 'Referrer-Policy', value: 'same-origin' },
           { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=()' },
         ],
+      },
+      {
+        source: '/api/:path*',
+        headers: [{ key: 'Content-Security-Policy', value: "frame-ancestors 'none'" }],
       },
     ];
   },

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -15,12 +15,19 @@ declare module 'vitest' {
 }
 
 let embedded: EmbeddedDatabase | undefined;
+let dataDir: string | undefined;
 
 /**
  * One real PostgreSQL per run (embedded in a temporary folder unless DATABASE_URL is set),
  * with a migrated template database that each test file copies.
  */
 export async function setup(project: TestProject) {
+  // The master key file (and the local file store) of a test run live in a throwaway folder,
+  // never in the checkout's .data; test workers inherit the variable.
+  if (!process.env.STEWARD_DATA_DIR) {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'steward-test-data-'));
+    process.env.STEWARD_DATA_DIR = dataDir;
+  }
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     const parent = mkdtempSync(path.join(os.tmpdir(), 'steward-test-'));
@@ -41,4 +48,5 @@ export async function setup(project: TestProject) {
 
 export async function teardown() {
   await embedded?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }

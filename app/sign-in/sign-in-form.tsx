@@ -24,7 +24,10 @@ export function SignInForm({ returnTo, initialError }: { returnTo: string; initi
     try {
       const route = await trpc.auth.start.mutate({ email, returnTo });
       if (route.method === 'saml') {
-        window.location.assign(route.redirectUrl);
+        // Only an http(s) address leaves this page (never javascript: or data:), whatever the server sent.
+        const target = new URL(route.redirectUrl, window.location.href);
+        if (target.protocol !== 'https:' && target.protocol !== 'http:') throw new Error('unexpected sign-in address');
+        window.location.assign(target.href);
         return;
       }
       const { csrfToken } = (await (await fetch('/api/auth/csrf')).json()) as { csrfToken: string };

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { assistants } from './assistants';
-import { createdAt, idColumn, updatedAt } from './columns';
+import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
 
 export const phoneLineRequests = pgTable(
@@ -68,3 +68,25 @@ export const oauthConnections = pgTable('oauth_connections', {
   details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
   createdAt: createdAt(),
 });
+
+/**
+ * OAuth connections in flight, one per signed state (`id` is its jti): the state is bound to the
+ * browser that opened the begin link (the SHA-256 of a cookie set there) and is accepted once.
+ * Rows past `expiresAt` are swept: the state's own expiry refuses them anyway.
+ */
+export const oauthFlows = pgTable(
+  'oauth_flows',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    provider: text('provider', { enum: ['slack', 'teams'] }).notNull(),
+    bindingHash: text('binding_hash'),
+    begunAt: ts('begun_at'),
+    consumedAt: ts('consumed_at'),
+    expiresAt: ts('expires_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('oauth_flows_expiry').on(t.expiresAt)],
+);

@@ -2,11 +2,12 @@ import { and, count, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { apiKeys, users, type ApiKeyRow } from '@/db/schema';
-import { badRequest, forbidden, notFound } from '@/server/http/errors';
+import { badRequest, forbidden, invalidFields, notFound, type FieldProblem } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import { administeredOrganization, isAccountWide, type Actor } from './actor';
 import type { CreateApiKeyBody, ListApiKeysQuery } from './contracts';
 import { generateApiKey } from './keys';
+import { scopesBeyond } from './scopes';
 import type { LastUsedTracker } from './last-used';
 
 export function toPublicApiKey(k: ApiKeyRow, lastUsed?: LastUsedTracker) {
@@ -100,7 +101,10 @@ export async function createApiKey(db: Db, actor: Actor, input: z.infer<typeof C
     const org = administeredOrganization(actor);
     const self = actor.user?.id === input.userId;
     const visible = target && (self || isAccountWide(actor) || (org !== null && target.organizationId === org));
-    if (!target || (!visible && !actor.user)) throw notFound('User');
+    // Someone outside the caller's organization is 404, as if they did not exist: never confirm who is in
+    // the account. A fellow member the caller can already see but may not act for is 403.
+    const fellowMember = target && actor.user?.organizationId != null && target.organizationId === actor.user.organizationId;
+    if (!target || (!visible && !fellowMember)) throw notFound('User');
     if (!visible) throw forbidden('Creating a key for another user needs the organization or account admin role');
     userId = target.id;
     organizationId = target.organizationId;
@@ -118,6 +122,7 @@ export async function createApiKey(db: Db, actor: Actor, input: z.infer<typeof C
       throw forbidden('Not allowed to create this kind of key');
     }
   }
+  const { scopes, expiresAt } = await boundedByCreator(db, actor, input);
   const { key, hash, prefix } = generateApiKey();
   const [row] = await db
     .insert(apiKeys)
@@ -128,11 +133,31 @@ export async function createApiKey(db: Db, actor: Actor, input: z.infer<typeof C
       label: input.label,
       prefix,
       keyHash: hash,
-      scopes: input.scopes,
-      expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+      scopes,
+      expiresAt,
     })
     .returning();
   return { ok: true as const, apiKey: { ...toPublicApiKey(row), key } };
+}
+
+/**
+ * A key never reaches more, or lives longer, than the key that creates it: otherwise a leaked
+ * read-only or short-lived key buys a permanent, unrestricted one. What the request leaves out
+ * is inherited from the creating key; asking for more is a 400 naming the field.
+ */
+async function boundedByCreator(db: Db, actor: Actor, input: z.infer<typeof CreateApiKeyBody>) {
+  let expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+  if (actor.credential.kind !== 'api_key') return { scopes: input.scopes ?? [], expiresAt };
+  const scopes = input.scopes ?? actor.scopes;
+  const problems: FieldProblem[] = [];
+  const beyond = scopesBeyond(actor.scopes, scopes);
+  if (beyond.length) problems.push({ field: 'scopes', problem: `reach beyond the scopes of the key creating it (${actor.scopes.join(', ')}): ${beyond.join(', ')}` });
+  const [creator] = await db.select({ expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.id, actor.credential.keyId)).limit(1);
+  const limit = creator?.expiresAt ?? null;
+  if (limit && !expiresAt) expiresAt = limit;
+  if (limit && expiresAt && expiresAt > limit) problems.push({ field: 'expiresAt', problem: `must not be later than ${limit.toISOString()}, when the key creating it expires` });
+  if (problems.length) throw invalidFields(problems);
+  return { scopes, expiresAt };
 }
 
 /**

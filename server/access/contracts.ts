@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PageFields, PageQuery } from '@/server/http/pagination';
+import { isKnownScope, UNKNOWN_SCOPE } from './scopes';
 
 export const MeResponse = z.object({
   ok: z.literal(true),
@@ -39,7 +40,12 @@ export const CreateApiKeyBody = z.object({
     .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
     .refine((s) => new Date(s).getTime() > Date.now(), 'must be in the future')
     .optional(),
-  scopes: z.array(z.string().min(1).max(100)).max(50).default([]),
+  /** Omitted: the creating key's scopes (none for an unrestricted creator). See server/access/scopes.ts. */
+  scopes: z
+    .array(z.string().refine(isKnownScope, UNKNOWN_SCOPE))
+    .max(50)
+    .transform((s) => [...new Set(s)])
+    .optional(),
 });
 
 export const ApiKeyEnvelope = z.object({ ok: z.literal(true), apiKey: ApiKeyResponse });

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { ImageUrlOrDataUri } from '@/server/http/browser-url';
 import { PageFields } from '@/server/http/pagination';
 import { Email, UserResponse } from '@/server/users/contracts';
 
-const Avatar = z.string().max(2_000_000).refine((v) => /^https?:\/\//.test(v) || /^data:image\/[\w.+-]+;base64,/.test(v), 'must be an http(s) URL or an image data URI');
+// The spec's "URL or data URI": an https URL, or a raster-image data URI (an SVG can carry script).
+const Avatar = ImageUrlOrDataUri;
 const WritingStyle = z.object({
   professionalism: z.number().min(0).max(3).optional(),
   humor: z.number().min(0).max(3).optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AssistantParams } from '@/server/assistants/contracts';
 import { defineEndpoint, reply } from '@/server/http/endpoint';
-import { CallbackParams, CallbackQuery, finishOAuth, SlackStartQuery, startSlack, startTeams, TeamsStartQuery } from './oauth';
+import { BeginQuery, beginOAuth, CallbackParams, CallbackQuery, finishOAuth, SlackStartQuery, startSlack, startTeams, TeamsStartQuery } from './oauth';
 import { myPhoneLineRequest, MyPhoneLineResponse, PhoneLineRequestBody, PhoneLineRequestResponse, requestPhoneLine } from './phone-lines';
 import { createSlackApp, CreateSlackAppBody, SlackAppResponse } from './slack-apps';
 
@@ -42,14 +42,26 @@ export const channelEndpoints = [
   defineEndpoint({ method: 'GET', path: '/oauth/teams/authorize', summary: 'Start connecting the Teams app to a team or organization (redirect)', tags, auth: 'any', raw: true, query: TeamsStartQuery, response: redirectResponse, errors: [403, 404], handle: ({ db, actor, query, req }) => startTeams(db, actor, query.target, query.targetId, req.url) }),
   defineEndpoint({
     method: 'GET',
+    path: '/oauth/begin',
+    summary: 'Where a start redirects the user’s browser: binds the connection to that browser (a cookie), then redirects to the provider',
+    tags,
+    auth: 'none',
+    raw: true,
+    query: BeginQuery,
+    response: redirectResponse,
+    errors: [400],
+    handle: ({ db, query, req }) => beginOAuth(db, query.state, req.url, req.headers.get('cookie')),
+  }),
+  defineEndpoint({
+    method: 'GET',
     path: '/oauth/callback/{provider}',
-    summary: 'Where Slack and Microsoft send the user back (the signed state authenticates)',
+    summary: 'Where Slack and Microsoft send the user back (the signed state, used once, in the browser that began the connection)',
     tags,
     auth: 'none',
     params: CallbackParams,
     query: CallbackQuery,
     response: z.object({ ok: z.literal(true), connection: z.object({ id: z.string(), provider: z.string(), purpose: z.string(), assistant: z.string().nullable(), target: z.record(z.string(), z.unknown()), createdAt: z.string() }) }),
     errors: [400, 403],
-    handle: ({ db, params, query, req }) => finishOAuth(db, params.provider, query, req.url),
+    handle: ({ db, params, query, req }) => finishOAuth(db, params.provider, query, req.url, req.headers.get('cookie')),
   }),
 ];

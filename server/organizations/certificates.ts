@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /** PEM text for base64 DER. */
-export const derToPem = (der: string) => `-----BEGIN CERTIFICATE-----\n${der.replace(/\s+/g, '').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+export const derToPem = (der: string) => `-----BEGIN CERTIFICATE-----\n${(der.replace(/\s+/g, '').match(/.{1,64}/g) ?? []).join('\n')}\n-----END CERTIFICATE-----\n`;
 
 /**
  * The certificates in an IdP certificate field: one or several PEM blocks (the current and the

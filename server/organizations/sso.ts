@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { organizations, type OrganizationRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
-import { badRequest } from '@/server/http/errors';
+import { BrowserUrl, browserUrlProblem } from '@/server/http/browser-url';
+import { badRequest, invalidFields } from '@/server/http/errors';
 import { organizationFor } from './access';
 import { parseCertificates } from './certificates';
 import { parseIdpMetadata } from './idp-metadata';
@@ -11,7 +12,8 @@ import { parseIdpMetadata } from './idp-metadata';
 const Certificate = z
   .string()
   .trim()
-  .refine((text) => parseCertificates(text) !== null, 'must be the IdP signing certificate (PEM, several PEM blocks during a rotation, or base64 DER)');
+  // PEM (several blocks during a rotation) or bare base64 DER.
+  .refine((text) => parseCertificates(text) !== null, 'is not an X.509 certificate');
 
 export const SsoBody = z.object({
   enabled: z.boolean().optional(),
@@ -19,9 +21,10 @@ export const SsoBody = z.object({
   provider: z.literal('saml_generic').optional(),
   saml: z
     .object({
-      entryPoint: z.url().optional(),
+      /** The sign-in page hands it to the browser (location.assign): https only, never javascript:. */
+      entryPoint: BrowserUrl.optional(),
       /** IdP single-logout URL (not in the spec's body; read from metadata too). Sign-out is sent there. */
-      logoutUrl: z.url().optional(),
+      logoutUrl: BrowserUrl.optional(),
       certificate: Certificate.optional(),
       issuer: z.string().max(1000).optional(),
       signatureAlgorithm: z.enum(['sha1', 'sha256', 'sha512']).optional(),
@@ -89,8 +92,21 @@ export async function putSso(db: Db, actor: Actor, orgId: string, input: z.infer
   const fromMetadata = metadataXml ? parseIdpMetadata(metadataXml) : {};
   const patch = input.saml ? { ...input, saml: { ...fromMetadata, ...saml0 } } : input;
   if ('certificate' in fromMetadata && !Certificate.safeParse(fromMetadata.certificate).success) throw badRequest('saml.metadataXml: the signing certificate is not a valid X.509 certificate');
+  // URLs read from metadata reach the browser exactly like typed ones: same rule.
+  const metadataUrlProblems = (['entryPoint', 'logoutUrl'] as const).flatMap((k) => {
+    const url = (fromMetadata as { entryPoint?: string; logoutUrl?: string })[k];
+    const problem = url === undefined || saml0[k] !== undefined ? null : browserUrlProblem(url);
+    return problem ? [{ field: 'saml.metadataXml', problem: `its ${k === 'entryPoint' ? 'SingleSignOnService' : 'SingleLogoutService'} Location ${problem}` }] : [];
+  });
+  if (metadataUrlProblems.length) throw invalidFields(metadataUrlProblems);
   const next = merge(current, patch as Plain);
   const saml = next.saml as Plain;
+  // A value stored before URLs were checked is not carried forward either.
+  const storedProblems = (['entryPoint', 'logoutUrl'] as const).flatMap((k) => {
+    const problem = typeof saml[k] === 'string' ? browserUrlProblem(saml[k]) : null;
+    return problem ? [{ field: `saml.${k}`, problem: `the stored value ${problem}; send a new one` }] : [];
+  });
+  if (storedProblems.length) throw invalidFields(storedProblems);
   if (next.enabled && (!saml.entryPoint || !saml.certificate)) throw badRequest('saml: entryPoint and certificate are required before SSO can be enabled');
   if (next.enforced && !next.enabled) throw badRequest('enforced: SSO must be enabled to be enforced');
   const [u] = await db.update(organizations).set({ sso: next }).where(eq(organizations.id, org.id)).returning();

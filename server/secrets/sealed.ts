@@ -5,7 +5,7 @@ import { ensureAppSecret } from './app-secret';
 
 /**
  * The key that seals secrets at rest (provider tokens): STEWARD_ENCRYPTION_KEY (32 bytes,
- * base64), or one generated once and kept in Postgres. Set the variable in production so a
+ * base64), or one generated once and kept in Postgres wrapped with the master key, so a
  * database dump alone does not open the tokens.
  */
 async function sealingKey(db: Db): Promise<Uint8Array> {

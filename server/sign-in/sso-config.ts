@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OrganizationRow } from '@/db/schema';
+import { BrowserUrl } from '@/server/http/browser-url';
 
 /** The stored SSO configuration as sign-in reads it; absent fields take the documented defaults. */
 const StoredSso = z.object({
@@ -7,8 +8,9 @@ const StoredSso = z.object({
   enforced: z.boolean().default(false),
   saml: z
     .object({
-      entryPoint: z.string().nullable().default(null),
-      logoutUrl: z.string().nullable().default(null),
+      // A URL stored before they were checked (javascript:, data:) reads as absent: SSO is then unusable, never a script.
+      entryPoint: BrowserUrl.nullable().default(null).catch(null),
+      logoutUrl: BrowserUrl.nullable().default(null).catch(null),
       certificate: z.string().nullable().default(null),
       issuer: z.string().nullable().default(null),
       signatureAlgorithm: z.enum(['sha1', 'sha256', 'sha512']).default('sha256'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BrowserUrl } from '@/server/http/browser-url';
 import { PageFields, PageQuery } from '@/server/http/pagination';
 import { Email, isTimezone, UserResponse } from './contracts';
 
@@ -15,7 +16,7 @@ export const UpdateUserBody = z.object({
   name: z.string().trim().max(200).nullable().optional(),
   firstName: z.string().trim().max(200).optional(),
   lastName: z.string().trim().max(200).optional(),
-  avatar: z.url().nullable().optional(),
+  avatar: BrowserUrl.nullable().optional(),
   timezone: z.string().refine(isTimezone, 'must be an IANA time zone such as Europe/Paris').optional(),
   locale: z.string().trim().min(2).max(35).optional(),
   status: z.enum(['active', 'inactive', 'suspended']).optional(),

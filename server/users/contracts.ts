@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BrowserUrl } from '@/server/http/browser-url';
 
 const ChannelPrefs = z.object({ enabled: z.boolean(), virtualDuration: z.number(), inPersonDuration: z.number() });
 
@@ -124,7 +125,7 @@ export const UpdateProfileBody = z.object({
   name: z.string().trim().max(200).nullable().optional(),
   firstName: z.string().trim().max(200).optional(),
   lastName: z.string().trim().max(200).optional(),
-  avatar: z.url().nullable().optional(),
+  avatar: BrowserUrl.nullable().optional(),
   timezone: Timezone.optional(),
   locale: z.string().trim().min(2).max(35).optional(),
   country: z.string().trim().length(2).toUpperCase().nullable().optional(),

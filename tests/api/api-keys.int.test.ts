@@ -57,8 +57,9 @@ describe('POST /api-keys', () => {
     expect(forOther.status).toBe(403);
     const byAdmin = await call(app(), '/api-keys', { key: acct.key, as: admin.email, body: { label: 'x', userId: member.id } });
     expect(byAdmin.status).toBe(201);
+    // Someone outside the admin's organization is not theirs to see: 404, as if absent.
     const outsideOrg = await call(app(), '/api-keys', { key: acct.key, as: admin.email, body: { label: 'x', userId: outsider.id } });
-    expect(outsideOrg.status).toBe(403);
+    expect(outsideOrg.status).toBe(404);
     const orgKey = await call(app(), '/api-keys', { key: acct.key, as: admin.email, body: { label: 'org' } });
     expect(orgKey.body.apiKey).toMatchObject({ organization: org.id, user: null });
     const orgMe = await call(app(), '/me', { key: orgKey.body.apiKey.key });

@@ -86,23 +86,38 @@ describe('Slack apps', () => {
   });
 });
 
+/** A start made with the user's key, then the begin link opened in a browser: returns the provider URL and the browser's binding cookie. */
+async function beginInBrowser(startPath: string, key: string) {
+  const start = await fetch(`${app().baseUrl}${startPath}`, { headers: { Authorization: `Bearer ${key}` }, redirect: 'manual' });
+  expect(start.status).toBe(302);
+  const begin = new URL(start.headers.get('location')!);
+  expect(begin.pathname).toBe('/api/oauth/begin');
+  const opened = await fetch(begin, { redirect: 'manual' });
+  expect(opened.status).toBe(302);
+  return { location: new URL(opened.headers.get('location')!), cookie: opened.headers.get('set-cookie')!.split(';')[0] };
+}
+
 describe('OAuth', () => {
-  it('Slack install redirects with a signed state; the callback exchanges the code at the token endpoint and stores the connection', async () => {
+  it('Slack install redirects through the begin link to Slack with a signed state; the callback exchanges the code at the token endpoint and stores the connection', async () => {
     const { u, key } = await userWithAssistant();
     const own = (await call(app(), `/users/${u.id}/assistants`, { key, body: { name: 'Mine' } })).body.assistant;
-    const start = await fetch(`${app().baseUrl}/oauth/slack/assistant/authorize?assistantId=${own.id}`, { headers: { Authorization: `Bearer ${key}` }, redirect: 'manual' });
-    expect(start.status).toBe(302);
-    const location = new URL(start.headers.get('location')!);
+    const { location, cookie } = await beginInBrowser(`/oauth/slack/assistant/authorize?assistantId=${own.id}`, key);
     expect(location.origin + location.pathname).toBe('https://slack.com/oauth/v2/authorize');
     expect(location.searchParams.get('client_id')).toBe('cid');
     const state = location.searchParams.get('state')!;
     const redirectUri = location.searchParams.get('redirect_uri')!;
     expect(redirectUri).toContain('/api/oauth/callback/slack');
 
-    const bad = await call(app(), `/oauth/callback/slack?code=bad-code&state=${state}`);
+    const bad = await call(app(), `/oauth/callback/slack?code=bad-code&state=${state}`, { headers: { cookie } });
     expect(bad.status).toBe(400);
     expect(bad.body.error_code).toBe('oauth_exchange_failed');
-    const done = await call(app(), `/oauth/callback/slack?code=good-code&state=${state}`);
+    // A state is used once, even when the exchange failed: start again.
+    expect((await call(app(), `/oauth/callback/slack?code=good-code&state=${state}`, { headers: { cookie } })).body.error_code).toBe('oauth_state_used');
+    const second = await beginInBrowser(`/oauth/slack/assistant/authorize?assistantId=${own.id}`, key);
+    const secondState = second.location.searchParams.get('state')!;
+    expect((await call(app(), `/oauth/callback/teams?code=good-code&state=${secondState}`, { headers: { cookie: second.cookie } })).status).toBe(403);
+    expect((await call(app(), `/oauth/callback/slack?code=good-code&state=${secondState}x`, { headers: { cookie: second.cookie } })).status).toBe(400);
+    const done = await call(app(), `/oauth/callback/slack?code=good-code&state=${secondState}`, { headers: { cookie: second.cookie } });
     expect(done.status).toBe(200);
     expect(done.body.connection).toMatchObject({ provider: 'slack', purpose: 'install', assistant: own.id });
     expect(exchanges.at(-1)).toMatchObject({ path: '/slack/token', client_id: 'cid', client_secret: 'csecret', code: 'good-code', redirect_uri: redirectUri });
@@ -113,23 +128,20 @@ describe('OAuth', () => {
     expect(row.details).toEqual({ ok: true, team: { id: 'T1' } });
     expect(await openJson(app().database.db, row.tokens, 'oauth:slack')).toEqual({ ok: true, access_token: 'xoxb-fake', team: { id: 'T1' } });
     await expect(openJson(app().database.db, row.tokens, 'oauth:teams')).rejects.toThrow(/not oauth:teams/);
-    expect((await call(app(), `/oauth/callback/slack?code=good-code&state=${state}x`)).status).toBe(400);
-    expect((await call(app(), `/oauth/callback/teams?code=good-code&state=${state}`)).status).toBe(403);
     await call(app(), `/assistants/${own.id}/slack-apps`, { key, body: { kind: 'workspace', botDisplayName: 'Mine' } });
     const listed = (await call(app(), '/assistants', { key })).body.assistants.find((x: { id: string }) => x.id === own.id);
     expect(listed.slack).toMatchObject({ configured: true, connected: true });
     expect(listed.slack.deepLinks.app).toContain('team=T1');
-    const link = await fetch(`${app().baseUrl}/oauth/slack/assistant/link?assistantId=${own.id}`, { headers: { Authorization: `Bearer ${key}` }, redirect: 'manual' });
-    expect(new URL(link.headers.get('location')!).searchParams.get('user_scope')).toContain('identity.basic');
+    const link = await beginInBrowser(`/oauth/slack/assistant/link?assistantId=${own.id}`, key);
+    expect(link.location.searchParams.get('user_scope')).toContain('identity.basic');
   });
 
   it('Teams: a team admin connects their team; others are refused; without a Teams app it is 400', async () => {
     const { acct, u, key } = await userWithAssistant();
     const other = await newUser(app(), acct);
-    const start = await fetch(`${app().baseUrl}/oauth/teams/authorize?target=team&targetId=${u.teamId}`, { headers: { Authorization: `Bearer ${key}` }, redirect: 'manual' });
-    expect(start.status).toBe(302);
-    const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
-    const done = await call(app(), `/oauth/callback/teams?code=good-code&state=${state}`);
+    const { location, cookie } = await beginInBrowser(`/oauth/teams/authorize?target=team&targetId=${u.teamId}`, key);
+    const state = location.searchParams.get('state')!;
+    const done = await call(app(), `/oauth/callback/teams?code=good-code&state=${state}`, { headers: { cookie } });
     expect(done.body.connection).toMatchObject({ provider: 'teams', target: { target: 'team', targetId: u.teamId } });
     expect(exchanges.at(-1)).toMatchObject({ path: '/teams/token', grant_type: 'authorization_code' });
     const refused = await call(app(), `/oauth/teams/authorize?target=team&targetId=${u.teamId}`, { key: acct.key, as: other.email });
