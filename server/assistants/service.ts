@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { assistants, oauthConnections, organizations, slackApps, teams, users, type AssistantRow } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
@@ -92,7 +93,9 @@ export async function updateAssistant(db: Db, actor: Actor, id: string, input: z
   const row = await db.transaction(async (tx) => {
     const a = await changeableAssistant(tx, actor, id);
     if (input.email && input.email !== a.email && (await emailTaken(tx, actor.accountId, input.email))) throw badRequest('email: already used by another assistant of this account');
-    const [u] = await tx.update(assistants).set(profileColumns(input)).where(eq(assistants.id, a.id)).returning();
+    const set = changedFields(profileColumns(input));
+    if (!set) return a;
+    const [u] = await tx.update(assistants).set(set).where(eq(assistants.id, a.id)).returning();
     return u;
   });
   return { ok: true as const, assistant: toPublicAssistant(row) };

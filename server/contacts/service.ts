@@ -2,6 +2,7 @@ import { and, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { contactAddresses, contacts, users, type ContactRow } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
 import { badRequest, notFound } from '@/server/http/errors';
@@ -103,7 +104,9 @@ export async function updateContact(db: Db, actor: Actor, id: string, input: z.i
     if (input.scope === 'user') set.teamId = null;
     if (lastContactedAt !== undefined) set.lastContactedAt = lastContactedAt ? new Date(lastContactedAt) : null;
     if (enrichedAt !== undefined) set.enrichedAt = enrichedAt ? new Date(enrichedAt) : null;
-    const [row] = await tx.update(contacts).set(set).where(eq(contacts.id, current.id)).returning();
+    const changes = changedFields(set);
+    if (!changes) return current;
+    const [row] = await tx.update(contacts).set(changes).where(eq(contacts.id, current.id)).returning();
     if (emails !== undefined) await indexAddresses(tx, row);
     return row;
   });

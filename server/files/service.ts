@@ -6,6 +6,7 @@ import { driveFiles, type DriveFileRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { AppError, badRequest, forbidden, notFound } from '@/server/http/errors';
 import { canReadFile } from './access';
+import { attachmentDisposition } from './disposition';
 import type { ConfirmBody, UploadBody } from './contracts';
 import { sign, verify } from './signing';
 import { fileStorage } from './storage';
@@ -137,7 +138,7 @@ export async function downloadFile(db: Db, actor: Actor, fileId: string): Promis
     headers: {
       'Content-Type': f.mimeType ?? 'application/octet-stream',
       'Content-Length': String(bytes.length),
-      'Content-Disposition': `attachment; filename="${f.name.replace(/["\r\n]/g, '')}"`,
+      'Content-Disposition': attachmentDisposition(f.name),
       'X-Content-Type-Options': 'nosniff',
     },
   });

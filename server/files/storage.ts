@@ -2,6 +2,7 @@ import { mkdir, rename, stat, writeFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { HeadObjectCommand, PutObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { attachmentDisposition } from './disposition';
 
 /** Where file bytes live. The local store is Steward's own folder; S3 is any S3-compatible service. */
 export type FileStorage = {
@@ -49,7 +50,7 @@ export function s3Storage(opts: { bucket: string; region: string; endpoint?: str
     presignedGet: (key, fileName, expiresIn) =>
       getSignedUrl(
         client,
-        new GetObjectCommand({ Bucket: opts.bucket, Key: key, ResponseContentDisposition: `attachment; filename="${fileName.replace(/"/g, '')}"` }),
+        new GetObjectCommand({ Bucket: opts.bucket, Key: key, ResponseContentDisposition: attachmentDisposition(fileName) }),
         { expiresIn },
       ),
     size: async (key) => {

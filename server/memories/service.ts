@@ -2,6 +2,7 @@ import { and, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { memories, teamMemberships, teams, type MemoryRow, type UserRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
@@ -149,28 +150,28 @@ export async function updateMemory(db: Db, actor: Actor, id: string, input: z.in
   const m = await authoredMemory(db, actor, id);
   const tags = checkTags(input.tags, m.tags);
   const scope = input.scope ?? m.scope;
-  const teamId = input.scope !== undefined || input.team !== undefined ? await resolveTeam(db, actor, scope, input.team ?? (scope === 'team' ? m.teamId : null)) : m.teamId;
-  const startDate = toDate(input.startDate) === undefined ? m.startDate : toDate(input.startDate)!;
-  const endDate = toDate(input.endDate) === undefined ? m.endDate : toDate(input.endDate)!;
-  checkDates(tags, startDate, endDate);
-  const [u] = await db
-    .update(memories)
-    .set({
-      tags,
-      scope,
-      teamId,
-      startDate,
-      endDate,
-      ...(input.content !== undefined ? { content: input.content } : {}),
-      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-      ...(input.kind !== undefined ? { kind: input.kind } : {}),
-      ...(input.resourceType !== undefined ? { resourceType: input.resourceType } : {}),
-      ...(input.data !== undefined ? { data: input.data } : {}),
-      ...(input.pinned !== undefined ? { pinned: input.pinned } : {}),
-      ...(input.visibility !== undefined ? { visibility: input.visibility } : {}),
-    })
-    .where(eq(memories.id, m.id))
-    .returning();
+  const placed = input.scope !== undefined || input.team !== undefined;
+  const teamId = placed ? await resolveTeam(db, actor, scope, input.team ?? (scope === 'team' ? m.teamId : null)) : m.teamId;
+  const startDate = toDate(input.startDate);
+  const endDate = toDate(input.endDate);
+  checkDates(tags, startDate === undefined ? m.startDate : startDate, endDate === undefined ? m.endDate : endDate);
+  // Only what the request names is written: a body naming nothing leaves the row (and updatedAt) as it is.
+  const set = changedFields({
+    tags: input.tags !== undefined ? tags : undefined,
+    scope: placed ? scope : undefined,
+    teamId: placed ? teamId : undefined,
+    startDate,
+    endDate,
+    content: input.content,
+    metadata: input.metadata,
+    kind: input.kind,
+    resourceType: input.resourceType,
+    data: input.data,
+    pinned: input.pinned,
+    visibility: input.visibility,
+  });
+  if (!set) return { ok: true as const, memory: toPublicMemory(m) };
+  const [u] = await db.update(memories).set(set).where(eq(memories.id, m.id)).returning();
   return { ok: true as const, memory: toPublicMemory(u) };
 }
 

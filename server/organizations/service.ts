@@ -2,6 +2,7 @@ import { and, count, desc, eq, gt, ilike, isNull, or, sql } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { assistants, organizations, teamMemberships, teams, users, type OrganizationRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { BareRefusal, badRequest, forbidden, notFound } from '@/server/http/errors';
@@ -79,16 +80,13 @@ export async function updateOrganization(db: Db, actor: Actor, orgId: string, in
     const [a] = await db.select({ id: assistants.id }).from(assistants).where(and(eq(assistants.id, input.defaultAssistant), eq(assistants.accountId, actor.accountId), isNull(assistants.deletedAt)));
     if (!a) throw notFound('Assistant');
   }
-  const [u] = await db
-    .update(organizations)
-    .set({
-      ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.generalInfo !== undefined ? { generalInfo: input.generalInfo } : {}),
-      ...(input.defaultTeam !== undefined ? { defaultTeamId: input.defaultTeam } : {}),
-      ...(input.defaultAssistant !== undefined ? { defaultAssistantId: input.defaultAssistant } : {}),
-    })
-    .where(eq(organizations.id, org.id))
-    .returning();
+  const set = changedFields({
+    name: input.name,
+    generalInfo: input.generalInfo,
+    defaultTeamId: input.defaultTeam,
+    defaultAssistantId: input.defaultAssistant,
+  });
+  const [u] = set ? await db.update(organizations).set(set).where(eq(organizations.id, org.id)).returning() : [org];
   return { ok: true as const, organization: await toPublic(db, u, actor) };
 }
 
@@ -131,11 +129,8 @@ export async function getModelTiers(db: Db, actor: Actor, orgId: string) {
 
 export async function setModelTiers(db: Db, actor: Actor, orgId: string, input: z.infer<typeof ModelTiersBody>) {
   const org = await organizationFor(db, actor, orgId, 'admin');
-  const [u] = await db
-    .update(organizations)
-    .set({ ...(input.chat !== undefined ? { chatModelTier: input.chat } : {}), ...(input.task !== undefined ? { taskModelTier: input.task } : {}) })
-    .where(eq(organizations.id, org.id))
-    .returning();
+  const set = changedFields({ chatModelTier: input.chat, taskModelTier: input.task });
+  const [u] = set ? await db.update(organizations).set(set).where(eq(organizations.id, org.id)).returning() : [org];
   return tiersOf(u);
 }
 

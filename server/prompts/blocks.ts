@@ -2,6 +2,7 @@ import { and, asc, eq, ilike, or } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { promptBlocks, prompts, type PromptBlockRow } from '@/db/schema';
 import { conflict, notFound } from '@/server/http/errors';
 import type { CreateBlockBody, ListBlocksQuery, UpdateBlockBody } from './blocks-contracts';
@@ -89,11 +90,8 @@ export async function createBlock(db: Db, tenantId: string, input: z.infer<typeo
 
 export async function updateBlock(db: Db, tenantId: string, blockName: string, input: z.infer<typeof UpdateBlockBody>) {
   const current = await findBlock(db, tenantId, blockName);
-  const [b] = await db
-    .update(promptBlocks)
-    .set({ ...(input.content !== undefined ? { content: input.content } : {}), ...(input.description !== undefined ? { description: input.description } : {}) })
-    .where(eq(promptBlocks.id, current.id))
-    .returning();
+  const set = changedFields({ content: input.content, description: input.description });
+  const [b] = set ? await db.update(promptBlocks).set(set).where(eq(promptBlocks.id, current.id)).returning() : [current];
   const used = await usage(db, tenantId);
   return {
     data: { blockName: b.blockName, content: b.content, description: b.description, usedByPrompts: used.get(b.blockName) ?? [], updatedAt: iso(b.updatedAt) },

@@ -1,4 +1,4 @@
-import { AppError } from '@/server/http/errors';
+import { AppError, databaseRefusal } from '@/server/http/errors';
 import { TextReply } from '@/server/http/kernel';
 
 export const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
@@ -12,14 +12,18 @@ export const scimError = (status: number, detail: string, scimType?: string) => 
 
 export const scimJson = (status: number, body: unknown) => new TextReply(status, { 'Content-Type': 'application/scim+json' }, JSON.stringify(body));
 
-/** Runs a SCIM handler, answering domain errors in SCIM's error format (IdPs read that, not ours). */
+/**
+ * Runs a SCIM handler, answering domain errors in SCIM's error format (IdPs read that, not ours).
+ * A database refusal (the loser of two concurrent creates hitting a unique index) is one too.
+ */
 export async function scimHandle(fn: () => Promise<TextReply>): Promise<TextReply> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof AppError) {
-      const scimType = e.status === 409 ? 'uniqueness' : e.status === 400 ? 'invalidValue' : undefined;
-      return scimJson(e.status, scimError(e.status, e.message, scimType));
+    const app = e instanceof AppError ? e : databaseRefusal(e);
+    if (app) {
+      const scimType = app.status === 409 ? 'uniqueness' : app.status === 400 ? 'invalidValue' : undefined;
+      return scimJson(app.status, scimError(app.status, app.message, scimType));
     }
     throw e;
   }

@@ -1,6 +1,6 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
-import { AppError } from '@/server/http/errors';
+import { AppError, databaseRefusal } from '@/server/http/errors';
 import type { PortalContext } from './context';
 
 const CODES: Record<number, TRPCError['code']> = {
@@ -31,11 +31,17 @@ const t = initTRPC.context<PortalContext>().create({
   },
 });
 
+/**
+ * AppErrors keep their HTTP meaning; a PostgreSQL refusal (a concurrent duplicate, a value the
+ * column cannot hold) becomes the AppError REST answers with, so it is a CONFLICT or BAD_REQUEST
+ * rather than an INTERNAL_SERVER_ERROR.
+ */
 const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: CODES[cause.status] ?? 'INTERNAL_SERVER_ERROR', message: cause.message, cause });
+  if (!result.ok) {
+    const raw = result.error.cause;
+    const cause = raw instanceof AppError ? raw : databaseRefusal(raw);
+    if (cause) throw new TRPCError({ code: CODES[cause.status] ?? 'INTERNAL_SERVER_ERROR', message: cause.message, cause });
   }
   return result;
 });

@@ -2,7 +2,9 @@ import { and, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { assistants, identifiers, organizations, rosterEntries, teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { findUserByVerifiedEmail } from '@/server/access/verified-email';
 import { visibleToUser } from '@/server/assistants/visibility';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { conflict, forbidden, notFound } from '@/server/http/errors';
@@ -84,17 +86,15 @@ export async function updateUser(db: Db, actor: Actor, userId: string, input: z.
     }
     const { avatar, organization, timezone, assistantEmail, ...rest } = input;
     const primaryAssistantId = assistantEmail === undefined ? undefined : assistantEmail === null ? null : await hireByEmail(tx, user, assistantEmail);
-    const [u] = await tx
-      .update(users)
-      .set({
-        ...rest,
-        ...(avatar !== undefined ? { avatarUrl: avatar } : {}),
-        ...(timezone !== undefined ? { timezone, timezoneSetAt: new Date() } : {}),
-        ...(primaryAssistantId !== undefined ? { primaryAssistantId } : {}),
-        ...(organization !== undefined ? { organizationId: organization, organizationRole: organization ? (input.organizationRole ?? (leavingOrg ? 'member' : user.organizationRole)) : 'member' } : {}),
-      })
-      .where(eq(users.id, user.id))
-      .returning();
+    const set = changedFields({
+      ...rest,
+      ...(avatar !== undefined ? { avatarUrl: avatar } : {}),
+      ...(timezone !== undefined ? { timezone, timezoneSetAt: new Date() } : {}),
+      ...(primaryAssistantId !== undefined ? { primaryAssistantId } : {}),
+      ...(organization !== undefined ? { organizationId: organization, organizationRole: organization ? (input.organizationRole ?? (leavingOrg ? 'member' : user.organizationRole)) : 'member' } : {}),
+    });
+    if (!set) return user;
+    const [u] = await tx.update(users).set(set).where(eq(users.id, user.id)).returning();
     return u;
   });
   return { ok: true as const, user: await presentUser(db, updated, { withIdentifiers: true }) };
@@ -143,14 +143,9 @@ export async function deprovisionUser(db: Db, actor: Actor, input: z.infer<typeo
     .where(and(eq(teams.id, input.teamId), eq(teams.accountId, actor.accountId)))
     .limit(1);
   if (!team || (orgScope && team.organizationId !== orgScope)) throw notFound('Team');
-  const [found] = await db
-    .select({ user: users })
-    .from(identifiers)
-    .innerJoin(users, eq(users.id, identifiers.userId))
-    .where(and(eq(identifiers.accountId, actor.accountId), eq(identifiers.type, 'email'), eq(identifiers.value, input.email)))
-    .limit(1);
-  if (!found) return { ok: true as const, deleted: false, userDeleted: false, userId: null, message: 'No user has this email' };
-  const user = found.user;
+  // Only a verified address names a person: deprovisioning a claimed address must not remove the claimant.
+  const user = await findUserByVerifiedEmail(db, actor.accountId, input.email);
+  if (!user) return { ok: true as const, deleted: false, userDeleted: false, userId: null, message: 'No user has this email' };
   return db.transaction(async (tx) => {
     await assertNotOnlyOrgAdmin(tx, user);
     await assertOwnsNoSharedTeam(tx, user);

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { users } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { badRequest, invalidFields, type FieldProblem } from '@/server/http/errors';
@@ -20,16 +21,13 @@ export async function getProfile(db: Db, actor: Actor) {
 export async function updateProfile(db: Db, actor: Actor, input: z.infer<typeof UpdateProfileBody>) {
   const user = actingUser(actor);
   const { avatar, preferences, timezone, ...rest } = input;
-  const [updated] = await db
-    .update(users)
-    .set({
-      ...rest,
-      ...(avatar !== undefined ? { avatarUrl: avatar } : {}),
-      ...(timezone !== undefined ? { timezone, timezoneSetAt: new Date() } : {}),
-      ...(preferences ? { preferences: deepMerge(user.preferences, preferences) } : {}),
-    })
-    .where(eq(users.id, user.id))
-    .returning();
+  const set = changedFields({
+    ...rest,
+    ...(avatar !== undefined ? { avatarUrl: avatar } : {}),
+    ...(timezone !== undefined ? { timezone, timezoneSetAt: new Date() } : {}),
+    ...(preferences ? { preferences: deepMerge(user.preferences, preferences) } : {}),
+  });
+  const [updated] = set ? await db.update(users).set(set).where(eq(users.id, user.id)).returning() : [user];
   return { ok: true as const, user: await presentUser(db, updated, { withIdentifiers: true }) };
 }
 

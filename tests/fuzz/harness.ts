@@ -1,0 +1,575 @@
+import fc from 'fast-check';
+import { z } from 'zod';
+import http from 'node:http';
+import type { AnyEndpoint } from '@/server/http/endpoint';
+import { setHostedDomain } from '@/server/hosted/accounts';
+import { createServiceKey } from '@/server/prompts/service-keys';
+import { recordTrace } from '@/server/prompts/traces';
+import { ScimUserBody } from '@/server/scim/users';
+import { call, newAccount, newUser, userKey } from '../helpers/client';
+import type { TestServer } from '../helpers/server';
+import { samplePrompt } from '../prompts/helpers';
+import { fixtures, type Owner } from '../security/fixtures';
+
+/**
+ * Property-based fuzzing of one registered endpoint over real HTTP: inputs derived from its
+ * Zod schemas, then broken on purpose (wrong types, null, NUL, lone surrogates, huge
+ * strings, deep nesting, unknown fields, invalid UTF-8, hostile path ids and query values,
+ * identical requests at once). The only property: no answer is a 5xx.
+ */
+
+export const SEED = Number(process.env.FUZZ_SEED ?? 1_200_014);
+/** Runs per endpoint; FUZZ_RUNS raises it for a longer exploratory run. */
+export const RUNS = Number(process.env.FUZZ_RUNS ?? 32);
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type JsonSchema = Record<string, any>;
+
+// ---------------------------------------------------------------------------------------
+// A real world per endpoint: its own account, an onboarded owner, their key, and a real
+// resource for every path parameter, so requests reach the handlers and not only 401/404.
+
+/** `odd` credentials (act-as emails no one holds) are drawn rarely: they only reach the 401 path. */
+type Credential = { label: string; headers: Record<string, string>; odd?: boolean };
+
+export type World = {
+  params: Record<string, string>;
+  credentials: Credential[];
+  /** Real ids of this world, offered to id-like fields so validation passes and services run. */
+  ids: string[];
+  email: string;
+  /** A verified domain of the world's organization (SCIM worlds), for addresses SCIM accepts. */
+  domain?: string;
+};
+
+const SCIM_HEADERS = { 'Content-Type': 'application/scim+json' };
+
+export async function worldFor(s: TestServer, ep: AnyEndpoint): Promise<World> {
+  // Hostile act-as emails fail authentication on purpose; the per-IP lockout for failed
+  // authentications would otherwise answer every later request with 429.
+  Object.assign(s.kernel.rateLimits.defaults, { failedAuth: 1_000_000 });
+  const account = await newAccount(s, 'Fuzz');
+  const user = await newUser(s, account);
+  const owner: Owner = { account, user, userKey: await userKey(s, account, user.id) };
+  const params: Record<string, string> = {};
+  // A primary assistant, without which phone-line requests and Slack links stop at 400.
+  const assistant = await call(s, `/users/${user.id}/assistants`, { key: owner.userKey, body: { name: 'Fuzz helper' } });
+  const fixture = fixtures[ep.path];
+  if (fixture) Object.assign(params, await fixture.create(s, owner));
+
+  const bearer = (key: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${key}`, ...extra });
+  let credentials: Credential[] = [];
+  let domain: string | undefined;
+  if (ep.auth === 'any') {
+    credentials = [
+      { label: 'account key', headers: bearer(account.key) },
+      { label: 'user key', headers: bearer(owner.userKey) },
+      { label: 'account key as user', headers: bearer(account.key, { 'X-User-Email': user.email }) },
+    ];
+  } else if (ep.auth === 'user') {
+    credentials = [
+      { label: 'user key', headers: bearer(owner.userKey) },
+      { label: 'account key as user', headers: bearer(account.key, { 'X-User-Email': user.email }) },
+    ];
+  } else if (ep.auth === 'account') {
+    credentials = [{ label: 'account key', headers: bearer(account.key) }];
+  } else if (ep.auth === 'none') {
+    // The SAML endpoints answer for the account the Host names; without one they stop at 404.
+    const host = `h-${Math.random().toString(36).slice(2, 10)}.example`;
+    await setHostedDomain(s.database.db, account.accountId, host);
+    credentials = [
+      { label: 'no credential, hosted domain', headers: { Host: host } },
+      { label: 'no credential', headers: {} },
+    ];
+  } else if (ep.auth === 'service') {
+    const { serviceKey } = await createServiceKey(s.database.db, account.accountId);
+    credentials = [{ label: 'service key', headers: bearer(serviceKey) }];
+    Object.assign(params, await tenantResources(s, ep, account.accountId, serviceKey));
+  } else if (ep.auth === 'scim') {
+    const { token, id, domain: scimDomain } = await scimResources(s, ep, owner);
+    credentials = [{ label: 'scim token', headers: bearer(token, SCIM_HEADERS) }];
+    if (id) params.id = id;
+    domain = scimDomain;
+  }
+  // Act-as with an email that cannot name anyone, or that Latin-1 headers mangle.
+  if (credentials.some((c) => c.headers['X-User-Email'])) {
+    credentials.push({ label: 'account key as odd email', headers: bearer(account.key, { 'X-User-Email': 'ÿ@exämple.com' }), odd: true });
+    credentials.push({ label: 'account key as long email', headers: bearer(account.key, { 'X-User-Email': `${'a'.repeat(5000)}@example.com` }), odd: true });
+  }
+  const ids = [user.id, user.teamId, account.accountId, assistant.body.assistant?.id, ...Object.values(params)].filter(Boolean) as string[];
+  return { params, credentials, ids, email: user.email, domain };
+}
+
+async function tenantResources(s: TestServer, ep: AnyEndpoint, tenantId: string, key: string) {
+  const t = (path: string, body?: unknown, method?: string) => call(s, `/tenants/${tenantId}${path}`, { key, body, method });
+  const out: Record<string, string> = { tenantId };
+  if (ep.path.includes('{promptName}')) {
+    await t('/prompts', samplePrompt('fuzz_prompt'));
+    out.promptName = 'fuzz_prompt';
+  }
+  if (ep.path.includes('{versionNumber}')) {
+    await t('/prompts/fuzz_prompt/publish', {});
+    out.versionNumber = '1';
+  }
+  if (ep.path.includes('{blockName}')) {
+    await t('/blocks', { blockName: 'fuzz_block', content: 'Be kind.', description: 'Tone' });
+    out.blockName = 'fuzz_block';
+  }
+  if (ep.path.includes('{traceId}')) {
+    out.traceId = (await recordTrace(s.database.db, tenantId, { promptName: 'fuzz_prompt', modelConfig: { model: 'm', provider: 'p' } })).traceId;
+  }
+  return out;
+}
+
+async function scimResources(s: TestServer, ep: AnyEndpoint, owner: Owner) {
+  const key = owner.account.key;
+  const org = (await call(s, '/organizations', { key, body: { name: 'Fuzz SCIM' } })).body.organization;
+  await call(s, `/users/${owner.user.id}`, { key, method: 'PUT', body: { organization: org.id, organizationRole: 'admin' } });
+  const token = (await call(s, `/organizations/${org.id}/scim/token`, { key, as: owner.user.email, method: 'POST' })).body.token as string;
+  // SCIM creates people only at verified domains; DNS verification has its own tests.
+  const domain = `scim-${Math.random().toString(36).slice(2, 10)}.example`;
+  const added = await call(s, `/organizations/${org.id}/domains`, { key, body: { domain } });
+  await s.database.pool.query('UPDATE organization_domains SET verified = true, verified_at = now() WHERE id = $1', [added.body.domain.id]);
+  let id: string | undefined;
+  const scim = (path: string, body: unknown) => call(s, `/scim/v2${path}`, { key: token, rawBody: JSON.stringify(body), headers: SCIM_HEADERS, method: 'POST' });
+  if (ep.path.startsWith('/scim/v2/Users/')) id = (await scim('/Users', { userName: `scim-person@${domain}`, name: { givenName: 'S' } })).body.id;
+  if (ep.path.startsWith('/scim/v2/Groups/')) id = (await scim('/Groups', { displayName: `Group ${Date.now()}` })).body.id;
+  return { token, id, domain };
+}
+
+// ---------------------------------------------------------------------------------------
+// Values derived from an endpoint's schema (through its JSON Schema), mostly valid.
+
+const PatchOp = z.object({
+  schemas: z.array(z.literal('urn:ietf:params:scim:api:messages:2.0:PatchOp')),
+  Operations: z.array(
+    z.object({
+      op: z.enum(['add', 'remove', 'replace', 'Add', 'Replace']),
+      path: z.enum(['active', 'members', 'displayName', 'userName', 'name.givenName', 'externalId', 'members[value eq "x"]']).optional(),
+      value: z.unknown(),
+    }),
+  ),
+});
+const ScimGroup = z.object({ displayName: z.string().min(1), externalId: z.string().optional(), members: z.array(z.object({ value: z.string() })).optional() });
+
+/** Endpoints that take `z.unknown()` and validate inside: what their bodies look like. */
+const BODY_HINTS: Record<string, z.ZodType> = {
+  'POST /scim/v2/Users': ScimUserBody,
+  'PUT /scim/v2/Users/{id}': ScimUserBody,
+  'PATCH /scim/v2/Users/{id}': PatchOp,
+  'POST /scim/v2/Groups': ScimGroup,
+  'PUT /scim/v2/Groups/{id}': ScimGroup,
+  'PATCH /scim/v2/Groups/{id}': PatchOp,
+};
+/** Endpoints that read an HTML form (the SAML bindings) rather than JSON. */
+const SamlForm = z.object({ SAMLResponse: z.string(), SAMLRequest: z.string().optional(), RelayState: z.string().optional() });
+const FORM_BODIES = new Set(['POST /sso/saml/acs', 'POST /sso/saml/slo']);
+BODY_HINTS['POST /sso/saml/acs'] = SamlForm;
+BODY_HINTS['POST /sso/saml/slo'] = SamlForm;
+const takesForm = (ep: AnyEndpoint) => FORM_BODIES.has(`${ep.method} ${ep.path}`);
+
+export const bodySchemaOf = (ep: AnyEndpoint): z.ZodType | undefined => BODY_HINTS[`${ep.method} ${ep.path}`] ?? ep.body;
+
+export const jsonSchemaOf = (schema: z.ZodType | undefined): JsonSchema | null => {
+  if (!schema) return null;
+  try {
+    return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  } catch {
+    return {};
+  }
+};
+
+const ID_LIKE = /(^id$|Id$|^(team|organization|user|owner|assistant|defaultTeam|defaultAssistant)$)/;
+
+function stringFor(name: string, s: JsonSchema, world: World): fc.Arbitrary<string> {
+  const lower = name.toLowerCase();
+  const realEmail = fc.constantFrom(world.email);
+  const domains = ['example.com', 'example.org', ...(world.domain ? [world.domain, world.domain] : [])];
+  const email = fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,7}$/), fc.constantFrom(...domains)).map(([u, d]) => `${u}@${d}`);
+  if (s.format === 'email' || lower.includes('email') || lower === 'username' || lower === 'address') return fc.oneof(email, realEmail);
+  if (s.format === 'uri' || s.format === 'url' || lower.includes('url') || lower === 'avatar' || lower === 'website') {
+    return fc.constantFrom('https://example.com/a.png', 'http://x.example/', 'not a url');
+  }
+  if (s.format === 'date-time' || lower.endsWith('at') || lower.endsWith('date')) {
+    return fc.constantFrom('2024-05-01T10:00:00Z', '2030-01-01T00:00:00.000Z', '1970-01-01T00:00:00Z', '2024-02-30', 'yesterday');
+  }
+  if (lower === 'timezone') return fc.constantFrom('Europe/Paris', 'UTC', 'America/New_York', 'Mars/Olympus');
+  if (lower === 'domain') return fc.stringMatching(/^[a-z]{1,10}\.(example|test)$/);
+  if (lower === 'country') return fc.constantFrom('FR', 'US', 'ZZ');
+  if (lower === 'locale') return fc.constantFrom('en', 'fr-FR', 'x');
+  if (name === 'SAMLResponse' || name === 'SAMLRequest') {
+    const xml = fc.string({ maxLength: 60 }).map((t) => `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">${t}</samlp:Response>`);
+    return fc.oneof(xml.map((x) => Buffer.from(x).toString('base64')), fc.uint8Array({ maxLength: 80 }).map((b) => Buffer.from(b).toString('base64')), fc.string());
+  }
+  if (ID_LIKE.test(name)) return fc.oneof(fc.constantFrom(...world.ids), fc.constantFrom('ffffffffffffffffffffffff', 'x'));
+  if (typeof s.pattern === 'string') {
+    try {
+      return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length <= (s.maxLength ?? 200));
+    } catch {
+      // a pattern fast-check cannot invert: plain strings below
+    }
+  }
+  const min = Math.min(s.minLength ?? 0, 40);
+  const max = Math.max(min, Math.min(s.maxLength ?? 30, 30));
+  return fc.string({ minLength: min, maxLength: max });
+}
+
+export function arbitraryFor(schema: JsonSchema, world: World, name = '', root: JsonSchema = schema, depth = 0): fc.Arbitrary<Json> {
+  if (depth > 6) return fc.constant(null);
+  if (schema.$ref) {
+    const target = String(schema.$ref).replace(/^#\/(\$defs|definitions)\//, '');
+    const def = (root.$defs ?? root.definitions ?? {})[target];
+    return def ? arbitraryFor(def, world, name, root, depth + 1) : fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;
+  }
+  if ('const' in schema) return fc.constant(schema.const);
+  if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as Json[]));
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(alternatives) && alternatives.length) return fc.oneof(...alternatives.map((a: JsonSchema) => arbitraryFor(a, world, name, root, depth + 1)));
+  if (Array.isArray(schema.allOf) && schema.allOf.length) return arbitraryFor(Object.assign({}, ...schema.allOf), world, name, root, depth + 1);
+  const type = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  if (type.length > 1) return fc.oneof(...type.map((t: string) => arbitraryFor({ ...schema, type: t }, world, name, root, depth + 1)));
+  switch (type[0]) {
+    case 'string':
+      return stringFor(name, schema, world);
+    case 'integer':
+    case 'number': {
+      const lo = Math.max(schema.minimum ?? -1000, -1_000_000);
+      const hi = Math.min(schema.maximum ?? 1000, 1_000_000);
+      const n = type[0] === 'integer' ? fc.integer({ min: Math.ceil(lo), max: Math.floor(Math.max(lo, hi)) }) : fc.double({ min: lo, max: Math.max(lo, hi), noNaN: true });
+      return n as fc.Arbitrary<Json>;
+    }
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'array': {
+      const items = schema.items ? arbitraryFor(schema.items, world, name, root, depth + 1) : fc.jsonValue({ maxDepth: 1 });
+      const min = Math.min(schema.minItems ?? 0, 3);
+      return fc.array(items as fc.Arbitrary<Json>, { minLength: min, maxLength: Math.max(min, Math.min(schema.maxItems ?? 3, 3)) });
+    }
+    case 'object': {
+      const props: Record<string, JsonSchema> = schema.properties ?? {};
+      const required: string[] = schema.required ?? [];
+      const shape: Record<string, fc.Arbitrary<Json>> = {};
+      for (const [k, v] of Object.entries(props)) shape[k] = arbitraryFor(v, world, k, root, depth + 1);
+      if (!Object.keys(shape).length) {
+        return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>, { maxKeys: 3 });
+      }
+      return fc.record(shape, { requiredKeys: required.filter((r) => r in shape) }) as fc.Arbitrary<Json>;
+    }
+    default:
+      return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Hostile material.
+
+const nest = (n: number, leaf: Json): Json => (n === 0 ? leaf : { a: nest(n - 1, leaf) });
+const nestArray = (n: number): Json => (n === 0 ? 'deep' : [nestArray(n - 1)]);
+
+const HOSTILE_VALUES: Json[] = [
+  null, 0, -1, 1.5, 2 ** 31, 2 ** 53, -(2 ** 63), 1e308, -1e308, true, false,
+  '', ' ', '\u0000', 'a\u0000b', '\ud800', 'x\udc00y', 'x'.repeat(10_000), '💥'.repeat(2_000), 'é'.repeat(5_000),
+  [], {}, [null], ['\u0000'], { '\u0000': 1 }, { 'a\ud800': 1 }, nest(50, 'deep'), nestArray(50), nest(50, '\u0000'),
+  '2024-13-45T99:99:99Z', '0001-01-01T00:00:00Z', '99999-01-01T00:00:00Z', '../../etc/passwd', '<script>alert(1)</script>',
+  "' OR 1=1 --", '%00', '\\', '%', '_', 'ffffffffffffffffffffffff', 'NaN', '-0', 'null', 'true',
+];
+
+export const hostileValue: fc.Arbitrary<Json> = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...HOSTILE_VALUES) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json> },
+  { weight: 1, arbitrary: fc.integer() },
+);
+
+/** Path segments as they go on the wire (already percent-encoded or deliberately not). */
+const HOSTILE_SEGMENTS = [
+  '%00', 'a%00b', '%00%00', '..%2F..%2Fetc%2Fpasswd', '%2e%2e', '%E0%A4%A', '%ED%A0%80', '%FF%FE', '%C0%AF', '%', '%25',
+  'x'.repeat(3_000), encodeURIComponent('用户-ü-💥'), '%20', '-1', '0', '99999999999999999999999999', 'null', '%7B%7D',
+  encodeURIComponent("' OR 1=1 --"), 'ffffffffffffffffffffffff', '%0D%0ASet-Cookie:%20x=1',
+];
+
+const HOSTILE_QUERY_VALUES = [
+  '\u0000', 'a\u0000', '\ud800', '💥', '-1', '0', '1e309', 'NaN', '', ' ', '%', '_', '[]', '{"a":1}', 'true',
+  '0x10', '99999999999999999999', 'x'.repeat(3_000), 'ffffffffffffffffffffffff', "' OR 1=1 --",
+];
+/** Appended verbatim: malformed percent-encoding that URLSearchParams would never produce. */
+const RAW_QUERY_TAILS = ['', '', '', 'x=%00', '%00=%00', 'page=%E0%A4%A', 'perPage=%FF', 'userId=%00&userId=%00', 'a=%', 'q=%ED%A0%80'];
+
+// ---------------------------------------------------------------------------------------
+// One request.
+
+type Mutation =
+  | { kind: 'none' }
+  | { kind: 'set'; at: number; value: Json }
+  | { kind: 'unknown'; extra: Record<string, Json> }
+  | { kind: 'replace'; value: Json };
+
+type BodyEncoding = 'json' | 'invalid-utf8' | 'malformed-json' | 'form' | 'none';
+
+export type Input = {
+  credential: number;
+  pathIds: (number | null)[];
+  query: Record<string, Json> | null;
+  queryHostile: { at: number; value: string; repeat: boolean } | null;
+  queryTail: string;
+  body: Json | undefined;
+  mutation: Mutation;
+  encoding: BodyEncoding;
+  twice: boolean;
+};
+
+function allPaths(v: Json, prefix: string[] = [], out: string[][] = [], depth = 0): string[][] {
+  if (depth > 4 || v === null || typeof v !== 'object') return out;
+  for (const [k, child] of Object.entries(v)) {
+    const p = [...prefix, k];
+    out.push(p);
+    allPaths(child as Json, p, out, depth + 1);
+  }
+  return out;
+}
+
+function setAt(v: Json, path: string[], value: Json): Json {
+  if (!path.length) return value;
+  const copy: any = Array.isArray(v) ? [...v] : v && typeof v === 'object' ? { ...v } : {};
+  copy[path[0]] = setAt(copy[path[0]] ?? {}, path.slice(1), value);
+  return copy;
+}
+
+export function mutate(body: Json | undefined, mutation: Mutation, schema: JsonSchema | null): Json | undefined {
+  switch (mutation.kind) {
+    case 'none':
+      return body;
+    case 'replace':
+      return mutation.value;
+    case 'unknown':
+      return body && typeof body === 'object' && !Array.isArray(body) ? { ...mutation.extra, ...body, ...mutation.extra } : mutation.extra;
+    case 'set': {
+      const declared = Object.keys(schema?.properties ?? {}).map((k) => [k]);
+      const paths = [...allPaths(body ?? {}), ...declared];
+      if (!paths.length) return setAt(body ?? {}, ['name'], mutation.value);
+      return setAt(body ?? {}, paths[mutation.at % paths.length], mutation.value);
+    }
+  }
+}
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function inputArbitrary(ep: AnyEndpoint, world: World): fc.Arbitrary<Input> {
+  const bodySchema = jsonSchemaOf(bodySchemaOf(ep));
+  const querySchema = jsonSchemaOf(ep.query);
+  const paramNames = [...ep.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const hasBody = WITH_BODY.has(ep.method);
+  const replaceBody: fc.Arbitrary<Json> = fc.oneof(
+    fc.constantFrom<Json>({}, [], null, 'text', 42, true, nest(50, 1), nestArray(50), { unknownField: 1, other: 'x' }, { '': '\u0000' }),
+    fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>,
+  );
+  const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+    { weight: 4, arbitrary: fc.constant<Mutation>({ kind: 'none' }) },
+    { weight: 5, arbitrary: fc.record({ kind: fc.constant('set' as const), at: fc.nat(), value: hostileValue }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('unknown' as const), extra: fc.dictionary(fc.string({ maxLength: 10 }), hostileValue, { minKeys: 1, maxKeys: 3 }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('replace' as const), value: replaceBody }) },
+  );
+  const queryKeys = Object.keys(querySchema?.properties ?? {});
+  return fc.record({
+    credential: fc.oneof(...world.credentials.map((c, i) => ({ weight: c.odd ? 1 : 6, arbitrary: fc.constant(i) }))),
+    // Mostly the real resource, so the handler runs; sometimes a hostile segment instead.
+    pathIds: fc.array(
+      fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.nat({ max: HOSTILE_SEGMENTS.length - 1 }) }),
+      { minLength: paramNames.length, maxLength: paramNames.length },
+    ),
+    query: querySchema ? fc.option(arbitraryFor(querySchema, world) as fc.Arbitrary<Record<string, Json>>, { freq: 5, nil: null }) : fc.constant(null),
+    queryHostile: fc.option(
+      fc.record({ at: fc.nat({ max: queryKeys.length }), value: fc.constantFrom(...HOSTILE_QUERY_VALUES), repeat: fc.boolean() }),
+      { freq: 2, nil: null },
+    ),
+    queryTail: fc.constantFrom(...RAW_QUERY_TAILS),
+    body: hasBody && bodySchema ? (arbitraryFor(bodySchema, world) as fc.Arbitrary<Json | undefined>) : fc.constant(undefined),
+    mutation: hasBody ? mutation : fc.constant<Mutation>({ kind: 'none' }),
+    encoding: !hasBody
+      ? fc.constant<BodyEncoding>('none')
+      : takesForm(ep)
+        ? fc.constantFrom<BodyEncoding>('form', 'form', 'form', 'form', 'form', 'json', 'invalid-utf8', 'none')
+        : fc.constantFrom<BodyEncoding>('json', 'json', 'json', 'json', 'json', 'json', 'invalid-utf8', 'malformed-json', 'form', 'none'),
+    twice: ep.method === 'POST' || ep.method === 'PUT' ? fc.boolean() : fc.constant(false),
+  });
+}
+
+export type Sent = { method: string; url: string; credential: string; body: string; status: number; answer: string };
+
+function queryString(ep: AnyEndpoint, input: Input): string {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(input.query ?? {})) {
+    if (v === undefined) continue;
+    if (Array.isArray(v)) v.forEach((item) => qs.append(k, typeof item === 'string' ? item : JSON.stringify(item)));
+    else qs.append(k, typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v));
+  }
+  if (input.queryHostile) {
+    const keys = Object.keys(jsonSchemaOf(ep.query)?.properties ?? {});
+    const key = keys[input.queryHostile.at] ?? 'unknownFilter';
+    qs.set(key, input.queryHostile.value);
+    if (input.queryHostile.repeat) qs.append(key, input.queryHostile.value);
+  }
+  const parts = [qs.toString(), input.queryTail].filter(Boolean);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+function encodeBody(body: Json | undefined, encoding: BodyEncoding): { bytes?: Uint8Array<ArrayBuffer> | string; contentType?: string; shown: string } {
+  switch (encoding) {
+    case 'none':
+      return { shown: '(none)' };
+    case 'invalid-utf8': {
+      const json = Buffer.from(JSON.stringify(body ?? {}));
+      const cut = Math.max(1, json.length - 2);
+      const bytes = new Uint8Array(Buffer.concat([json.subarray(0, cut), Buffer.from([0xc3, 0x28, 0xff]), json.subarray(cut)]));
+      return { bytes, contentType: 'application/json', shown: `bytes ${Buffer.from(bytes).toString('hex').slice(0, 400)}` };
+    }
+    case 'malformed-json':
+      return { bytes: '{"a": [1, 2', contentType: 'application/json', shown: '{"a": [1, 2' };
+    case 'form': {
+      // The fields of the body as a form, plus malformed percent-encoding and NUL.
+      const fields = body && typeof body === 'object' && !Array.isArray(body) ? Object.entries(body) : [];
+      // A lone surrogate has no UTF-8 form to percent-encode; the JSON encodings carry those.
+      const enc = (x: string) => encodeURIComponent((x as string & { toWellFormed(): string }).toWellFormed());
+      const encoded = fields.map(([k, v]) => `${enc(k)}=${enc(typeof v === 'string' ? v : JSON.stringify(v))}`);
+      const form = [...encoded, 'RelayState=%E0%A4%A', 'name=%00'].join('&');
+      return { bytes: form, contentType: 'application/x-www-form-urlencoded', shown: form.length > 600 ? `${form.slice(0, 600)}…` : form };
+    }
+    case 'json': {
+      if (body === undefined) return { shown: '(none)' };
+      const text = JSON.stringify(body);
+      return { bytes: text, contentType: 'application/json', shown: text.length > 600 ? `${text.slice(0, 600)}… (${text.length} chars)` : text };
+    }
+  }
+}
+
+/** node:http rather than fetch: it sends the Host header as given and the URL byte for byte. */
+function request(url: string, method: string, headers: Record<string, string>, body?: Uint8Array | string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export async function send(s: TestServer, ep: AnyEndpoint, world: World, input: Input): Promise<Sent[]> {
+  let i = 0;
+  const path = ep.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const hostile = input.pathIds[i++];
+    return hostile === null || hostile === undefined ? encodeURIComponent(world.params[name] ?? 'x') : HOSTILE_SEGMENTS[hostile];
+  });
+  const url = s.baseUrl + path + queryString(ep, input);
+  const credential = world.credentials[input.credential];
+  const body = mutate(input.body, input.mutation, jsonSchemaOf(bodySchemaOf(ep)));
+  const { bytes, contentType, shown } = encodeBody(body, input.encoding);
+  const headers: Record<string, string> = { ...credential.headers };
+  if (contentType && !headers['Content-Type']) headers['Content-Type'] = contentType;
+  const once = async (): Promise<Sent> => {
+    const sent = { method: ep.method, url: url.length > 500 ? `${url.slice(0, 500)}… (${url.length} chars)` : url, credential: credential.label, body: shown };
+    try {
+      const res = await request(url, ep.method, headers, bytes);
+      return { ...sent, status: res.status, answer: res.text.slice(0, 500) };
+    } catch (e) {
+      return { ...sent, status: 599, answer: `request failed: ${String((e as Error).cause ?? e)}` };
+    }
+  };
+  return input.twice ? Promise.all([once(), once()]) : [await once()];
+}
+
+/** A body the endpoint's own schema accepts, for the duplicate-create race (null when none is found). */
+export function validBody(ep: AnyEndpoint, world: World, seed: number): Json | null {
+  const zod = bodySchemaOf(ep);
+  const schema = jsonSchemaOf(zod);
+  if (!schema || !zod) return null;
+  const samples = fc.sample(arbitraryFor(schema, world), { numRuns: 300, seed });
+  const accepted = (b: Json) => {
+    try {
+      return zod.safeParse(b).success;
+    } catch {
+      return false; // a refinement that throws: the server answers 400 for this one
+    }
+  };
+  return samples.find(accepted) ?? null;
+}
+
+/** Sends the same request `n` times at once. */
+export async function concurrently(s: TestServer, ep: AnyEndpoint, world: World, body: Json, n = 3): Promise<Sent[]> {
+  const path = ep.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(world.params[name] ?? 'x'));
+  const credential = world.credentials[0];
+  const text = JSON.stringify(body);
+  const headers = { 'Content-Type': 'application/json', ...credential.headers };
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const res = await fetch(s.baseUrl + path, { method: ep.method, headers, body: text, redirect: 'manual' }).catch((e) => e as Error);
+      const answer = res instanceof Error ? `request failed: ${String(res.cause ?? res)}` : (await res.text()).slice(0, 500);
+      return { method: ep.method, url: s.baseUrl + path, credential: credential.label, body: text.slice(0, 600), status: res instanceof Error ? 599 : res.status, answer };
+    }),
+  );
+}
+
+/**
+ * The classes the issue found, tried on every endpoint whatever the random draws give: an
+ * update with nothing in it, only unknown fields, NUL as each path id and in each declared
+ * query value, invalid UTF-8, and NUL, a lone surrogate or `[null]` in each declared field.
+ */
+export function edgeInputs(ep: AnyEndpoint, world: World): Input[] {
+  const base: Input = {
+    credential: 0, pathIds: [...ep.path.matchAll(/\{(\w+)\}/g)].map(() => null), query: null, queryHostile: null,
+    queryTail: '', body: undefined, mutation: { kind: 'none' }, encoding: WITH_BODY.has(ep.method) ? 'json' : 'none', twice: false,
+  };
+  const out: Input[] = [];
+  const alternate = world.credentials.findIndex((c, i) => i > 0 && !c.odd);
+  for (const credential of alternate > 0 ? [0, alternate] : [0]) {
+    if (WITH_BODY.has(ep.method)) {
+      out.push({ ...base, credential, body: {} });
+      out.push({ ...base, credential, body: { zzUnknownField: 1, another: 'x' } });
+    }
+    base.pathIds.forEach((_, i) => out.push({ ...base, credential, pathIds: base.pathIds.map((_, j) => (i === j ? 0 : null)) }));
+    const queryKeys = Object.keys(jsonSchemaOf(ep.query)?.properties ?? {});
+    queryKeys.forEach((_, at) => out.push({ ...base, credential, queryHostile: { at, value: '\u0000', repeat: false } }));
+  }
+  if (WITH_BODY.has(ep.method)) {
+    out.push({ ...base, encoding: 'invalid-utf8', body: {} });
+    for (const key of Object.keys(jsonSchemaOf(bodySchemaOf(ep))?.properties ?? {})) {
+      for (const value of ['a\u0000b', 'x\ud800', [null]] as Json[]) out.push({ ...base, body: { [key]: value } });
+    }
+  }
+  return out;
+}
+
+/**
+ * Fuzzes one endpoint and returns every 5xx seen, one example per distinct answer. The
+ * server is stateful, so failures are collected rather than shrunk.
+ */
+export async function fuzzEndpoint(s: TestServer, ep: AnyEndpoint, runs = RUNS): Promise<Sent[]> {
+  const world = await worldFor(s, ep);
+  const failures = new Map<string, Sent>();
+  const statuses: Record<number, number> = {};
+  const record = (all: Sent[]) => {
+    for (const r of all) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    for (const r of all) if (r.status >= 500) failures.set(`${r.status} ${r.answer.slice(0, 120)}`, failures.get(`${r.status} ${r.answer.slice(0, 120)}`) ?? r);
+  };
+  const seed = SEED + [...`${ep.method} ${ep.path}`].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 0);
+  await fc.assert(
+    fc.asyncProperty(inputArbitrary(ep, world), async (input) => {
+      record(await send(s, ep, world, input));
+    }),
+    { seed, numRuns: runs },
+  );
+  for (const input of edgeInputs(ep, world)) record(await send(s, ep, world, input));
+  if (ep.method === 'POST' || ep.method === 'PUT') {
+    const body = validBody(ep, world, seed);
+    if (body !== null) record(await concurrently(s, ep, world, body));
+  }
+  if (process.env.FUZZ_STATS) console.log(`${ep.method} ${ep.path}`, JSON.stringify(statuses));
+  return [...failures.values()];
+}
+
+export const describeFailures = (ep: AnyEndpoint, failures: Sent[]) =>
+  failures.map((f) => `${ep.method} ${ep.path} [${f.credential}] ${f.url}\n  body: ${f.body}\n  → ${f.status} ${f.answer}`).join('\n');
