@@ -17,7 +17,13 @@ test.beforeAll(async ({ browser }) => {
   orgId = (await api('/organizations', { body: { name: 'Acme E2E' } })).body.organization.id;
   adminId = (await api('/users/provision', { body: { email: ADMIN, firstName: 'Ada', lastName: 'Admin' } })).body.user.id;
   expect((await api(`/users/${adminId}`, { method: 'PUT', body: { organization: orgId, organizationRole: 'admin' } })).status).toBe(200);
-  teamId = (await api('/teams', { body: { name: 'Research', ownerId: adminId } })).body.team.id;
+  // The team belongs to the organization (created by its admin), so the admin may add its members to it.
+  for (const [path, method, body] of [
+    ['/profile', 'PATCH', { timezone: 'Europe/Paris' }],
+    [`/users/${adminId}/preferences/scheduling`, 'PUT', { schedulingPreferences: { availability: { workingHours: { MO: [{ start: '09:00', end: '17:00' }] } } } }],
+    ['/onboarding/mark-onboarded', 'POST', {}],
+  ] as const) expect((await api(path, { method, as: ADMIN, body })).status).toBe(200);
+  teamId = (await api('/teams', { as: ADMIN, body: { name: 'Research' } })).body.team.id;
   admin = await browser.newContext();
   page = await admin.newPage();
 });
@@ -28,7 +34,10 @@ test.afterAll(async () => {
 
 test('email sign-in by the link captured from SMTP, with the keyboard only', async () => {
   const res = await page.goto('/sign-in');
-  expect(res?.headers()).toMatchObject({ 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'", 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' });
+  expect(res?.headers()).toMatchObject({ 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' });
+  // Scripts run only with this response's nonce; the page is never framed.
+  expect(res?.headers()['content-security-policy']).toMatch(/script-src 'self' 'nonce-[^']+' 'strict-dynamic'/);
+  expect(res?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
   await expectAccessible(page);
   await shoot(page, 'sign-in');
   await signInByEmail(page, ADMIN);
@@ -95,7 +104,7 @@ test('SP-initiated SAML sign-in through the test IdP page, which posts a signed 
 
   // Signing out continues at the IdP (its logout URL is set), which sends the browser back signed out.
   expect((await api(`/organizations/${orgId}/sso`, { method: 'PUT', body: { saml: { logoutUrl: `${process.env.E2E_IDP_URL}/slo` } } })).status).toBe(200);
-  await p.getByRole('link', { name: `Sign out (${SAM})` }).click();
+  await p.getByRole('button', { name: `Sign out (${SAM})` }).click();
   await expect(p.getByRole('heading', { name: 'Signed out at the test IdP' })).toBeVisible();
   await expect(p.getByText(`Session of ${SAM} ended.`)).toBeVisible();
   await p.getByRole('link', { name: 'Return to Steward' }).click();

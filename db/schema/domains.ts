@@ -1,4 +1,5 @@
-import { boolean, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { organizations } from './organizations';
@@ -23,8 +24,12 @@ export const organizationDomains = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  // One claim per domain in an account, so two organizations cannot both own it.
-  (t) => [uniqueIndex('organization_domains_account_domain').on(t.accountId, t.domain), index('organization_domains_org').on(t.organizationId)],
+  // Organizations may both claim a domain while neither has proved it (a claim alone must not
+  // lock the real owner out); only one may hold it verified. One claim per organization.
+  (t) => [
+    uniqueIndex('organization_domains_verified_domain').on(t.accountId, t.domain).where(sql`${t.verified}`),
+    uniqueIndex('organization_domains_org_domain').on(t.organizationId, t.domain),
+  ],
 );
 
 export type OrganizationDomainRow = typeof organizationDomains.$inferSelect;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { organizationDomains, type OrganizationDomainRow } from '@/db/schema';
@@ -32,6 +32,7 @@ export const AddDomainBody = z.object({
   autoJoin: z.boolean().optional(),
 });
 export const UpdateDomainBody = z.object({ autoJoin: z.boolean() });
+export const DeletedDomainResponse = z.object({ ok: z.literal(true), domain: z.object({ id: z.string(), deleted: z.literal(true), message: z.string() }) });
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export const txtRecordName = (domain: string) => `_svc-verification.${domain}`;
@@ -56,13 +57,25 @@ export async function listDomains(db: Db, actor: Actor, orgId: string) {
   return { ok: true as const, domains: rows.map(toPublicDomain) };
 }
 
+/**
+ * A claim proves nothing until its TXT record is found, so it never locks the domain: another
+ * organization of the account may claim it too, and whichever verifies first keeps it. Only a
+ * verified claim (and the organization's own claim) refuses a new one.
+ */
 export async function addDomain(db: Db, actor: Actor, orgId: string, input: z.infer<typeof AddDomainBody>) {
   const org = await organizationFor(db, actor, orgId, 'admin');
+  const claims = await db
+    .select({ organizationId: organizationDomains.organizationId, verified: organizationDomains.verified })
+    .from(organizationDomains)
+    .where(and(eq(organizationDomains.accountId, actor.accountId), eq(organizationDomains.domain, input.domain)));
+  if (claims.some((c) => c.organizationId === org.id)) throw badRequest(`domain: ${input.domain} was already added`);
+  if (claims.some((c) => c.verified)) throw badRequest(`domain: ${input.domain} is verified by another organization of this account`);
   const [row] = await db
     .insert(organizationDomains)
     .values({ accountId: actor.accountId, organizationId: org.id, domain: input.domain, autoJoin: input.autoJoin ?? false, txtRecordValue: `svc-${randomBytes(16).toString('hex')}` })
     .onConflictDoNothing()
     .returning();
+  // Lost a race with this organization's own identical request.
   if (!row) throw badRequest(`domain: ${input.domain} was already added`);
   return { ok: true as const, domain: toPublicDomain(row) };
 }
@@ -92,12 +105,49 @@ async function checkTxt(db: Db, d: OrganizationDomainRow, now: Date): Promise<{ 
   } catch (e) {
     error = `DNS lookup failed: ${(e as { code?: string }).code ?? (e as Error).message}`;
   }
-  const [row] = await db
-    .update(organizationDomains)
-    .set(found ? { verified: true, verifiedAt: now, lastCheckedAt: now } : { lastCheckedAt: now })
-    .where(eq(organizationDomains.id, d.id))
-    .returning();
-  return { row, error };
+  if (found) {
+    const won = await claimVerified(db, d, now);
+    if (won) return { row: won, error: null };
+    error = `domain: ${d.domain} was verified by another organization of this account first`;
+  }
+  const [row] = await db.update(organizationDomains).set({ lastCheckedAt: now }).where(eq(organizationDomains.id, d.id)).returning();
+  return { row: row ?? d, error };
+}
+
+/**
+ * Marks the claim verified and removes the other organizations' unverified claims on the same
+ * domain: they can never verify now, and a claim left behind would only mislead its admins.
+ * Null when another organization holds it verified, or this claim was just removed. Every
+ * claim on the domain is locked in one order first, so two organizations verifying at once
+ * queue instead of deadlocking; the partial unique index stays the last word.
+ */
+async function claimVerified(db: Db, d: OrganizationDomainRow, now: Date): Promise<OrganizationDomainRow | null> {
+  try {
+    return await db.transaction(async (tx) => {
+      const claims = await tx
+        .select({ id: organizationDomains.id, verified: organizationDomains.verified })
+        .from(organizationDomains)
+        .where(and(eq(organizationDomains.accountId, d.accountId), eq(organizationDomains.domain, d.domain)))
+        .orderBy(asc(organizationDomains.id))
+        .for('update');
+      if (!claims.some((c) => c.id === d.id) || claims.some((c) => c.verified && c.id !== d.id)) return null;
+      const [row] = await tx.update(organizationDomains).set({ verified: true, verifiedAt: now, lastCheckedAt: now }).where(eq(organizationDomains.id, d.id)).returning();
+      await tx.delete(organizationDomains).where(and(eq(organizationDomains.accountId, d.accountId), eq(organizationDomains.domain, d.domain), ne(organizationDomains.id, d.id)));
+      return row;
+    });
+  } catch (e) {
+    if (violates(e, 'organization_domains_verified_domain')) return null;
+    throw e;
+  }
+}
+
+/** Whether a PostgreSQL error (direct, or as a driver wrapper's cause) is this unique index refusing a row. */
+function violates(e: unknown, index: string): boolean {
+  for (let cur = e, i = 0; cur && typeof cur === 'object' && i < 5; cur = (cur as { cause?: unknown }).cause, i++) {
+    const c = cur as { code?: unknown; constraint?: unknown };
+    if (c.code === '23505') return c.constraint === index;
+  }
+  return false;
 }
 
 export async function updateDomain(db: Db, actor: Actor, orgId: string, domainId: string, input: z.infer<typeof UpdateDomainBody>) {
@@ -105,6 +155,17 @@ export async function updateDomain(db: Db, actor: Actor, orgId: string, domainId
   if (d.source === 'sso') throw badRequest('domain: added by the SSO configuration; change it there');
   const [row] = await db.update(organizationDomains).set({ autoJoin: input.autoJoin }).where(eq(organizationDomains.id, d.id)).returning();
   return { ok: true as const, domain: toPublicDomain(row) };
+}
+
+/**
+ * Removes a claim, verified or not; its autoJoin and SSO coverage end with it, while people
+ * who already joined stay. Domains the SSO configuration added are managed there (400).
+ */
+export async function deleteDomain(db: Db, actor: Actor, orgId: string, domainId: string) {
+  const d = await domainOf(db, actor, orgId, domainId);
+  if (d.source === 'sso') throw badRequest('domain: added by the SSO configuration; remove it there');
+  await db.delete(organizationDomains).where(eq(organizationDomains.id, d.id));
+  return { ok: true as const, domain: { id: d.id, deleted: true as const, message: `${d.domain} removed from the organization` } };
 }
 
 /**

@@ -12,12 +12,13 @@ import {
   ModelTiersBody,
   ModelTiersResponse,
   OrganizationEnvelope,
+  OrgDomainParams,
   OrgMemberParams,
   OrgParams,
   UpdateOrganizationBody,
 } from './contracts';
 import { z } from 'zod';
-import { addDomain, AddDomainBody, DomainResponse, listDomains, updateDomain, UpdateDomainBody, verifyDomain } from './domains';
+import { addDomain, AddDomainBody, deleteDomain, DeletedDomainResponse, DomainResponse, listDomains, updateDomain, UpdateDomainBody, verifyDomain } from './domains';
 import { addMember, removeMember } from './members';
 import { deleteSso, putSso, SsoBody } from './sso';
 import { mintScimToken } from '@/server/scim/token';
@@ -67,12 +68,12 @@ export const organizationEndpoints = [
     ...base,
     method: 'POST',
     path: '/organizations/{orgId}/members',
-    summary: 'Add a person (created when needed, placed on the default team)',
+    summary: "Add a person: directly at the organization's verified domains (or with an account key), otherwise an invitation (status invited)",
     params: OrgParams,
     body: AddMemberBody,
     response: MemberEnvelope,
     status: 201,
-    errors: [403, 404],
+    errors: [403, 404, 409],
     handle: async ({ db, actor, params, body }) => reply(201, await addMember(db, actor, params.orgId, body)),
   }),
   defineEndpoint({
@@ -118,7 +119,7 @@ export const domainEndpoints = [
     method: 'POST',
     path: '/organizations/{orgId}/domains/{domainId}/verify',
     summary: 'Look the TXT record up in DNS (400 while it is not found; lastCheckedAt updated)',
-    params: OrgParams.extend({ domainId: z.string().min(1) }),
+    params: OrgDomainParams,
     response: z.object({ ok: z.literal(true), domain: DomainResponse }),
     errors: [403, 404],
     handle: ({ db, actor, params }) => verifyDomain(db, actor, params.orgId, params.domainId),
@@ -128,11 +129,21 @@ export const domainEndpoints = [
     method: 'PUT',
     path: '/organizations/{orgId}/domains/{domainId}',
     summary: 'Turn autoJoin on or off (not for domains added by SSO)',
-    params: OrgParams.extend({ domainId: z.string().min(1) }),
+    params: OrgDomainParams,
     body: UpdateDomainBody,
     response: z.object({ ok: z.literal(true), domain: DomainResponse }),
     errors: [403, 404],
     handle: ({ db, actor, params, body }) => updateDomain(db, actor, params.orgId, params.domainId, body),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'DELETE',
+    path: '/organizations/{orgId}/domains/{domainId}',
+    summary: 'Remove a domain claim, verified or not (not for domains added by SSO: 400)',
+    params: OrgDomainParams,
+    response: DeletedDomainResponse,
+    errors: [400, 403, 404],
+    handle: ({ db, actor, params }) => deleteDomain(db, actor, params.orgId, params.domainId),
   }),
 ];
 

@@ -6,12 +6,14 @@ import { teamMemberships, teams, users, type TeamMembershipRow } from '@/db/sche
 import type { Actor } from '@/server/access/actor';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
+import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 import { presentUser } from '@/server/users/present';
 import { teamFor } from './access';
 import type { AddTeamMemberBody, ListTeamMembersQuery, UpdateTeamMemberBody } from './contracts';
 import { activeMemberCount, joinTeam } from './membership';
 import { placeElsewhere } from './placement';
-import { makeOwner, transferIfNeeded } from './transfer';
+import { assertMayJoin, handOverIfNeeded } from './join-rules';
+import { makeOwner } from './transfer';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
@@ -48,34 +50,36 @@ export async function listTeamMembers(db: Db, actor: Actor, teamId: string, q: z
   return { ok: true as const, members: await Promise.all(rows.map((r) => presentMember(db, r.m))), ...pageInfo(q, total) };
 }
 
-/** Adds (or moves) a user to the team; their other memberships are archived. */
+/**
+ * Adds (or moves) a user to the team; their other memberships are archived. Who may be
+ * added and who may pick the next owner of a team they leave: join-rules.ts, the same for
+ * the REST API and the hosted app.
+ */
 export async function addTeamMember(db: Db, actor: Actor, teamId: string, input: z.infer<typeof AddTeamMemberBody>) {
   const member = await db.transaction(async (tx) => {
     const { team } = await teamFor(tx, actor, teamId, 'admin');
     const [user] = await tx.select().from(users).where(and(eq(users.id, input.userId), eq(users.accountId, actor.accountId)));
     if (!user) throw notFound('User');
-    if (team.organizationId && user.organizationId && user.organizationId !== team.organizationId) {
-      throw forbidden('The user belongs to another organization');
-    }
+    assertMayJoin(actor, user, team);
     const [current] = await tx
       .select()
       .from(teamMemberships)
       .where(and(eq(teamMemberships.teamId, team.id), eq(teamMemberships.userId, user.id), eq(teamMemberships.status, 'active')));
     if (current) return current;
-    await transferIfNeeded(tx, user, input.newOwnerId);
+    await handOverIfNeeded(tx, actor, user, input.newOwnerId);
     return joinTeam(tx, user, team, input.role);
   });
   return { ok: true as const, member: await presentMember(db, member) };
 }
 
 /**
- * The hosted app adds people by email: someone of the team's organization (or, for a team
- * without one, of the account). Anyone else is 404, so a team admin learns nothing about them.
+ * The hosted app adds people by email. Only a verified email names a person; an address
+ * nobody holds verified is 404 like anyone addTeamMember refuses, so the form reveals nothing.
  */
 export async function addTeamMemberByEmail(db: Db, actor: Actor, teamId: string, input: { email: string; role: 'member' | 'admin' }) {
-  const { team } = await teamFor(db, actor, teamId, 'admin');
-  const [user] = await db.select().from(users).where(and(eq(users.accountId, actor.accountId), eq(users.email, input.email.trim().toLowerCase())));
-  if (!user || (team.organizationId && user.organizationId !== team.organizationId)) throw notFound('User');
+  await teamFor(db, actor, teamId, 'admin');
+  const user = await findUserByVerifiedEmail(db, actor.accountId, input.email);
+  if (!user) throw notFound('User');
   return addTeamMember(db, actor, teamId, { userId: user.id, role: input.role });
 }
 
@@ -116,6 +120,9 @@ export async function updateTeamMember(db: Db, actor: Actor, teamId: string, mem
       if (input.status === 'active') {
         const [user] = await tx.select().from(users).where(eq(users.id, m.userId));
         const [team] = await tx.select().from(teams).where(eq(teams.id, access.team.id));
+        // Reactivating pulls the person back from wherever they are now: the same rules as adding them.
+        assertMayJoin(actor, user, team);
+        await handOverIfNeeded(tx, actor, user, undefined);
         await joinTeam(tx, user, team, (await membershipOf(tx, access.team.id, memberId)).role);
       } else {
         await tx.update(teamMemberships).set({ status: input.status }).where(eq(teamMemberships.id, m.id));

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { assistants, teamMemberships, teams, users, type TeamRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
@@ -9,7 +10,7 @@ import { teamFor } from './access';
 import type { CreateTeamBody, ListTeamsQuery, UpdateTeamBody } from './contracts';
 import { joinTeam } from './membership';
 import { placeElsewhere } from './placement';
-import { transferIfNeeded } from './transfer';
+import { assertMayJoin, handOverIfNeeded } from './join-rules';
 
 export const toPublicTeam = (t: TeamRow) => ({
   id: t.id,
@@ -67,8 +68,9 @@ export async function createTeam(db: Db, actor: Actor, input: z.infer<typeof Cre
     }
     const [owner] = await tx.select().from(users).where(and(eq(users.id, ownerId), eq(users.accountId, actor.accountId)));
     if (!owner) throw notFound('User');
-    if (organizationId && owner.organizationId && owner.organizationId !== organizationId) throw forbidden('The owner belongs to another organization');
-    await transferIfNeeded(tx, owner, input.newOwnerId);
+    // The same rules as adding a member: who may be placed on this team, and who may hand over the owner's current team.
+    assertMayJoin(actor, owner, { organizationId });
+    await handOverIfNeeded(tx, actor, owner, input.newOwnerId);
     const [t] = await tx
       .insert(teams)
       .values({ accountId: actor.accountId, organizationId, name: input.name, adminApprovalRequired: input.adminApprovalRequired ?? false })
@@ -85,7 +87,8 @@ export async function getTeam(db: Db, actor: Actor, teamId: string) {
 
 export async function updateTeam(db: Db, actor: Actor, teamId: string, input: z.infer<typeof UpdateTeamBody>) {
   const { team } = await teamFor(db, actor, teamId, 'admin');
-  const [t] = await db.update(teams).set(input).where(eq(teams.id, team.id)).returning();
+  const set = changedFields(input);
+  const [t] = set ? await db.update(teams).set(set).where(eq(teams.id, team.id)).returning() : [team];
   return { ok: true as const, team: toPublicTeam(t) };
 }
 

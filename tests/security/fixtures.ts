@@ -1,131 +1,231 @@
 import type { TestServer } from '../helpers/server';
 import type { AccountFixture } from '../helpers/client';
-import { call } from '../helpers/client';
+import { call, newUser, userKey } from '../helpers/client';
 
-export type Owner = { account: AccountFixture; user: { id: string; email: string; teamId: string }; userKey: string };
+/**
+ * Who owns the resources: a user of `account` (with their user key), and what the fixtures
+ * need from the caller's environment: `publishTxt` (a loopback DNS server) lets a domain
+ * verify; without it, verification is simply refused.
+ */
+export type Owner = {
+  account: AccountFixture;
+  user: { id: string; email: string; teamId: string };
+  userKey: string;
+  publishTxt?: (name: string, value: string) => void;
+};
+
+/** The path parameters naming the resource, plus anything a body or the owner's credential needs. */
+export type Made = Record<string, string>;
+export type Credential = { key: string; as?: string };
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type MethodFixture = {
+  /** A valid body: the owner's call must succeed with it, so a refusal is about the resource. */
+  body?: (made: Made, owner: Owner) => unknown;
+  /** The request uses the resource up (delete, revoke, release…): the owner's proof and the refusals each get a fresh one. */
+  spends?: true;
+  /** This method needs a different resource than the path's other methods. */
+  create?: (server: TestServer, owner: Owner) => Promise<Made>;
+  /** Who proves the owner reaches it, when not the fixture's default. */
+  by?: (made: Made, owner: Owner) => Credential;
+};
 
 /**
  * How the security suite finds a real resource for an endpoint with path parameters.
- * `create` makes one owned by `owner` and returns the path parameters that name it.
- * `ownership: 'user'`: another user of the same account must get 404.
- * `ownership: 'account'`: shared inside the account; only another account must get 404.
+ * `create` makes a fresh one owned by `owner` (every call) and returns what names it.
+ * The owner must reach it with 2xx (`by`, default: the owner's user key for `user`, the
+ * account key otherwise); then another account must get 404, and:
+ * `ownership: 'user'`: another user of the same account must get 404 too.
+ * `ownership: 'organization'`: the key of another organization of the account must get 404 too.
+ * `ownership: 'account'`: shared inside the account.
  */
 export type Fixture = {
-  ownership: 'user' | 'account';
-  create: (server: TestServer, owner: Owner) => Promise<Record<string, string>>;
-  /** A valid body per method, so the refusal is about the resource and not the input. */
-  body?: Partial<Record<'POST' | 'PUT' | 'PATCH' | 'DELETE', unknown>>;
+  ownership: 'user' | 'organization' | 'account';
+  create: (server: TestServer, owner: Owner) => Promise<Made>;
+  by?: (made: Made, owner: Owner) => Credential;
+  methods?: Partial<Record<Method, MethodFixture>>;
 };
 
-/** Keyed by path template; every method at that path uses it. Each area adds its own entries. */
+const rand = () => Math.random().toString(36).slice(2, 10);
+
+/** Fails loudly: a fixture that could not make its resource would turn every refusal into a meaningless 404. */
+async function made<T = any>(what: string, res: Promise<{ status: number; body: T }>, ok = [200, 201]): Promise<T> {
+  const r = await res;
+  if (!ok.includes(r.status)) throw new Error(`fixture: ${what} answered ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+const accountKey = (_m: Made, o: Owner): Credential => ({ key: o.account.key });
+const madeKey = (m: Made): Credential => ({ key: m.key });
+
 const ownedContact = async (s: TestServer, o: Owner) => {
-  const r = await call(s, '/contacts', { key: o.userKey, body: { email: `c${Math.random().toString(36).slice(2)}@example.org` } });
-  return { contactId: r.body.contact.id };
+  const r = await made('contact', call(s, '/contacts', { key: o.userKey, body: { email: `c${rand()}@example.org` } }));
+  return { contactId: r.contact.id };
+};
+const twoContacts = async (s: TestServer, o: Owner) => {
+  const { contactId } = await ownedContact(s, o);
+  const other = await ownedContact(s, o);
+  return { contactId, otherContactId: other.contactId };
 };
 
-const ownedFile = async (s: TestServer, o: Owner) => {
-  const r = await call(s, '/drive-files/upload', { key: o.userKey, body: { name: 'notes.txt', size: 5 } });
-  return { fileId: r.body.fileId };
+/** The signed upload URL names the deployment's public origin; its path and query carry the signature. */
+const onServer = (s: TestServer, signed: string) => {
+  const u = new URL(signed);
+  return new URL(u.pathname + u.search, s.baseUrl).toString();
+};
+const pendingFile = async (s: TestServer, o: Owner) => {
+  const r = await made('upload', call(s, '/drive-files/upload', { key: o.userKey, body: { name: 'notes.txt', size: 5, mimeType: 'text/plain' } }));
+  return { fileId: r.fileId as string, url: onServer(s, r.url) };
+};
+const uploadedFile = async (s: TestServer, o: Owner) => {
+  const f = await pendingFile(s, o);
+  const put = await fetch(f.url, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'hello' });
+  if (put.status !== 200) throw new Error(`fixture: PUT bytes answered ${put.status} ${await put.text()}`);
+  return f;
+};
+const readyFile = async (s: TestServer, o: Owner) => {
+  const f = await uploadedFile(s, o);
+  await made('confirm', call(s, `/drive-files/${f.fileId}/confirm`, { key: o.userKey, body: { size: 5 } }));
+  return { fileId: f.fileId };
 };
 
 /**
  * An organization whose admin is the owner; other users of the account are not members.
- * One per owner: organization creation is limited to 10 a minute.
+ * One per owner: organization creation is limited to 10 a minute, and nothing in the suite
+ * deletes it (DELETE /organizations/{orgId} gets organizations of its own).
  */
 const orgs = new Map<string, string>();
 const ownedOrg = async (s: TestServer, o: Owner) => {
   let orgId = orgs.get(o.user.id);
   if (!orgId) {
-    const r = await call(s, '/organizations', { key: o.account.key, body: { name: 'Fixture org' } });
-    orgId = r.body.organization.id as string;
+    orgId = (await made('organization', call(s, '/organizations', { key: o.account.key, body: { name: 'Fixture org' } }))).organization.id as string;
     orgs.set(o.user.id, orgId);
-    await call(s, `/users/${o.user.id}`, { key: o.account.key, method: 'PUT', body: { organization: orgId, organizationRole: 'admin' } });
+    await made('organization admin', call(s, `/users/${o.user.id}`, { key: o.account.key, method: 'PUT', body: { organization: orgId, organizationRole: 'admin' } }));
   }
-  return { orgId, userId: o.user.id };
+  return { orgId };
 };
-
-const ownTeam = async (_s: TestServer, o: Owner) => ({ teamId: o.user.teamId });
-const ownMembership = async (s: TestServer, o: Owner) => {
-  const r = await call(s, `/teams/${o.user.teamId}/members`, { key: o.userKey });
-  return { teamId: o.user.teamId, memberId: r.body.members[0].id };
+const freshOrg = async (s: TestServer, o: Owner) => ({
+  orgId: (await made('organization', call(s, '/organizations', { key: o.account.key, body: { name: `Doomed ${rand()}` } }))).organization.id as string,
+});
+const orgMember = async (s: TestServer, o: Owner) => {
+  const { orgId } = await ownedOrg(s, o);
+  const u = await newUser(s, o.account, { onboard: false });
+  await made('organization member', call(s, `/users/${u.id}`, { key: o.account.key, method: 'PUT', body: { organization: orgId, organizationRole: 'member' } }));
+  return { orgId, userId: u.id };
 };
-
-const ownIdentifier = async (s: TestServer, o: Owner) => {
-  const r = await call(s, '/identifiers', { key: o.userKey, body: { type: 'custom', value: `handle-${Math.random().toString(36).slice(2)}` } });
-  return { identifierId: r.body.identifier.id };
-};
-
 const orgDomain = async (s: TestServer, o: Owner) => {
   const { orgId } = await ownedOrg(s, o);
-  const r = await call(s, `/organizations/${orgId}/domains`, { key: o.account.key, body: { domain: `d${Math.random().toString(36).slice(2)}.example` } });
-  return { orgId, domainId: r.body.domain.id };
+  const r = await made('domain', call(s, `/organizations/${orgId}/domains`, { key: o.account.key, body: { domain: `d${rand()}.example` } }));
+  return { orgId, domainId: r.domain.id as string, txtName: r.domain.txtRecordName as string, txtValue: r.domain.txtRecordValue as string };
+};
+const publishedDomain = async (s: TestServer, o: Owner) => {
+  const d = await orgDomain(s, o);
+  o.publishTxt?.(d.txtName, d.txtValue);
+  return d;
+};
+
+/** A fresh user of the owner's account who owns their own team (their key is `key`), so team changes never disturb the owner. */
+const leadTeam = async (s: TestServer, o: Owner) => {
+  const lead = await newUser(s, o.account);
+  return { teamId: lead.teamId, leadId: lead.id, key: await userKey(s, o.account, lead.id) };
+};
+const teamWithMate = async (s: TestServer, o: Owner) => {
+  const t = await leadTeam(s, o);
+  // Targets only, never callers: they need no onboarding.
+  const mate = await newUser(s, o.account, { teamId: t.teamId, onboard: false });
+  const members = await made('members', call(s, `/teams/${t.teamId}/members`, { key: t.key }));
+  const memberId = (members.members as Array<{ id: string; user: { id: string } }>).find((m) => m.user.id === mate.id)!.id;
+  return { ...t, mateId: mate.id, memberId };
+};
+const teamAndNewcomer = async (s: TestServer, o: Owner) => ({ ...(await leadTeam(s, o)), joinerId: (await newUser(s, o.account, { onboard: false })).id });
+
+const ownIdentifier = async (s: TestServer, o: Owner) => {
+  const r = await made('identifier', call(s, '/identifiers', { key: o.userKey, body: { type: 'custom', value: `handle-${rand()}` } }));
+  return { identifierId: r.identifier.id as string };
+};
+/** make-primary takes only a verified email: the owner's own, which is already primary (the call is then a no-op). */
+const ownVerifiedEmail = async (s: TestServer, o: Owner) => {
+  const r = await made('identifiers', call(s, '/identifiers', { key: o.userKey }));
+  const email = (r.identifiers as Array<{ id: string; type: string; value: string }>).find((i) => i.type === 'email' && i.value === o.user.email);
+  if (!email) throw new Error(`fixture: the owner has no email identifier ${JSON.stringify(r)}`);
+  return { identifierId: email.id };
 };
 
 const ownAssistant = async (s: TestServer, o: Owner) => {
-  const r = await call(s, `/users/${o.user.id}/assistants`, { key: o.userKey, body: { name: `Helper ${Math.random().toString(36).slice(2, 8)}` } });
-  return { assistantId: r.body.assistant.id, userId: o.user.id };
+  const r = await made('assistant', call(s, `/users/${o.user.id}/assistants`, { key: o.userKey, body: { name: `Helper ${rand()}` } }));
+  return { assistantId: r.assistant.id as string, userId: o.user.id };
 };
+const ownUser = async (_s: TestServer, o: Owner) => ({ userId: o.user.id });
+const freshUser = async (s: TestServer, o: Owner) => ({ userId: (await newUser(s, o.account, { onboard: false })).id });
+const ownKey = async (s: TestServer, o: Owner) => ({ keyId: (await made('api key', call(s, '/api-keys', { key: o.userKey, body: { label: 'target' } }))).apiKey.id as string });
+/** Only a revoked key can be deleted. */
+const ownRevokedKey = async (s: TestServer, o: Owner) => {
+  const k = await ownKey(s, o);
+  await made('revoke', call(s, `/api-keys/${k.keyId}/revoke`, { key: o.userKey, method: 'POST' }));
+  return k;
+};
+const ownMemory = async (s: TestServer, o: Owner) => ({ memoryId: (await made('memory', call(s, '/memories', { key: o.userKey, body: { content: 'secret note' } }))).memory.id as string });
 
+/** Keyed by path template; each method at that path may refine it. Each area adds its own entries. */
 export const fixtures: Record<string, Fixture> = {
-  '/assistants/{assistantId}': { ownership: 'user', create: ownAssistant, body: { PUT: { tagline: 'x' } } },
-  '/assistants/{assistantId}/slack-apps': { ownership: 'user', create: ownAssistant, body: { POST: { kind: 'workspace', botDisplayName: 'Bot' } } },
-  '/users/{userId}/assistants': { ownership: 'user', create: async (_s, o) => ({ userId: o.user.id }), body: { POST: { name: 'Intruder' } } },
-  '/users/{userId}/assistants/{assistantId}': { ownership: 'user', create: ownAssistant },
+  '/assistants/{assistantId}': {
+    ownership: 'user',
+    create: ownAssistant,
+    methods: { PUT: { body: () => ({ tagline: 'changed' }) }, DELETE: { spends: true } },
+  },
+  '/assistants/{assistantId}/slack-apps': { ownership: 'user', create: ownAssistant, methods: { POST: { body: () => ({ kind: 'workspace', botDisplayName: 'Bot' }) } } },
+  '/users/{userId}/assistants': { ownership: 'user', create: ownUser, methods: { POST: { body: () => ({ name: `Hired ${rand()}` }) } } },
+  '/users/{userId}/assistants/{assistantId}': { ownership: 'user', create: ownAssistant, methods: { DELETE: { spends: true } } },
   '/users/{userId}/assistants/{assistantId}/hire': { ownership: 'user', create: ownAssistant },
   '/users/{userId}/assistants/{assistantId}/primary': { ownership: 'user', create: ownAssistant },
-  '/identifiers/{identifierId}': { ownership: 'user', create: ownIdentifier },
-  '/identifiers/{identifierId}/make-primary': { ownership: 'user', create: ownIdentifier },
-  '/identifiers/{identifierId}/link': { ownership: 'user', create: ownIdentifier, body: { POST: { userId: 'ffffffffffffffffffffffff' } } },
-  '/teams/{teamId}': { ownership: 'user', create: ownTeam, body: { PUT: { name: 'x' } } },
-  '/teams/{teamId}/settings/resource-permissions': { ownership: 'user', create: ownTeam, body: { PATCH: { capabilities: { workspaceCli: 'off' } } } },
-  '/teams/{teamId}/settings/security-preset': { ownership: 'user', create: ownTeam, body: { POST: { preset: 'restricted' } } },
-  '/teams/{teamId}/members': { ownership: 'user', create: ownTeam, body: { POST: { userId: 'ffffffffffffffffffffffff' } } },
-  '/teams/{teamId}/members/{memberId}': { ownership: 'user', create: ownMembership, body: { PUT: { role: 'admin' } } },
-  '/teams/{teamId}/transfer-ownership': { ownership: 'user', create: ownTeam, body: { POST: { newOwnerId: 'ffffffffffffffffffffffff' } } },
-  '/organizations/{orgId}': { ownership: 'account', create: ownedOrg, body: { PUT: { name: 'x' } } },
-  '/organizations/{orgId}/scim/token': { ownership: 'account', create: ownedOrg },
-  '/organizations/{orgId}/sso': { ownership: 'account', create: ownedOrg, body: { PUT: { enforced: false } } },
-  '/organizations/{orgId}/domains': { ownership: 'account', create: ownedOrg, body: { POST: { domain: 'fixture.example' } } },
-  '/organizations/{orgId}/domains/{domainId}': { ownership: 'account', create: orgDomain, body: { PUT: { autoJoin: true } } },
-  '/organizations/{orgId}/domains/{domainId}/verify': { ownership: 'account', create: orgDomain },
-  '/organizations/{orgId}/members': { ownership: 'account', create: ownedOrg, body: { POST: { email: 'someone@example.org' } } },
-  '/organizations/{orgId}/members/{userId}': { ownership: 'account', create: ownedOrg },
-  '/organizations/{orgId}/settings/model-tiers': { ownership: 'account', create: ownedOrg, body: { PATCH: { chat: 'high' } } },
-  '/drive-files/{fileId}': { ownership: 'user', create: ownedFile },
-  '/drive-files/{fileId}/download': { ownership: 'user', create: ownedFile },
-  '/drive-files/{fileId}/confirm': { ownership: 'user', create: ownedFile, body: { POST: { size: 5 } } },
-  '/contacts/{contactId}': { ownership: 'user', create: ownedContact, body: { PUT: { name: 'Changed' } } },
-  '/contacts/{contactId}/merge': {
+  '/identifiers/{identifierId}': { ownership: 'user', create: ownIdentifier, methods: { DELETE: { spends: true } } },
+  '/identifiers/{identifierId}/make-primary': { ownership: 'user', create: ownVerifiedEmail },
+  // Linking needs an account-wide credential; linking to its own user is a valid no-op.
+  '/identifiers/{identifierId}/link': { ownership: 'user', create: ownIdentifier, by: accountKey, methods: { POST: { body: (_m, o) => ({ userId: o.user.id }) } } },
+  '/teams/{teamId}': { ownership: 'user', create: leadTeam, by: madeKey, methods: { PUT: { body: () => ({ name: 'Renamed' }) }, DELETE: { spends: true } } },
+  '/teams/{teamId}/settings/resource-permissions': {
     ownership: 'user',
-    create: ownedContact,
-    body: { POST: { mergeContactId: 'ffffffffffffffffffffffff' } },
+    create: leadTeam,
+    by: madeKey,
+    methods: { PATCH: { body: () => ({ capabilities: { workspaceCli: 'off' } }) } },
   },
-  '/memories/{memoryId}': {
+  '/teams/{teamId}/settings/security-preset': { ownership: 'user', create: leadTeam, by: madeKey, methods: { POST: { body: () => ({ preset: 'restricted' }) } } },
+  '/teams/{teamId}/members': { ownership: 'user', create: teamAndNewcomer, by: madeKey, methods: { POST: { body: (m) => ({ userId: m.joinerId }) } } },
+  '/teams/{teamId}/members/{memberId}': { ownership: 'user', create: teamWithMate, by: madeKey, methods: { PUT: { body: () => ({ role: 'admin' }) }, DELETE: { spends: true } } },
+  '/teams/{teamId}/transfer-ownership': { ownership: 'user', create: teamWithMate, by: madeKey, methods: { POST: { body: (m) => ({ newOwnerId: m.mateId }), spends: true } } },
+  '/organizations/{orgId}': {
+    ownership: 'organization',
+    create: ownedOrg,
+    methods: { PUT: { body: () => ({ name: 'Renamed org' }) }, DELETE: { create: freshOrg, spends: true } },
+  },
+  '/organizations/{orgId}/scim/token': { ownership: 'organization', create: ownedOrg },
+  '/organizations/{orgId}/sso': { ownership: 'organization', create: ownedOrg, methods: { PUT: { body: () => ({ enforced: false }) } } },
+  '/organizations/{orgId}/domains': { ownership: 'organization', create: ownedOrg, methods: { POST: { body: () => ({ domain: `new${rand()}.example` }) } } },
+  '/organizations/{orgId}/domains/{domainId}': { ownership: 'organization', create: orgDomain, methods: { PUT: { body: () => ({ autoJoin: true }) }, DELETE: { spends: true } } },
+  '/organizations/{orgId}/domains/{domainId}/verify': { ownership: 'organization', create: publishedDomain, methods: { POST: { spends: true } } },
+  '/organizations/{orgId}/members': { ownership: 'organization', create: ownedOrg, methods: { POST: { body: () => ({ email: `someone${rand()}@example.org` }) } } },
+  '/organizations/{orgId}/members/{userId}': { ownership: 'organization', create: orgMember, methods: { DELETE: { spends: true } } },
+  '/organizations/{orgId}/settings/model-tiers': { ownership: 'organization', create: ownedOrg, methods: { PATCH: { body: () => ({ chat: 'high' }) } } },
+  '/drive-files/{fileId}': { ownership: 'user', create: pendingFile },
+  '/drive-files/{fileId}/download': { ownership: 'user', create: readyFile },
+  '/drive-files/{fileId}/confirm': { ownership: 'user', create: uploadedFile, methods: { POST: { body: () => ({ size: 5 }) } } },
+  '/contacts/{contactId}': { ownership: 'user', create: ownedContact, methods: { PUT: { body: () => ({ name: 'Changed' }) }, DELETE: { spends: true } } },
+  '/contacts/{contactId}/merge': { ownership: 'user', create: twoContacts, methods: { POST: { body: (m) => ({ mergeContactId: m.otherContactId }), spends: true } } },
+  '/memories/{memoryId}': { ownership: 'user', create: ownMemory, methods: { PUT: { body: () => ({ content: 'overwritten' }) }, DELETE: { spends: true } } },
+  '/users/{userId}': {
     ownership: 'user',
-    create: async (s, o) => {
-      const r = await call(s, '/memories', { key: o.userKey, body: { content: 'secret note' } });
-      return { memoryId: r.body.memory.id };
+    create: ownUser,
+    methods: {
+      // Changing and deleting users is for the account (or an organization admin); a user changes themself with PATCH /profile.
+      PUT: { by: accountKey, body: () => ({ firstName: 'Renamed' }) },
+      DELETE: { by: accountKey, create: freshUser, spends: true },
     },
-    body: { PUT: { content: 'overwritten' } },
   },
-  '/users/{userId}': { ownership: 'user', create: async (_s, o) => ({ userId: o.user.id }) },
   '/users/{userId}/preferences/scheduling': {
     ownership: 'user',
-    create: async (_s, o) => ({ userId: o.user.id }),
-    body: { PUT: { schedulingPreferences: { availability: { workingHours: { TU: [{ start: '10:00', end: '12:00' }] } } } } },
+    create: ownUser,
+    methods: { PUT: { body: () => ({ schedulingPreferences: { availability: { workingHours: { TU: [{ start: '10:00', end: '12:00' }] } } } }) } },
   },
-  '/api-keys/{keyId}': {
-    ownership: 'user',
-    create: async (s, o) => {
-      const r = await call(s, '/api-keys', { key: o.userKey, body: { label: 'target' } });
-      return { keyId: r.body.apiKey.id };
-    },
-  },
-  '/api-keys/{keyId}/revoke': {
-    ownership: 'user',
-    create: async (s, o) => {
-      const r = await call(s, '/api-keys', { key: o.userKey, body: { label: 'target' } });
-      return { keyId: r.body.apiKey.id };
-    },
-  },
+  '/api-keys/{keyId}': { ownership: 'user', create: ownRevokedKey, methods: { DELETE: { spends: true } } },
+  '/api-keys/{keyId}/revoke': { ownership: 'user', create: ownKey, methods: { POST: { spends: true } } },
 };

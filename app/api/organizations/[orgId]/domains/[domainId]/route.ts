@@ -1,4 +1,4 @@
 import { routeHandlers } from '@/server/http/next-routes';
 
-export const { PUT } = routeHandlers('/organizations/{orgId}/domains/{domainId}');
+export const { DELETE, PUT } = routeHandlers('/organizations/{orgId}/domains/{domainId}');
 export const dynamic = 'force-dynamic';
