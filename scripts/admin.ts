@@ -11,6 +11,7 @@
  *   npm run --silent admin -- set-hosted-domain --account ID --domain D
  *   npm run --silent admin -- runs [--status S]
  *   npm run --silent admin -- run --id RUN_ID
+ *   npm run --silent admin -- set-model --account ID --tier T --model M|default [--base-url URL [--api-key KEY]]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -30,6 +31,7 @@ import { createServiceKey, revokeServiceKey } from '../server/prompts/service-ke
 import { recordTrace } from '../server/prompts/traces';
 import { listRuns, runDetail } from '../server/executor/admin';
 import { setHostedDomain } from '../server/hosted/accounts';
+import { setAccountModel } from '../server/agent/models/settings';
 import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
@@ -79,6 +81,7 @@ export const commands: Record<string, Command> = {
   run: (db, a) => runDetail(db, need(a, 'id')),
   'set-rate-limits': (db, a) =>
     setRateLimits(db, need(a, 'account'), { reads: optionalInt(a.reads, 'reads'), writes: optionalInt(a.writes, 'writes') }),
+  'set-model': (db, a) => setAccountModel(db, need(a, 'account'), need(a, 'tier'), need(a, 'model'), a['base-url'], a['api-key']),
 };
 
 const OPTIONS = {
@@ -94,6 +97,10 @@ const OPTIONS = {
   status: { type: 'string' },
   key: { type: 'string' },
   domain: { type: 'string' },
+  tier: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
 } as const;
 
 async function main() {

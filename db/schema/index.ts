@@ -16,3 +16,4 @@ export * from './channels';
 export * from './mail';
 export * from './sign-in';
 export * from './invitations';
+export * from './agent';
