@@ -13,7 +13,7 @@ const byPath = new Map<string, string[]>();
 for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e.method]);
 for (const [p, methods] of byPath) {
   const file = routeFileFor(p);
-  const content = `import { routeHandlers } from '@/server/http/next-routes';\n\nexport const { ${methods.sort().join(', ')} } = routeHandlers('${p}');\nexport const dynamic = 'force-dynamic';\n`;
+  const content = `import { routeHandlers } from '@/server/route-handlers';\n\nexport const { ${methods.sort().join(', ')} } = routeHandlers('${p}');\nexport const dynamic = 'force-dynamic';\n`;
   mkdirSync(path.dirname(file), { recursive: true });
   if (!existsSync(file) || process.argv.includes('--force')) writeFileSync(file, content);
 }

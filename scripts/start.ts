@@ -1,10 +1,10 @@
 /**
  * `npm start`: the product on embedded defaults. Picks the database (DATABASE_URL, or an
  * embedded PostgreSQL under .data/postgres), applies migrations, builds once if needed,
- * then serves /api on the lean kernel path in this process and Next.js (pages, tRPC, auth,
- * Inngest) in a child process behind it: Next's process-wide hooks stay out of the API's way.
- * STEWARD_HTTP=next serves everything through Next in this process instead; `--dev` runs Next
- * in development mode in this process.
+ * then serves /api (Inngest's serve endpoint included) on the lean kernel path in this process
+ * and Next.js (pages, tRPC, auth) in a child process behind it: Next's process-wide hooks stay
+ * out of the API's way. STEWARD_HTTP=next serves everything through Next in this process
+ * instead; `--dev` runs Next in development mode in this process.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -12,13 +12,15 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sharedDatabase } from '../db/client';
 import { applyMigrations } from '../db/migrate';
+import { credentials } from '../server/credentials';
 import { endpoints } from '../server/endpoints';
-import { createApiCore, createKernelDeps } from '../server/http/kernel';
-import { createNodeServer } from '../server/http/node-server';
+import { createApiCore } from '../server/http/kernel';
+import { createKernelDeps } from '../server/http/kernel-deps';
+import { createNodeServer, type WebHandler } from '../server/http/node-server';
 import { proxyTo } from '../server/http/proxy';
 import { freePort } from '../db/embedded';
 import { logger } from '../server/logger';
-import { ensureExecutorKeys, inngestServeUrl, loopbackServeUrl, usesInngestServer } from '../server/executor/config';
+import { SERVE_PATH, ensureExecutorKeys, inngestServeUrl, loopbackServeUrl, usesInngestServer } from '../server/executor/config';
 import { startExecutor } from '../server/executor/executor';
 import { startIngress } from '../server/executor/ingress';
 import { signBody } from '../server/executor/protocol';
@@ -149,7 +151,16 @@ async function main() {
   // Durable work: the built-in executor unless an Inngest server is configured.
   const durable = usesInngestServer() ? null : await startDurableWork(selected.url);
 
-  const kernel = createKernelDeps(sharedDatabase());
+  const kernel = createKernelDeps(sharedDatabase(), credentials);
+  // On the lean path Inngest's serve endpoint answers in this process like every other /api route
+  // (with STEWARD_HTTP=next, its route file does). Imported only now: the Inngest client reads the
+  // keys and the ingress URL set above when it loads.
+  const mounts: Record<string, WebHandler> = {};
+  if (mode === 'lean') {
+    const { inngestServeHandler } = await import('../inngest/serve');
+    const serveFunctions = inngestServeHandler(() => kernel.rateLimits);
+    mounts[SERVE_PATH] = (req, info) => serveFunctions(req, info.clientIp);
+  }
   let server: http.Server;
   let closeNext: () => Promise<void>;
   if (mode === 'lean' && !dev) {
@@ -162,7 +173,7 @@ async function main() {
       logger.error({ code }, 'the Next.js process exited; stopping so a supervisor can restart Steward');
       process.exit(1);
     });
-    server = createNodeServer(createApiCore(endpoints, kernel), proxyTo(nextPort));
+    server = createNodeServer(createApiCore(endpoints, kernel), { fallback: proxyTo(nextPort), mounts });
     closeNext = () => stopChild(child);
   } else {
     const { default: next } = await import('next');
@@ -175,7 +186,7 @@ async function main() {
       applyFront(req, res);
       return nextHandler(req, res);
     };
-    server = mode === 'lean' ? createNodeServer(createApiCore(endpoints, kernel), toNext) : http.createServer((req, res) => void toNext(req, res));
+    server = mode === 'lean' ? createNodeServer(createApiCore(endpoints, kernel), { fallback: toNext, mounts }) : http.createServer((req, res) => void toNext(req, res));
     closeNext = async () => void (await app.close?.());
   }
   await new Promise<void>((resolve) => server.listen(port, host, resolve));

@@ -18,7 +18,7 @@ import { signInEndpoints } from '@/server/sign-in/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
-  ...documentEndpoints,
+  ...documentEndpoints(() => endpoints),
   ...accessEndpoints,
   ...userEndpoints,
   ...organizationEndpoints,

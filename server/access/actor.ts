@@ -18,6 +18,11 @@ export type Actor = {
   account: { killSwitch: boolean; rateLimitReads: number | null; rateLimitWrites: number | null };
 };
 
+/** A caller acting as a user: what endpoints of auth level `user` receive. */
+export type UserActor = Actor & { user: UserRow };
+
+export const actsAsUser = (a: Actor): a is UserActor => a.user !== null;
+
 /** An account-level credential used without X-User-Email: reaches the whole account. */
 export const isAccountWide = (a: Actor) => a.level === 'account' && a.user === null;
 

@@ -11,7 +11,7 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
  * proves nothing about who owns an address, so it never matches. Every caller that turns
  * an email into a person (act-as, provisioning, organization members, SCIM, SAML, sign-in
  * links, contact consumers) asks this function, or the prepared form below. It lives on the
- * access floor because act-as (authenticate.ts) needs it; areas import it through
+ * access floor because act-as (credentials/act-as.ts) needs it; areas import it through
  * server/identifiers/verified-email.ts.
  */
 export async function findUserByVerifiedEmail(db: Tx, accountId: string, email: string): Promise<UserRow | null> {

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { executorFunctions, executorRuns, executorStepLog, type ExecutorRunRow } from '@/db/schema';
 import { callFunction, type Op } from './protocol';
-import { ingestEvents, maxAttempts, resolveWait, startRun, type FunctionConfig } from './store';
+import { NOTIFY_CHANNEL, ingestEvents, maxAttempts, resolveWait, startRun, type FunctionConfig } from './store';
 
 type Json = Record<string, unknown>;
 export type Clock = { now: () => Date };
@@ -137,7 +137,7 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow): Promi
         }
         await save({ status: 'waiting', wait: { kind: 'invoke', stepId: op.id }, availableAt: timeoutAt(opts.timeout, clock.now()), leaseOwner: null, leaseUntil: null });
         await startRun(db, target, { name: 'inngest/function.invoked', data: opts.payload?.data ?? {}, ts: clock.now().getTime(), id: `invoke-${run.id}-${op.id}` }, clock.now(), run.id);
-        await db.execute(sql`SELECT pg_notify('steward_executor', '')`);
+        await db.execute(sql`SELECT pg_notify(${NOTIFY_CHANNEL}, '')`);
         return;
       } else {
         await record(op, { type: 'error', error: { name: 'UnsupportedOp', message: `${op.op} is not supported by the built-in executor` } });
@@ -163,7 +163,7 @@ async function finish(deps: RunnerDeps, run: ExecutorRunRow, status: 'completed'
     const [parent] = await db.select().from(executorRuns).where(eq(executorRuns.id, run.parentRunId));
     if (parent && parent.status === 'waiting' && (parent.wait as { kind?: string } | null)?.kind === 'invoke') {
       await resolveWait(db, parent, status === 'completed' ? { type: 'data', data: output ?? null } : { type: 'error', error: error ?? {} }, now);
-      await db.execute(sql`SELECT pg_notify('steward_executor', '')`);
+      await db.execute(sql`SELECT pg_notify(${NOTIFY_CHANNEL}, '')`);
     }
   }
 }

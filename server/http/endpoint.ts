@@ -1,61 +1,54 @@
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
-import type { Actor } from '@/server/access/actor';
-import type { TenantCaller } from '@/server/prompts/service-keys';
-import type { ScimCaller } from '@/server/scim/token';
+import type { AuthLevel, CallerContexts } from '@/server/access/credentials/levels';
 import type { Logger } from 'pino';
-import type { ApiRequest, KernelDeps, TextReply } from './kernel';
+import type { KernelDeps } from './kernel-deps';
+import type { Reply, TextReply } from './reply';
+import type { ApiRequest } from './request';
+
+export { Reply, reply } from './reply';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * - `none`: no credential (documents, OAuth callbacks).
- * - `any`: any valid API credential; the service decides what it reaches.
- * - `user`: must act as a user (user key, or account key with X-User-Email).
- * - `account`: an account-wide credential without X-User-Email.
- * - `service`: a tenant prompt API service key (`sk_live_`) for the `{tenantId}` in the path.
- * - `scim`: an organization's SCIM bearer token.
+ * Who may call an endpoint, and so what its handler receives (server/access/credentials/levels.ts):
+ * - `none`: no credential (documents, OAuth callbacks); no caller.
+ * - `any`: any valid API credential; the service decides what it reaches (`actor`).
+ * - `user`: must act as a user: user key, or account key with X-User-Email (`actor` with a `user`).
+ * - `account`: an account-wide credential without X-User-Email (`actor`).
+ * - levels areas register: `service` (tenant prompt API service key: `tenant`), `scim` (an
+ *   organization's SCIM token: `scim`).
  */
-export type AuthLevel = 'none' | 'any' | 'user' | 'account' | 'service' | 'scim';
+export type { AuthLevel };
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export type HandlerContext<P, Q, B> = {
+/** What every handler receives, whatever its auth level. */
+type RequestContext<P, Q, B> = {
   req: ApiRequest;
   db: Db;
-  /** Absent (null) for `auth: 'none'` and `auth: 'service'` endpoints. */
-  actor: Actor;
-  /** Set for `auth: 'service'` endpoints. */
-  tenant: TenantCaller;
-  /** Set for `auth: 'scim'` endpoints. */
-  scim: ScimCaller;
   params: P;
   query: Q;
   body: B;
   requestId: string;
   log: Logger;
+  /** Fires when the client goes away (see ApiRequest.signal): stop streaming, give up long work. */
+  signal: AbortSignal;
   /** Process-wide helpers (last-used tracking, rate limits). */
   kernel: KernelDeps;
 };
 
-/** A reply with a status other than the endpoint's default, or extra headers. */
-export class Reply<T = unknown> {
-  constructor(
-    readonly status: number,
-    readonly body: T,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
-export const reply = <T>(status: number, body: T, headers?: Record<string, string>) => new Reply(status, body, headers);
+/** The handler's context: the request, plus the caller its auth level admits (`actor`, `tenant`, `scim`, or none). */
+export type HandlerContext<P, Q, B, A extends AuthLevel = AuthLevel> = RequestContext<P, Q, B> & CallerContexts[A];
 
-export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undefined, BS extends Schema | undefined, RS extends Schema> = {
+export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undefined, BS extends Schema | undefined, RS extends Schema, A extends AuthLevel = AuthLevel> = {
   method: Method;
   /** OpenAPI-style path relative to /api, for example `/users/{userId}`. */
   path: string;
   summary: string;
   tags: string[];
-  auth: AuthLevel;
+  auth: A;
   /** Reachable by a user who has not finished onboarding (the spec's exemptions). */
   onboardingExempt?: boolean;
   /** Refused with 423 while the account kill switch is engaged. */
@@ -70,22 +63,25 @@ export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undef
   errors?: number[];
   /** Answers with something other than JSON (documents, redirects). */
   raw?: boolean;
-  /** Served, but left out of the public OpenAPI document (executor plumbing). */
+  /** Served, but left out of the public OpenAPI document (executor plumbing, test probes). */
   internal?: boolean;
-  handle: (
-    ctx: HandlerContext<Out<PS>, Out<QS>, Out<BS>>,
-  ) => Promise<z.input<RS> | Reply<z.input<RS>> | Response | TextReply>;
+  handle: (ctx: HandlerContext<Out<PS>, Out<QS>, Out<BS>, A>) => Promise<z.input<RS> | Reply<z.input<RS>> | Response | TextReply>;
 };
 
-// The registry stores endpoints without their precise generic types.
+// The registry stores endpoints without their precise generic types; the kernel hands each the
+// caller its own auth level produced.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyEndpoint = EndpointDef<any, any, any, any>;
+export type AnyEndpoint = EndpointDef<any, any, any, any, AuthLevel>;
 
+/** Declares an endpoint; its handler's context is typed by its schemas and by its `auth` level. */
 export function defineEndpoint<
   PS extends Schema | undefined = undefined,
   QS extends Schema | undefined = undefined,
   BS extends Schema | undefined = undefined,
   RS extends Schema = Schema,
->(def: EndpointDef<PS, QS, BS, RS>): AnyEndpoint {
-  return def as AnyEndpoint;
+  A extends AuthLevel = AuthLevel,
+>(def: EndpointDef<PS, QS, BS, RS, A>): AnyEndpoint {
+  // The one place an endpoint's types are erased: sound because the kernel hands each endpoint
+  // the caller fields of the level its own `auth` names (CredentialRegistry.level(ep.auth)).
+  return def as unknown as AnyEndpoint;
 }

@@ -15,7 +15,7 @@ const bag = (headers: http.IncomingHttpHeaders): Pick<Headers, 'get'> => ({
 export type FrontDecision = { headers: Record<string, string>; secure: boolean };
 
 /**
- * What Next.js (pages, tRPC, next-auth, Inngest) is told about a request: the host it names and
+ * What Next.js (pages, tRPC, next-auth) is told about a request: the host it names and
  * that host's scheme (public-origin.ts), and the client's address. Next.js and next-auth read
  * these headers, and Next fills in absent ones from the connection (x-forwarded-proto: http
  * behind a TLS proxy), so every one is set here from the same decision the kernel makes.

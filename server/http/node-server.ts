@@ -1,29 +1,51 @@
 import http from 'node:http';
-import { API_PREFIX, TextReply, type ApiCore, type ApiRequest } from './kernel';
+import { frontDecision } from './forwarded';
+import { API_PREFIX, type ApiCore } from './kernel';
+import { publicOrigin } from './public-origin';
+import { TextReply } from './reply';
+import type { ApiRequest, RequestInfo } from './request';
+import { HSTS } from './response-headers';
 
-/** Paths under /api that Next.js serves itself (tRPC, Inngest, next-auth). */
-export const NEXT_OWNED_API = ['/api/trpc', '/api/inngest', '/api/auth'];
+/**
+ * Paths under /api the registry does not serve: they have route files of their own (tRPC,
+ * Inngest, next-auth). The lean server answers one of them itself when it is given a mount for
+ * it (npm start mounts /api/inngest), and hands the others to its fallback (Next.js).
+ */
+export const OUTSIDE_REGISTRY = ['/api/trpc', '/api/inngest', '/api/auth'];
 const MAX_BODY = 10 * 1024 * 1024;
 /** File bytes sent to the local store's signed upload URL may be larger than a JSON body. */
 const MAX_UPLOAD = Number(process.env.STEWARD_MAX_UPLOAD_BYTES ?? 100 * 1024 * 1024);
 const UPLOAD_PATH = /^\/api\/drive-files\/[^/?]+\/content(\?|$)/;
 
 export type Fallback = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
+/** A Web handler the lean server serves at a path of its own, in this process (the Inngest SDK's serve endpoint). */
+export type WebHandler = (req: Request, info: RequestInfo) => Promise<Response>;
 
-export const servedByKernel = (url: string) =>
-  url.startsWith(API_PREFIX + '/') && !NEXT_OWNED_API.some((p) => url === p || url.startsWith(p + '/') || url.startsWith(p + '?'));
+export type NodeServerOptions = {
+  /** What serves everything else: pages, tRPC, auth (Next.js). Without it: 404. */
+  fallback?: Fallback;
+  /** Web handlers by path (`/api/inngest`): the path itself, and anything under it or with a query. */
+  mounts?: Record<string, WebHandler>;
+};
+
+const under = (url: string, p: string) => url === p || url.startsWith(p + '/') || url.startsWith(p + '?');
+
+export const servedByKernel = (url: string) => url.startsWith(API_PREFIX + '/') && !OUTSIDE_REGISTRY.some((p) => under(url, p));
 
 /**
- * The lean path: a plain node:http server that hands /api requests straight to the
- * kernel core, and everything else (pages, tRPC, Inngest, auth) to Next.js. It builds no
- * Web Request or Response per call: profiling showed their streams as a large share of
- * the per-request cost.
+ * The lean path: a plain node:http server that hands /api requests straight to the kernel
+ * core, its mounts to their Web handlers, and everything else (pages, tRPC, auth) to Next.js.
+ * It builds no Web Request or Response per API call: profiling showed their streams as a large
+ * share of the per-request cost. Streamed answers are written as they are produced.
  */
-export function createNodeServer(api: ApiCore, fallback?: Fallback): http.Server {
+export function createNodeServer(api: ApiCore, options: NodeServerOptions = {}): http.Server {
+  const mounts = Object.entries(options.mounts ?? {});
   return http.createServer((req, res) => {
     const url = req.url ?? '/';
+    const mount = mounts.find(([p]) => under(url, p));
+    if (mount) return void serveMount(mount[1], req, res);
     if (!servedByKernel(url)) {
-      if (fallback) return void fallback(req, res);
+      if (options.fallback) return void options.fallback(req, res);
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found');
       return;
     }
@@ -53,9 +75,57 @@ async function readBody(req: http.IncomingMessage, max: number): Promise<Buffer 
   return Buffer.concat(chunks);
 }
 
+/**
+ * An AbortSignal that fires when the client goes away before the answer is complete. The
+ * controller is made only when a handler asks for the signal; the 'close' listener costs nothing.
+ */
+function clientGone(res: http.ServerResponse): () => AbortSignal {
+  let controller: AbortController | undefined;
+  let gone = false;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    gone = true;
+    controller?.abort(new Error('the client went away'));
+  });
+  return () => {
+    if (!controller) {
+      controller = new AbortController();
+      if (gone) controller.abort(new Error('the client went away'));
+    }
+    return controller.signal;
+  };
+}
+
+/** What the kernel reads of a node:http request, its body already read. */
+class NodeApiRequest implements ApiRequest {
+  /** The path only: the kernel puts it on the configured public origin, never on the Host header. */
+  readonly url: string;
+  readonly headers: ApiRequest['headers'];
+  constructor(
+    readonly method: string,
+    req: http.IncomingMessage,
+    private readonly bytes: Buffer,
+    private readonly makeSignal: () => AbortSignal,
+  ) {
+    this.url = req.url ?? '/';
+    this.headers = headerBag(req);
+  }
+  async text() {
+    return this.bytes.toString('utf8');
+  }
+  async arrayBuffer() {
+    const b = this.bytes;
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+  get signal() {
+    return this.makeSignal();
+  }
+}
+
 async function serveApi(api: ApiCore, req: http.IncomingMessage, res: http.ServerResponse) {
   try {
     const method = req.method ?? 'GET';
+    const signal = clientGone(res);
     let body: Buffer | null = Buffer.alloc(0);
     if (method !== 'GET' && method !== 'HEAD') {
       const max = UPLOAD_PATH.test(req.url ?? '') ? MAX_UPLOAD : MAX_BODY;
@@ -67,29 +137,97 @@ async function serveApi(api: ApiCore, req: http.IncomingMessage, res: http.Serve
         return;
       }
     }
-    const bytes = body;
-    const request: ApiRequest = {
-      method,
-      // The path only: the kernel puts it on the configured public origin, never on the Host header.
-      url: req.url ?? '/',
-      headers: headerBag(req),
-      text: async () => bytes.toString('utf8'),
-      arrayBuffer: async () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
-    };
+    const request = new NodeApiRequest(method, req, body, signal);
     const reply = await api(request, { clientIp: req.socket.remoteAddress ?? 'unknown' });
     if (reply instanceof TextReply) {
       res.writeHead(reply.status, reply.headers);
       res.end(method === 'HEAD' ? undefined : reply.body);
       return;
     }
-    const out: Record<string, string | string[]> = {};
-    reply.headers.forEach((v, k) => {
-      if (k !== 'set-cookie') out[k] = v;
-    });
-    const cookies = reply.headers.getSetCookie();
-    if (cookies.length) out['set-cookie'] = cookies;
-    res.writeHead(reply.status, out);
-    res.end(method === 'HEAD' ? undefined : Buffer.from(await reply.arrayBuffer()));
+    await writeResponse(reply, method, res);
+  } catch {
+    if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ ok: false, status: 500, error_code: 'server_error', error: 'Unexpected failure' }));
+  }
+}
+
+/**
+ * Writes a Web Response: status and headers at once, then the body chunk by chunk as its stream
+ * yields them, waiting for the socket to drain when it is full (a slow reader slows the producer
+ * instead of filling memory). When the client goes away the stream is cancelled, which tells
+ * its producer to stop.
+ */
+async function writeResponse(reply: Response, method: string, res: http.ServerResponse, extra: Record<string, string> = {}) {
+  const out: Record<string, string | string[]> = { ...extra };
+  reply.headers.forEach((v, k) => {
+    if (k !== 'set-cookie') out[k] = v;
+  });
+  const cookies = reply.headers.getSetCookie();
+  if (cookies.length) out['set-cookie'] = cookies;
+  res.writeHead(reply.status, out);
+  if (!reply.body || method === 'HEAD') {
+    await reply.body?.cancel();
+    res.end();
+    return;
+  }
+  const reader = reply.body.getReader();
+  const stop = () => void reader.cancel(new Error('the client went away')).catch(() => {});
+  res.once('close', stop);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) return;
+      if (!res.write(value)) await drained(res);
+    }
+    res.end();
+  } catch {
+    // The producer failed mid-stream: the status is sent, so all that is left is to cut the connection.
+    res.destroy();
+  } finally {
+    res.off('close', stop);
+  }
+}
+
+/** Resolves when the socket can take more, or is gone. */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * A mounted Web handler: the request as a Web Request on the public origin (its signal fired
+ * when the client goes away), the answer streamed back, with HSTS on https as Steward's front
+ * adds it for the Next.js process.
+ */
+async function serveMount(handler: WebHandler, req: http.IncomingMessage, res: http.ServerResponse) {
+  try {
+    const method = req.method ?? 'GET';
+    const signal = clientGone(res);
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    let body: Uint8Array<ArrayBuffer> | null = null;
+    if (method !== 'GET' && method !== 'HEAD') {
+      // Read whole, as Next.js does for a route handler: the SDK verifies a signature over all of it.
+      const bytes = await readBody(req, MAX_UPLOAD);
+      body = bytes && new Uint8Array(bytes);
+      if (body === null) {
+        res.writeHead(413, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ ok: false, status: 413, error_code: 'payload_too_large', error: `Body larger than ${MAX_UPLOAD} bytes` }));
+        req.destroy();
+        return;
+      }
+    }
+    const request = new Request(publicOrigin().origin + (req.url ?? '/'), { method, headers, body, signal: signal() });
+    const reply = await handler(request, { clientIp: req.socket.remoteAddress ?? 'unknown' });
+    await writeResponse(reply, method, res, frontDecision(req).secure ? { 'strict-transport-security': HSTS } : {});
   } catch {
     if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ ok: false, status: 500, error_code: 'server_error', error: 'Unexpected failure' }));

@@ -1,5 +1,5 @@
 import { AppError, databaseRefusal } from '@/server/http/errors';
-import { TextReply } from '@/server/http/kernel';
+import { TextReply } from '@/server/http/reply';
 
 export const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 

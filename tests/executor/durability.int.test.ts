@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server';
-import { executorFor, fallback, ingressFor, runsOf, serveAndRegister, signingKey, testClient, testClock, until } from './harness';
+import { executorFor, ingressFor, mounts, runsOf, serveAndRegister, signingKey, testClient, testClock, until } from './harness';
 
-const app = useTestServer({ fallback });
+const app = useTestServer({ mounts });
 const executed: string[] = [];
 let gate: () => void = () => {};
 let gateOpen = new Promise<void>((r) => (gate = r));

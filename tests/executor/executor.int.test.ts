@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NonRetriableError } from 'inngest';
 import type { Executor } from '@/server/executor/executor';
 import { useTestServer } from '../helpers/server';
-import { executorFor, fallback, ingressFor, runsOf, serveAndRegister, testClient, testClock, until, type TestClock } from './harness';
+import { executorFor, ingressFor, mounts, runsOf, serveAndRegister, testClient, testClock, until, type TestClock } from './harness';
 
-const app = useTestServer({ fallback });
+const app = useTestServer({ mounts });
 const executed: string[] = [];
 const failures: unknown[] = [];
 let flakyCalls = 0;

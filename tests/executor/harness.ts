@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Inngest } from 'inngest';
-import { serve } from 'inngest/node';
+import { serve } from 'inngest/edge';
 import { executorRuns } from '@/db/schema';
 import { startExecutor, type Executor } from '@/server/executor/executor';
 import { startIngress } from '@/server/executor/ingress';
@@ -11,8 +11,9 @@ export const signingKey = `signkey-test-${randomBytes(32).toString('hex')}`;
 export const eventKey = randomBytes(12).toString('hex');
 
 /** The SDK's serve handler, swapped in once the test server's port is known. */
-export const serveHolder: { handler: ((req: never, res: never) => void) | null } = { handler: null };
-export const fallback = (req: unknown, res: unknown) => serveHolder.handler!(req as never, res as never);
+export const serveHolder: { handler: ((req: Request) => Promise<Response>) | null } = { handler: null };
+/** /api/inngest as npm start serves it: a Web handler mounted in the kernel's own server. */
+export const mounts = { '/api/inngest': (req: Request) => serveHolder.handler!(req) };
 
 export function testClient(ingressUrl: string) {
   return new Inngest({ id: 'test', isDev: false, checkpointing: false, signingKey, eventKey, baseUrl: ingressUrl } as never);
@@ -22,7 +23,7 @@ export const ingressFor = (server: TestServer) => startIngress({ db: server.data
 
 /** Serves the functions at /api/inngest and registers them the way a deployment does (PUT). */
 export async function serveAndRegister(server: TestServer, client: Inngest, functions: unknown[]) {
-  serveHolder.handler = serve({ client, functions: functions as never }) as never;
+  serveHolder.handler = serve({ client, functions: functions as never });
   const origin = server.baseUrl.replace(/\/api$/, '');
   const res = await fetch(`${origin}/api/inngest`, { method: 'PUT' });
   if (res.status !== 200) throw new Error(`registration failed: ${res.status} ${await res.text()}`);

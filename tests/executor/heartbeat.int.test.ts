@@ -4,10 +4,10 @@ import { appSecrets } from '@/db/schema';
 import { startExecutor, type Executor } from '@/server/executor/executor';
 import { startIngress } from '@/server/executor/ingress';
 import { useTestServer } from '../helpers/server';
-import { eventKey, serveAndRegister, serveHolder, signingKey, until } from './harness';
+import { eventKey, mounts, serveAndRegister, signingKey, until } from './harness';
 
 /** The production client and functions (inngest/), end to end through the built-in executor. */
-const app = useTestServer({ fallback: (req, res) => serveHolder.handler!(req as never, res as never) });
+const app = useTestServer({ mounts });
 let executor: Executor;
 let ingress: Awaited<ReturnType<typeof startIngress>>;
 

@@ -4,9 +4,9 @@ import { listRuns, runDetail } from '@/server/executor/admin';
 import type { Executor } from '@/server/executor/executor';
 import { admin } from '../helpers/admin-cli';
 import { useTestServer } from '../helpers/server';
-import { executorFor, fallback, ingressFor, runsOf, serveAndRegister, testClient, testClock, until, type TestClock } from './harness';
+import { executorFor, ingressFor, mounts, runsOf, serveAndRegister, testClient, testClock, until, type TestClock } from './harness';
 
-const app = useTestServer({ fallback });
+const app = useTestServer({ mounts });
 let clock: TestClock;
 let executor: Executor;
 let ingress: Awaited<ReturnType<typeof ingressFor>>;

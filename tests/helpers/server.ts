@@ -1,10 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '@/db/client';
+import { credentials } from '@/server/credentials';
 import { endpoints as allEndpoints } from '@/server/endpoints';
 import type { AnyEndpoint } from '@/server/http/endpoint';
-import { createApiCore, createKernelDeps, type KernelDeps } from '@/server/http/kernel';
-import { createNodeServer, type Fallback } from '@/server/http/node-server';
+import { createApiCore } from '@/server/http/kernel';
+import { createKernelDeps, type KernelDeps } from '@/server/http/kernel-deps';
+import { createNodeServer, type Fallback, type WebHandler } from '@/server/http/node-server';
 import { createTestDatabase } from './database';
 
 export type TestServer = {
@@ -23,16 +25,18 @@ export type TestServerOptions = {
   endpoints?: AnyEndpoint[];
   /** Per-minute defaults; high unless a test is about rate limiting (failed authentications per client IP included). */
   rateLimits?: { reads: number; writes: number; failedAuth?: number };
-  /** What serves paths the kernel does not (in production: Next.js, which serves /api/inngest). */
+  /** What serves paths neither the kernel nor a mount does (in production: Next.js, which serves pages, tRPC and auth). */
   fallback?: Fallback;
+  /** Web handlers the server answers at their own paths, as npm start mounts /api/inngest. */
+  mounts?: Record<string, WebHandler>;
 };
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const db = await createTestDatabase();
-  const kernel = createKernelDeps(db.database);
+  const kernel = createKernelDeps(db.database, credentials);
   kernel.validateResponses = true;
   kernel.rateLimits.defaults = { failedAuth: 1_000_000, ...(opts.rateLimits ?? { reads: 1_000_000, writes: 1_000_000 }) };
-  const server = createNodeServer(createApiCore(opts.endpoints ?? allEndpoints, kernel), opts.fallback);
+  const server = createNodeServer(createApiCore(opts.endpoints ?? allEndpoints, kernel), { fallback: opts.fallback, mounts: opts.mounts });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   // The public origin (links, upload URLs, SAML values of accounts without a hosted domain) is

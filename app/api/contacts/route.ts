@@ -1,4 +1,4 @@
-import { routeHandlers } from '@/server/http/next-routes';
+import { routeHandlers } from '@/server/route-handlers';
 
 export const { GET, POST } = routeHandlers('/contacts');
 export const dynamic = 'force-dynamic';

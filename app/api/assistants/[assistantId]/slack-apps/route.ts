@@ -1,4 +1,4 @@
-import { routeHandlers } from '@/server/http/next-routes';
+import { routeHandlers } from '@/server/route-handlers';
 
 export const { POST } = routeHandlers('/assistants/{assistantId}/slack-apps');
 export const dynamic = 'force-dynamic';

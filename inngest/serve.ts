@@ -1,0 +1,22 @@
+import { serve } from 'inngest/edge';
+import { countRefusedCalls } from '@/server/executor/serve-guard';
+import { inngestServeUrl } from '@/server/executor/config';
+import type { RateLimits } from '@/server/http/rate-limit';
+import { inngest } from './client';
+import { functions } from './functions';
+
+/**
+ * The serve endpoint of /api/inngest as one Web handler, for both doors to it: the kernel's
+ * node:http server mounts it (npm start), and app/api/inngest/route.ts exports it (STEWARD_HTTP=next,
+ * npm run dev's Next.js). The URL registered for the functions is pinned (never the request's Host),
+ * and a PUT must be signed like every other call: an anonymous PUT cannot re-register them anywhere.
+ * Refused calls count as failed authentications (server/executor/serve-guard.ts).
+ *
+ * Import it only once the executor's keys and ingress URL are in the environment (scripts/start.ts
+ * sets them): the Inngest client reads them when it loads.
+ */
+export function inngestServeHandler(limits: () => RateLimits): (req: Request, clientIp?: string) => Promise<Response> {
+  const serveUrl = new URL(inngestServeUrl());
+  const handler = serve({ client: inngest, functions, serveOrigin: serveUrl.origin, servePath: serveUrl.pathname, enableUnauthedSync: false });
+  return countRefusedCalls(handler, limits);
+}
