@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ImageUrlOrDataUri } from '@/server/http/browser-url';
-import { PageFields } from '@/server/http/pagination';
-import { Email, UserResponse } from '@/server/users/contracts';
+import { PageFields, PageQuery } from '@/server/http/pagination';
+import { Email } from '@/server/user-record/contracts';
 
 // The spec's "URL or data URI": an https URL, or a raster-image data URI (an SVG can carry script).
 const Avatar = ImageUrlOrDataUri;
@@ -96,12 +96,14 @@ export const AssistantResponse = z.object({
   updatedAt: z.string(),
 });
 export const AssistantEnvelope = z.object({ ok: z.literal(true), assistant: AssistantResponse });
+export const ListAssistantsQuery = PageQuery.extend({ email: z.string().max(320).optional() });
 export const ListAssistantsResponse = z.object({ ok: z.literal(true), assistants: z.array(AssistantResponse), ...PageFields });
 export const RosterResponse = z.object({ ok: z.literal(true), assistants: z.array(AssistantResponse), primaryAssistantId: z.string().nullable() });
-export const UserEnvelope = z.object({ ok: z.literal(true), user: UserResponse });
 export const AssistantParams = z.object({ assistantId: z.string().min(1) });
 export const RosterParams = z.object({ userId: z.string().min(1), assistantId: z.string().min(1) });
 export const ReleaseQuery = z.object({ transfer: z.enum(['primary']).optional() });
 export const DeletedAssistantResponse = z.object({ ok: z.literal(true), assistant: z.object({ id: z.string(), deleted: z.literal(true), message: z.string() }) });
 export const CheckEmailQuery = z.object({ slug: z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'letters, digits, dots, dashes and underscores') });
 export const GenerateQuery = z.object({ name: z.string().trim().min(1, 'is required').max(100) });
+export const CheckEmailResponse = z.object({ ok: z.literal(true), available: z.boolean(), email: z.string() });
+export const GenerateResponse = z.object({ ok: z.literal(true), suggestions: z.array(z.string()) });

@@ -1,8 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Tx } from '@/db/client';
 import { assistants } from '@/db/schema';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 /** The domain of generated assistant addresses (STEWARD_ASSISTANT_EMAIL_DOMAIN). */
 export const assistantDomain = () => process.env.STEWARD_ASSISTANT_EMAIL_DOMAIN ?? 'assistants.steward.local';

@@ -1,14 +1,24 @@
-import type { Db } from '@/db/client';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+import type { Tx } from '@/db/client';
 
 /**
- * Open tasks an assistant works on, and moving them to another assistant. Tasks do not
- * exist yet, so there are none; the tasks capability answers here, and release already
- * asks before it deletes an assistant.
+ * The open tasks an assistant works on, as releasing an assistant needs them: how many there
+ * are, and moving them to another assistant. Tasks sit above assistants (docs/architecture.md),
+ * so this area cannot ask them: the tasks area registers its answer here at start-up, from the
+ * entry floor. Until it does there are no tasks, so there is nothing to count or move.
  */
-export async function openTaskCount(_tx: Tx, _assistantId: string): Promise<number> {
-  return 0;
+export type OpenTasks = {
+  count(tx: Tx, assistantId: string): Promise<number>;
+  move(tx: Tx, fromAssistantId: string, toAssistantId: string): Promise<void>;
+};
+
+const noTasks: OpenTasks = { count: async () => 0, move: async () => {} };
+let openTasks = noTasks;
+
+/** Called once by the tasks area; release already asks before it deletes an assistant. */
+export function registerOpenTasks(answer: OpenTasks): void {
+  openTasks = answer;
 }
 
-export async function moveOpenTasks(_tx: Tx, _fromAssistantId: string, _toAssistantId: string): Promise<void> {}
+export const openTaskCount = (tx: Tx, assistantId: string) => openTasks.count(tx, assistantId);
+
+export const moveOpenTasks = (tx: Tx, fromAssistantId: string, toAssistantId: string) => openTasks.move(tx, fromAssistantId, toAssistantId);

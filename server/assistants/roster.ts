@@ -1,19 +1,17 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { assistants, rosterEntries, users, type UserRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { badRequest, conflict, forbidden, notFound } from '@/server/http/errors';
-import { presentUser } from '@/server/users/present';
-import { visibleUser } from '@/server/users/visibility';
+import { visibleUser } from '@/server/user-record/access';
+import { presentUser } from '@/server/user-record/present';
 import type { HireBody } from './contracts';
 import { emailTaken, freeAddresses } from './emails';
 import { moveOpenTasks, openTaskCount } from './open-tasks';
 import { toPublicAssistant } from './present';
 import { profileColumns, retireAssistant } from './service';
-import { visibleToUser } from './visibility';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+import { visibleToUser } from './access';
 
 async function rosterOf(tx: Tx, userId: string) {
   return tx

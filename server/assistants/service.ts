@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
 import { assistants, oauthConnections, organizations, slackApps, teams, users, type AssistantRow } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
@@ -8,20 +8,12 @@ import { badRequest, forbidden, notFound } from '@/server/http/errors';
 import type { CreateAssistantBody, UpdateAssistantBody } from './contracts';
 import { assistantDomain, emailTaken, freeAddresses } from './emails';
 import { toPublicAssistant, type SlackStatus } from './present';
-import { visibleAssistant, visibleToUser } from './visibility';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+import { visibleAssistant, visibleToUser } from './access';
 
 /** Profile fields shared by create, update and roster creation, mapped to columns. */
 export function profileColumns(input: Partial<z.infer<typeof UpdateAssistantBody>>) {
   const { avatar, name, email, status, ...rest } = input;
-  return {
-    ...rest,
-    ...(avatar !== undefined ? { avatarUrl: avatar } : {}),
-    ...(name !== undefined ? { name } : {}),
-    ...(email !== undefined ? { email } : {}),
-    ...(status !== undefined ? { status } : {}),
-  } as Partial<typeof assistants.$inferInsert>;
+  return { ...rest, ...changedFields({ avatarUrl: avatar, name, email, status }) } as Partial<typeof assistants.$inferInsert>;
 }
 
 const scopeOrder = sql`CASE ${assistants.scope} WHEN 'account' THEN 0 WHEN 'organization' THEN 1 WHEN 'team' THEN 2 ELSE 3 END`;
@@ -125,8 +117,6 @@ export async function checkEmail(db: Db, actor: Actor, slug: string) {
 export async function generateEmails(db: Db, actor: Actor, name: string) {
   return { ok: true as const, suggestions: await freeAddresses(db, actor.accountId, name, 3) };
 }
-
-
 
 /**
  * Per-user Slack status: configured when the assistant has a Slack app (the account's, or

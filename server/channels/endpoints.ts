@@ -1,12 +1,24 @@
-import { z } from 'zod';
 import { AssistantParams } from '@/server/assistants/contracts';
 import { defineEndpoint, reply } from '@/server/http/endpoint';
-import { BeginQuery, beginOAuth, CallbackParams, CallbackQuery, finishOAuth, SlackStartQuery, startSlack, startTeams, TeamsStartQuery } from './oauth';
-import { myPhoneLineRequest, MyPhoneLineResponse, PhoneLineRequestBody, PhoneLineRequestResponse, requestPhoneLine } from './phone-lines';
-import { createSlackApp, CreateSlackAppBody, SlackAppResponse } from './slack-apps';
+import {
+  BeginQuery,
+  CallbackParams,
+  CallbackQuery,
+  CreateSlackAppBody,
+  MyPhoneLineResponse,
+  OAuthConnectionResponse,
+  PhoneLineRequestBody,
+  PhoneLineRequestResponse,
+  RedirectResponse,
+  SlackAppResponse,
+  SlackStartQuery,
+  TeamsStartQuery,
+} from './contracts';
+import { beginOAuth, finishOAuth, startSlack, startTeams } from './oauth';
+import { myPhoneLineRequest, requestPhoneLine } from './phone-lines';
+import { createSlackApp } from './slack-apps';
 
 const tags = ['Channels'];
-const redirectResponse = z.unknown();
 
 export const channelEndpoints = [
   defineEndpoint({
@@ -20,7 +32,15 @@ export const channelEndpoints = [
     status: 201,
     handle: async ({ db, actor, body }) => reply(201, await requestPhoneLine(db, actor, body)),
   }),
-  defineEndpoint({ method: 'GET', path: '/phone-line-requests/mine', summary: 'The user’s latest phone-line request', tags, auth: 'user', response: MyPhoneLineResponse, handle: ({ db, actor }) => myPhoneLineRequest(db, actor) }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/phone-line-requests/mine',
+    summary: 'The user’s latest phone-line request',
+    tags,
+    auth: 'user',
+    response: MyPhoneLineResponse,
+    handle: ({ db, actor }) => myPhoneLineRequest(db, actor),
+  }),
   defineEndpoint({
     method: 'POST',
     path: '/assistants/{assistantId}/slack-apps',
@@ -37,9 +57,42 @@ export const channelEndpoints = [
       return reply(out.created ? 201 : 200, out.body);
     },
   }),
-  defineEndpoint({ method: 'GET', path: '/oauth/slack/assistant/authorize', summary: 'Start installing an assistant’s Slack app (redirect)', tags, auth: 'user', raw: true, query: SlackStartQuery, response: redirectResponse, errors: [403, 404], handle: ({ db, actor, query, req }) => startSlack(db, actor, query.assistantId, 'install', req.url) }),
-  defineEndpoint({ method: 'GET', path: '/oauth/slack/assistant/link', summary: 'Start linking the user’s Slack identity (redirect)', tags, auth: 'user', raw: true, query: SlackStartQuery, response: redirectResponse, errors: [403, 404], handle: ({ db, actor, query, req }) => startSlack(db, actor, query.assistantId, 'link', req.url) }),
-  defineEndpoint({ method: 'GET', path: '/oauth/teams/authorize', summary: 'Start connecting the Teams app to a team or organization (redirect)', tags, auth: 'any', raw: true, query: TeamsStartQuery, response: redirectResponse, errors: [403, 404], handle: ({ db, actor, query, req }) => startTeams(db, actor, query.target, query.targetId, req.url) }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/oauth/slack/assistant/authorize',
+    summary: 'Start installing an assistant’s Slack app (redirect)',
+    tags,
+    auth: 'user',
+    raw: true,
+    query: SlackStartQuery,
+    response: RedirectResponse,
+    errors: [403, 404],
+    handle: ({ db, actor, query, req }) => startSlack(db, actor, query.assistantId, 'install', req.url),
+  }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/oauth/slack/assistant/link',
+    summary: 'Start linking the user’s Slack identity (redirect)',
+    tags,
+    auth: 'user',
+    raw: true,
+    query: SlackStartQuery,
+    response: RedirectResponse,
+    errors: [403, 404],
+    handle: ({ db, actor, query, req }) => startSlack(db, actor, query.assistantId, 'link', req.url),
+  }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/oauth/teams/authorize',
+    summary: 'Start connecting the Teams app to a team or organization (redirect)',
+    tags,
+    auth: 'any',
+    raw: true,
+    query: TeamsStartQuery,
+    response: RedirectResponse,
+    errors: [403, 404],
+    handle: ({ db, actor, query, req }) => startTeams(db, actor, query.target, query.targetId, req.url),
+  }),
   defineEndpoint({
     method: 'GET',
     path: '/oauth/begin',
@@ -48,7 +101,7 @@ export const channelEndpoints = [
     auth: 'none',
     raw: true,
     query: BeginQuery,
-    response: redirectResponse,
+    response: RedirectResponse,
     errors: [400],
     handle: ({ db, query, req }) => beginOAuth(db, query.state, req.url, req.headers.get('cookie')),
   }),
@@ -60,7 +113,7 @@ export const channelEndpoints = [
     auth: 'none',
     params: CallbackParams,
     query: CallbackQuery,
-    response: z.object({ ok: z.literal(true), connection: z.object({ id: z.string(), provider: z.string(), purpose: z.string(), assistant: z.string().nullable(), target: z.record(z.string(), z.unknown()), createdAt: z.string() }) }),
+    response: OAuthConnectionResponse,
     errors: [400, 403],
     handle: ({ db, params, query, req }) => finishOAuth(db, params.provider, query, req.url, req.headers.get('cookie')),
   }),

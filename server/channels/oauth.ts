@@ -1,23 +1,18 @@
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { oauthConnections, rosterEntries } from '@/db/schema';
 import { sealJson } from '@/server/secrets/sealed';
 import { tokenDetails } from './token-details';
 import type { Actor } from '@/server/access/actor';
-import { visibleAssistant } from '@/server/assistants/visibility';
+import { visibleAssistant } from '@/server/assistants/access';
 import { forbidden } from '@/server/http/errors';
 import { reply } from '@/server/http/endpoint';
 import { organizationFor } from '@/server/organizations/access';
 import { teamFor } from '@/server/teams/access';
+import type { CallbackQuery } from './contracts';
 import { bindingCookieName, bindState, consumeState, issueState, type OAuthState } from './oauth-state';
 import { exchangeCode, publicBase, slackConfig, teamsConfig } from './providers';
-
-export const SlackStartQuery = z.object({ assistantId: z.string().min(1, 'is required') });
-export const TeamsStartQuery = z.object({ target: z.enum(['team', 'org']), targetId: z.string().min(1, 'is required') });
-export const BeginQuery = z.object({ state: z.string().min(1, 'is required').max(4096) });
-export const CallbackQuery = z.object({ code: z.string().min(1).optional(), state: z.string().min(1, 'is required'), error: z.string().optional() });
-export const CallbackParams = z.object({ provider: z.enum(['slack', 'teams']) });
 
 const redirect = (url: string, headers: Record<string, string> = {}) =>
   new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', ...headers } });

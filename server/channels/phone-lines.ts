@@ -1,27 +1,10 @@
 import { and, desc, eq } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { phoneLineRequests } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { badRequest } from '@/server/http/errors';
-
-export const PhoneLineRequestBody = z.object({
-  requestedChannels: z
-    .object({ imessage: z.boolean().default(false), sms: z.boolean().default(false), whatsapp: z.boolean().default(false), voice: z.boolean().default(false) })
-    .default({ imessage: false, sms: false, whatsapp: false, voice: false }),
-  notes: z.string().max(2000).default(''),
-});
-const RequestShape = z.object({
-  id: z.string(),
-  assistant: z.string(),
-  requestedChannels: z.object({ imessage: z.boolean(), sms: z.boolean(), whatsapp: z.boolean(), voice: z.boolean() }),
-  notes: z.string(),
-  status: z.enum(['pending', 'fulfilled', 'dismissed']),
-  dismissalReason: z.string().nullable().optional(),
-  createdAt: z.string(),
-});
-export const PhoneLineRequestResponse = z.object({ ok: z.literal(true), request: RequestShape });
-export const MyPhoneLineResponse = z.object({ ok: z.literal(true), request: RequestShape.nullable() });
+import type { PhoneLineRequestBody } from './contracts';
 
 const toPublic = (r: typeof phoneLineRequests.$inferSelect) => ({
   id: r.id,

@@ -1,22 +1,13 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { rosterEntries, slackApps } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
-import { visibleAssistant } from '@/server/assistants/visibility';
+import { visibleAssistant } from '@/server/assistants/access';
 import { AppError, badRequest, forbidden } from '@/server/http/errors';
 import { policyChain } from '@/server/policy/resolve';
+import type { CreateSlackAppBody } from './contracts';
 import { publicBase } from './providers';
-
-export const CreateSlackAppBody = z.object({
-  kind: z.enum(['marketplace', 'workspace']),
-  botDisplayName: z.string().trim().min(1, 'is required').max(80),
-});
-export const SlackAppResponse = z.object({
-  ok: z.literal(true),
-  slackApp: z.object({ id: z.string(), assistant: z.string(), kind: z.string(), botDisplayName: z.string(), status: z.string(), createdAt: z.string() }),
-  manifest: z.object({ manifestJson: z.record(z.string(), z.unknown()), createAppUrl: z.string(), eventsUrl: z.string(), redirectUrls: z.array(z.string()) }),
-});
 
 function manifestFor(base: string, appId: string, botDisplayName: string) {
   const eventsUrl = `${base}/api/slack/events/${appId}`;

@@ -1,11 +1,13 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { contactAddresses, contacts } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
+import { requireUser } from '@/server/access/require-user';
 import { AppError } from '@/server/http/errors';
 import type { BulkImportBody, BulkImportRow } from './contracts';
-import { actingUserId, indexAddresses, normalizeEmails } from './service';
+import { indexAddresses, normalizeEmails } from './service';
 
 type Row = z.infer<typeof BulkImportRow>;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -13,14 +15,16 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 function rowFields(row: Row) {
   const phones = row.phones ?? (row.phone ? [{ number: row.phone, type: 'mobile', primary: true, source: null }] : undefined);
   return {
-    ...(row.name !== undefined ? { name: row.name } : {}),
-    ...(row.preferredName !== undefined ? { preferredName: row.preferredName } : {}),
-    ...(phones !== undefined ? { phones } : {}),
-    ...(row.company !== undefined ? { company: row.company } : {}),
-    ...(row.title !== undefined ? { title: row.title } : {}),
-    ...(row.timezone !== undefined ? { timezone: row.timezone } : {}),
-    ...(row.properties !== undefined ? { properties: row.properties } : {}),
-    ...(row.tags !== undefined ? { tags: row.tags } : {}),
+    ...changedFields({
+      name: row.name,
+      preferredName: row.preferredName,
+      phones,
+      company: row.company,
+      title: row.title,
+      timezone: row.timezone,
+      properties: row.properties,
+      tags: row.tags,
+    }),
   };
 }
 
@@ -30,7 +34,7 @@ function rowFields(row: Row) {
  * with an address an earlier row of the batch already used, are skipped and listed.
  */
 export async function bulkImport(db: Db, actor: Actor, input: z.infer<typeof BulkImportBody>) {
-  const userId = actingUserId(actor);
+  const userId = requireUser(actor).id;
   const result = { success: true, total: input.contacts.length, created: 0, updated: 0, skipped: 0, errors: [] as Array<{ index: number; email: string | null; error: string }> };
   const seen = new Set<string>();
   const skip = (index: number, email: string | null, error: string) => {

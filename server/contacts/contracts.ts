@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Email } from '@/server/users/contracts';
+import { Email } from '@/server/user-record/contracts';
 import { PageFields, PageQuery } from '@/server/http/pagination';
 
 const Str = (max = 500) => z.string().trim().max(max);

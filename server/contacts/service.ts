@@ -1,28 +1,22 @@
 import { and, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
 import { contactAddresses, contacts, users, type ContactRow } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
+import { requireUser } from '@/server/access/require-user';
 import { badRequest, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import type { CreateContactBody, ListContactsQuery, UpdateContactBody } from './contracts';
 import { addressesOf, presentContacts, presentWithRelationships } from './present';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
-
-export function actingUserId(actor: Actor): string {
-  if (!actor.user) throw badRequest('This call acts as a user: send X-User-Email with an account key, or use a user key');
-  return actor.user.id;
-}
 
 /** The contact, when it belongs to the acting user; 404 otherwise. */
 export async function ownedContact(db: Tx, actor: Actor, id: string): Promise<ContactRow> {
   const [c] = await db
     .select()
     .from(contacts)
-    .where(and(eq(contacts.id, id), eq(contacts.accountId, actor.accountId), eq(contacts.userId, actingUserId(actor))))
+    .where(and(eq(contacts.id, id), eq(contacts.accountId, actor.accountId), eq(contacts.userId, requireUser(actor).id)))
     .limit(1);
   if (!c) throw notFound('Contact');
   return c;
@@ -57,7 +51,7 @@ export function normalizeEmails(primary: string, emails: Array<Record<string, un
 }
 
 export async function createContact(db: Db, actor: Actor, input: z.infer<typeof CreateContactBody>) {
-  const userId = actingUserId(actor);
+  const userId = requireUser(actor).id;
   const c = await db.transaction(async (tx) => {
     const [row] = await tx
       .insert(contacts)
@@ -118,7 +112,6 @@ export async function deleteContact(db: Db, actor: Actor, id: string) {
   await db.delete(contacts).where(eq(contacts.id, c.id));
   return { ok: true as const, contact: { id: c.id, deleted: true as const, message: 'Contact deleted' } };
 }
-
 
 /**
  * Lists a user's contacts: the acting user's, or with an account-wide key and no

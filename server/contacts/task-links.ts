@@ -1,10 +1,19 @@
-import type { Db } from '@/db/client';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+import type { Tx } from '@/db/client';
 
 /**
- * Moves the links between tasks and a contact to another contact (merge). Tasks do not
- * exist yet, so there is nothing to move; the tasks capability fills this in with its
- * task_contacts table, and merge already calls it inside its transaction.
+ * Moves the links between tasks and a contact to another contact (merge), inside the merge's
+ * transaction. Tasks sit above contacts (docs/architecture.md), so this area cannot reach their
+ * task_contacts table by import: the tasks area registers the move here at start-up, from the
+ * entry floor. Until it does there are no links, so there is nothing to move.
  */
-export async function moveTaskLinks(_tx: Tx, _fromContactId: string, _toContactId: string): Promise<void> {}
+export type MoveTaskLinks = (tx: Tx, fromContactId: string, toContactId: string) => Promise<void>;
+
+const noLinks: MoveTaskLinks = async () => {};
+let move = noLinks;
+
+/** Called once by the tasks area. */
+export function registerTaskLinks(moveLinks: MoveTaskLinks): void {
+  move = moveLinks;
+}
+
+export const moveTaskLinks: MoveTaskLinks = (tx, fromContactId, toContactId) => move(tx, fromContactId, toContactId);

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { driveFiles, type DriveFileRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
+import { requireUser } from '@/server/access/require-user';
 import { AppError, badRequest, forbidden, notFound } from '@/server/http/errors';
 import { canReadFile } from './access';
 import { attachmentDisposition } from './disposition';
@@ -25,16 +26,11 @@ export const toPublicFile = (f: DriveFileRow) => ({
   createdAt: f.createdAt.toISOString(),
 });
 
-function me(actor: Actor) {
-  if (!actor.user) throw badRequest('This call acts as a user');
-  return actor.user;
-}
-
 async function ownedFile(db: Db, actor: Actor, id: string) {
   const [f] = await db
     .select()
     .from(driveFiles)
-    .where(and(eq(driveFiles.id, id), eq(driveFiles.accountId, actor.accountId), eq(driveFiles.userId, me(actor).id)))
+    .where(and(eq(driveFiles.id, id), eq(driveFiles.accountId, actor.accountId), eq(driveFiles.userId, requireUser(actor).id)))
     .limit(1);
   if (!f) throw notFound('File');
   return f;
@@ -45,7 +41,7 @@ async function ownedFile(db: Db, actor: Actor, id: string) {
  * at their declared size, so parallel uploads cannot overshoot it.
  */
 export async function createUpload(db: Db, actor: Actor, input: z.infer<typeof UploadBody>, origin: string) {
-  const user = me(actor);
+  const user = requireUser(actor);
   const contentType = input.mimeType ?? (mime.lookup(input.name) || 'application/octet-stream');
   const file = await db.transaction(async (tx) => {
     // One user's uploads are serialized here so the quota check holds under concurrency.
@@ -112,6 +108,8 @@ export async function confirmUpload(db: Db, actor: Actor, fileId: string, input:
 }
 
 async function readableFile(db: Db, actor: Actor, fileId: string) {
+  // Reading acts as a user like every other file call: without one it is 401, not a 404 that hides the reason.
+  requireUser(actor);
   const [f] = await db
     .select()
     .from(driveFiles)

@@ -2,7 +2,7 @@ import { generateServiceProviderMetadata } from '@node-saml/node-saml';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { defineEndpoint } from '@/server/http/endpoint';
-import { spCredentials } from '@/server/sign-in/sp-credentials';
+import { spCredentials } from './sp-credentials';
 import { hostedSite } from './accounts';
 
 /** The service-provider values an organization registers in its IdP, all on the hosted domain. */

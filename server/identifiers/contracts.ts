@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { identifierTypes } from '@/db/schema';
-import { IdentifierResponse, UserResponse } from '@/server/users/contracts';
+import { IdentifierResponse, UserResponse } from '@/server/user-record/contracts';
 
 export const PublicIdentifier = IdentifierResponse.extend({
   iMessageCapable: z.boolean().optional(),

@@ -1,5 +1,14 @@
 import { defineEndpoint, reply } from '@/server/http/endpoint';
-import { CreateIdentifierBody, CreateIdentifierResponse, DeletedIdentifierResponse, IdentifierEnvelope, IdentifierParams, LinkBody, ListIdentifiersQuery, ListIdentifiersResponse } from './contracts';
+import {
+  CreateIdentifierBody,
+  CreateIdentifierResponse,
+  DeletedIdentifierResponse,
+  IdentifierEnvelope,
+  IdentifierParams,
+  LinkBody,
+  ListIdentifiersQuery,
+  ListIdentifiersResponse,
+} from './contracts';
 import { createIdentifier, deleteIdentifier, linkIdentifier, listIdentifiers, makePrimary } from './service';
 
 const base = { tags: ['Identifiers'], auth: 'any' as const };
@@ -16,8 +25,45 @@ export const identifierEndpoints = [
     errors: [404],
     handle: async ({ db, actor, body }) => reply(201, await createIdentifier(db, actor, body)),
   }),
-  defineEndpoint({ ...base, method: 'GET', path: '/identifiers', summary: "The user's identifiers", query: ListIdentifiersQuery, response: ListIdentifiersResponse, errors: [404], handle: ({ db, actor, query }) => listIdentifiers(db, actor, query) }),
-  defineEndpoint({ ...base, method: 'POST', path: '/identifiers/{identifierId}/make-primary', summary: 'Make an email identifier the primary email', params: IdentifierParams, response: IdentifierEnvelope, errors: [404], handle: ({ db, actor, params }) => makePrimary(db, actor, params.identifierId) }),
-  defineEndpoint({ ...base, method: 'POST', path: '/identifiers/{identifierId}/link', summary: 'Move an identifier to another user (account-wide credentials)', params: IdentifierParams, body: LinkBody, response: IdentifierEnvelope, errors: [403, 404], handle: ({ db, actor, params, body }) => linkIdentifier(db, actor, params.identifierId, body.userId) }),
-  defineEndpoint({ ...base, method: 'DELETE', path: '/identifiers/{identifierId}', summary: 'Remove an identifier (not the last one, nor the primary email)', params: IdentifierParams, response: DeletedIdentifierResponse, errors: [404], handle: ({ db, actor, params }) => deleteIdentifier(db, actor, params.identifierId) }),
+  defineEndpoint({
+    ...base,
+    method: 'GET',
+    path: '/identifiers',
+    summary: "The user's identifiers",
+    query: ListIdentifiersQuery,
+    response: ListIdentifiersResponse,
+    errors: [404],
+    handle: ({ db, actor, query }) => listIdentifiers(db, actor, query),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'POST',
+    path: '/identifiers/{identifierId}/make-primary',
+    summary: 'Make an email identifier the primary email',
+    params: IdentifierParams,
+    response: IdentifierEnvelope,
+    errors: [404],
+    handle: ({ db, actor, params }) => makePrimary(db, actor, params.identifierId),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'POST',
+    path: '/identifiers/{identifierId}/link',
+    summary: 'Move an identifier to another user (account-wide credentials)',
+    params: IdentifierParams,
+    body: LinkBody,
+    response: IdentifierEnvelope,
+    errors: [403, 404],
+    handle: ({ db, actor, params, body }) => linkIdentifier(db, actor, params.identifierId, body.userId),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'DELETE',
+    path: '/identifiers/{identifierId}',
+    summary: 'Remove an identifier (not the last one, nor the primary email)',
+    params: IdentifierParams,
+    response: DeletedIdentifierResponse,
+    errors: [404],
+    handle: ({ db, actor, params }) => deleteIdentifier(db, actor, params.identifierId),
+  }),
 ];

@@ -1,15 +1,13 @@
 import { and, asc, count, eq, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { identifiers, users, type IdentifierRow, type UserRow } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
-import { presentUser, toPublicIdentifier } from '@/server/users/present';
-import { visibleUser } from '@/server/users/visibility';
+import { visibleUser } from '@/server/user-record/access';
+import { presentUser, toPublicIdentifier } from '@/server/user-record/present';
 import type { CreateIdentifierBody, ListIdentifiersQuery } from './contracts';
 import { normalizeValue } from './normalize';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 /** The user an identifier call is about: the acting user, or `userId` for account-wide callers. */
 async function subject(db: Db, actor: Actor, userId: string | undefined): Promise<UserRow> {

@@ -3,8 +3,10 @@ import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
-import { memories, teamMemberships, teams, type MemoryRow, type UserRow } from '@/db/schema';
+import { activeMemberships } from '@/db/queries/memberships';
+import { memories, teams, type MemoryRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
+import { requireUser } from '@/server/access/require-user';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import type { CreateMemoryBody, ListMemoriesQuery, UpdateMemoryBody } from './contracts';
@@ -40,23 +42,14 @@ export function toPublicMemory(m: MemoryRow, now = new Date()) {
   };
 }
 
-const me = (actor: Actor): UserRow => {
-  if (!actor.user) throw badRequest('This call acts as a user');
-  return actor.user;
-};
-
 /** Teams the user is an active member of: whose team-scoped memories they see. */
 async function activeTeamIds(db: Db, userId: string): Promise<string[]> {
-  const rows = await db
-    .select({ teamId: teamMemberships.teamId })
-    .from(teamMemberships)
-    .where(and(eq(teamMemberships.userId, userId), eq(teamMemberships.status, 'active')));
-  return rows.map((r) => r.teamId);
+  return (await activeMemberships(db, userId)).map(({ m }) => m.teamId);
 }
 
 /** A user sees their own memories and team-scoped memories of their active teams; nothing else. */
 async function visibleFilter(db: Db, actor: Actor): Promise<SQL> {
-  const user = me(actor);
+  const user = requireUser(actor);
   const teamIds = await activeTeamIds(db, user.id);
   return and(
     eq(memories.accountId, actor.accountId),
@@ -86,7 +79,7 @@ function checkTags(raw: string[] | undefined, fallback: string[]): string[] {
 /** With scope team the team must be one the user is an active member of; it defaults to their active team. */
 async function resolveTeam(db: Db, actor: Actor, scope: 'user' | 'team', team: string | null | undefined): Promise<string | null> {
   if (scope === 'user') return null;
-  const user = me(actor);
+  const user = requireUser(actor);
   const mine = await activeTeamIds(db, user.id);
   const teamId = team ?? mine[0];
   if (!teamId) throw badRequest('team: required with scope team (the user has no active team)');
@@ -106,7 +99,7 @@ function checkDates(tags: string[], start: Date | null, end: Date | null) {
 const toDate = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v));
 
 export async function createMemory(db: Db, actor: Actor, input: z.infer<typeof CreateMemoryBody>) {
-  const user = me(actor);
+  const user = requireUser(actor);
   const tags = checkTags(input.tags, ['general']);
   const scope = input.scope ?? 'user';
   const teamId = await resolveTeam(db, actor, scope, input.team);
@@ -142,7 +135,7 @@ export async function getMemory(db: Db, actor: Actor, id: string) {
 
 async function authoredMemory(db: Db, actor: Actor, id: string) {
   const m = await visibleMemory(db, actor, id);
-  if (m.userId !== me(actor).id) throw forbidden('Only the author can change or delete this memory');
+  if (m.userId !== requireUser(actor).id) throw forbidden('Only the author can change or delete this memory');
   return m;
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PageFields, PageQuery } from '@/server/http/pagination';
-import { Email } from '@/server/users/contracts';
+import { Email } from '@/server/user-record/contracts';
 
 export const Tier = z.enum(['low', 'medium', 'high', 'ultra'], { message: 'must be one of low, medium, high, ultra' });
 
@@ -29,6 +29,7 @@ export const UpdateOrganizationBody = z.object({
 export const OrgParams = z.object({ orgId: z.string().min(1) });
 export const OrgMemberParams = OrgParams.extend({ userId: z.string().min(1) });
 export const OrgDomainParams = OrgParams.extend({ domainId: z.string().min(1) });
+export const InvitationParams = z.object({ invitationId: z.string().min(1, 'is required') });
 export const DeletedOrganizationResponse = z.object({ ok: z.literal(true), organization: z.object({ id: z.string(), deleted: z.literal(true), message: z.string() }) });
 
 const Member = z.object({ id: z.string(), email: z.string(), name: z.string().nullable(), avatarUrl: z.string().nullable(), organizationRole: z.enum(['admin', 'member', 'guest']), createdAt: z.string() });

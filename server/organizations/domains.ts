@@ -1,38 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { organizationDomains, type OrganizationDomainRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { badRequest, notFound } from '@/server/http/errors';
 import { organizationFor } from './access';
+import type { AddDomainBody, UpdateDomainBody } from './domains-contracts';
 import { lookupTxt } from './dns';
-
-export const DomainResponse = z.object({
-  id: z.string(),
-  domain: z.string(),
-  source: z.enum(['manual', 'sso']),
-  verified: z.boolean(),
-  autoJoin: z.boolean(),
-  txtRecordName: z.string(),
-  txtRecordValue: z.string(),
-  verifiedAt: z.string().nullable(),
-  lastCheckedAt: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
-const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
-export const AddDomainBody = z.object({
-  domain: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .transform((d) => d.replace(/\.$/, ''))
-    .pipe(z.string().regex(HOSTNAME, 'must be a domain such as example.org')),
-  autoJoin: z.boolean().optional(),
-});
-export const UpdateDomainBody = z.object({ autoJoin: z.boolean() });
-export const DeletedDomainResponse = z.object({ ok: z.literal(true), domain: z.object({ id: z.string(), deleted: z.literal(true), message: z.string() }) });
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export const txtRecordName = (domain: string) => `_svc-verification.${domain}`;

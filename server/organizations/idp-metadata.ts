@@ -1,5 +1,5 @@
 import { badRequest } from '@/server/http/errors';
-import { parseXml } from '@/server/sign-in/saml-xml';
+import { parseXml } from '@/server/hosted/saml-xml';
 import { derToPem } from './certificates';
 
 const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';

@@ -1,5 +1,4 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
 import { identifiers, organizationInvitations, organizations, users, type OrganizationInvitationRow, type OrganizationRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
@@ -7,7 +6,6 @@ import { conflict, forbidden, notFound } from '@/server/http/errors';
 import { normalizeEmail } from '@/server/identifiers/verified-email';
 import { placeInOrganization } from './placement';
 
-export const InvitationParams = z.object({ invitationId: z.string().min(1, 'is required') });
 
 /**
  * Records (or renews) the organization's pending invitation to an address. Nothing about the

@@ -7,7 +7,7 @@ import { assistants, organizations, teamMemberships, teams, users, type Organiza
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { BareRefusal, badRequest, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
-import { assertNotOnlyOrgAdmin } from '@/server/users/refusals';
+import { assertNotOnlyOrgAdmin } from './refusals';
 import { organizationFor } from './access';
 import { scimView, ssoView } from './sso';
 import type { CreateOrganizationBody, ListMembersQuery, ModelTiersBody, UpdateOrganizationBody } from './contracts';

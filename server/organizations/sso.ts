@@ -1,43 +1,13 @@
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { organizations, type OrganizationRow } from '@/db/schema';
-import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
-import { BrowserUrl, browserUrlProblem } from '@/server/http/browser-url';
+import type { Actor } from '@/server/access/actor';
+import { browserUrlProblem } from '@/server/http/browser-url';
 import { badRequest, invalidFields } from '@/server/http/errors';
-import { organizationFor } from './access';
-import { parseCertificates } from './certificates';
+import { administersOrganization, organizationFor } from './access';
 import { parseIdpMetadata } from './idp-metadata';
-
-const Certificate = z
-  .string()
-  .trim()
-  // PEM (several blocks during a rotation) or bare base64 DER.
-  .refine((text) => parseCertificates(text) !== null, 'is not an X.509 certificate');
-
-export const SsoBody = z.object({
-  enabled: z.boolean().optional(),
-  enforced: z.boolean().optional(),
-  provider: z.literal('saml_generic').optional(),
-  saml: z
-    .object({
-      /** The sign-in page hands it to the browser (location.assign): https only, never javascript:. */
-      entryPoint: BrowserUrl.optional(),
-      /** IdP single-logout URL (not in the spec's body; read from metadata too). Sign-out is sent there. */
-      logoutUrl: BrowserUrl.optional(),
-      certificate: Certificate.optional(),
-      issuer: z.string().max(1000).optional(),
-      signatureAlgorithm: z.enum(['sha1', 'sha256', 'sha512']).optional(),
-      attributeMapping: z.object({ email: z.string().optional(), firstName: z.string().optional(), lastName: z.string().optional(), groups: z.string().optional() }).optional(),
-      groupFilter: z.object({ enabled: z.boolean().optional(), allowedGroups: z.array(z.string().min(1)).optional(), requireAll: z.boolean().optional() }).optional(),
-      groupRoleMapping: z.array(z.object({ group: z.string().min(1), role: z.enum(['admin', 'member']) })).optional(),
-      allowIdpInitiated: z.boolean().optional(),
-      /** The IdP's metadata XML: an alternative to entryPoint + certificate (+ issuer); fields sent beside it win. */
-      metadataXml: z.string().max(200_000).optional(),
-    })
-    .optional(),
-  memberSync: z.object({ autoProvision: z.boolean().optional() }).optional(),
-});
+import { Certificate, type SsoBody } from './sso-contracts';
 
 const DEFAULTS = {
   enabled: false,
@@ -72,7 +42,7 @@ function merge(base: Plain, patch: Plain): Plain {
 export function ssoView(org: OrganizationRow, actor: Actor) {
   if (!org.sso) return undefined;
   const { enabled, enforced, provider } = org.sso as { enabled: boolean; enforced: boolean; provider: string };
-  const admin = isAccountWide(actor) || administeredOrganization(actor) === org.id;
+  const admin = administersOrganization(actor, org.id);
   if (!admin) return { enabled, enforced, provider };
   const saml = { ...((org.sso.saml as Plain) ?? {}) };
   const hasCertificate = typeof saml.certificate === 'string';

@@ -1,9 +1,7 @@
 import { and, eq, or } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Tx } from '@/db/client';
 import { policySettings, type PolicyRow } from '@/db/schema';
 import { SWITCHES, type Switch } from './contracts';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 /** The policy rows that apply, top tier first: account, organization, team. */
 export async function policyChain(db: Tx, scope: { accountId: string; organizationId: string | null; teamId: string | null }): Promise<PolicyRow[]> {

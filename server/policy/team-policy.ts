@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { policySettings, type PolicyRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { badRequest, forbidden } from '@/server/http/errors';
@@ -8,7 +9,6 @@ import { teamFor } from '@/server/teams/access';
 import { ACTION_TYPES, SWITCHES, type PolicyPatchBody } from './contracts';
 import { lockedAt, policyChain, resolveCapabilities } from './resolve';
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 type Level = 'account' | 'organization' | 'team';
 
 /** Writes one tier's policy (the organization and account tiers have no public endpoint yet; tests and the console use this). */
@@ -18,12 +18,7 @@ export async function writePolicy(tx: Tx, level: Level, ownerId: string, account
     .values({ level, ownerId, accountId, capabilities: set.capabilities ?? {}, matrix: set.matrix ?? null, preset: set.preset ?? null })
     .onConflictDoUpdate({
       target: [policySettings.level, policySettings.ownerId],
-      set: {
-        ...(set.capabilities !== undefined ? { capabilities: set.capabilities } : {}),
-        ...(set.matrix !== undefined ? { matrix: set.matrix } : {}),
-        ...(set.preset !== undefined ? { preset: set.preset } : {}),
-        updatedAt: sql`now()`,
-      },
+      set: { ...changedFields({ capabilities: set.capabilities, matrix: set.matrix, preset: set.preset }), updatedAt: sql`now()` },
     });
 }
 

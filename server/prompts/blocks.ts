@@ -7,7 +7,7 @@ import { promptBlocks, prompts, type PromptBlockRow } from '@/db/schema';
 import { conflict, notFound } from '@/server/http/errors';
 import type { CreateBlockBody, ListBlocksQuery, UpdateBlockBody } from './blocks-contracts';
 import { tenantPage, tenantWindow } from './contracts';
-import { blocksUsedBy } from './prompts';
+import { blocksUsedBy } from './service';
 
 const iso = (d: Date) => d.toISOString();
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageQuery, pageWindow } from '@/server/http/pagination';
 
 const Name = z
   .string()
@@ -80,16 +81,11 @@ export const UpdatePromptBody = z.object({
   ...contentFields,
 });
 
-/** The tenant API's pagination: `per_page` (default 20, capped at 100) and `has_more`. */
-export const TenantPageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  per_page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .transform((n) => Math.min(n, 100)),
-});
+/**
+ * The tenant API's pagination: `per_page` (default 20, capped at 100) and `has_more`. Only the
+ * spelling differs from the rest of the API, so the fields are the kernel's own (PageQuery).
+ */
+export const TenantPageQuery = z.object({ page: PageQuery.shape.page, per_page: PageQuery.shape.perPage });
 export type TenantPageQuery = z.infer<typeof TenantPageQuery>;
 export const tenantPage = <T>(q: TenantPageQuery, rows: T[]) => ({
   data: rows.slice(0, q.per_page),
@@ -98,7 +94,10 @@ export const tenantPage = <T>(q: TenantPageQuery, rows: T[]) => ({
   has_more: rows.length > q.per_page,
 });
 /** Fetch one extra row to know whether there is a next page. */
-export const tenantWindow = (q: TenantPageQuery) => ({ limit: q.per_page + 1, offset: (q.page - 1) * q.per_page });
+export const tenantWindow = (q: TenantPageQuery) => {
+  const { limit, offset } = pageWindow({ page: q.page, perPage: q.per_page });
+  return { limit: limit + 1, offset };
+};
 
 const BoolString = z
   .enum(['true', 'false'])

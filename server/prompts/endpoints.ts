@@ -1,6 +1,14 @@
 import { defineEndpoint } from '@/server/http/endpoint';
 import { createBlock, deleteBlock, getBlock, listBlocks, updateBlock } from './blocks';
-import { BlockEnvelope, CreateBlockBody, CreateBlockResponse, ListBlocksQuery, ListBlocksResponse, UpdateBlockBody, UpdateBlockResponse } from './blocks-contracts';
+import {
+  BlockEnvelope,
+  CreateBlockBody,
+  CreateBlockResponse,
+  ListBlocksQuery,
+  ListBlocksResponse,
+  UpdateBlockBody,
+  UpdateBlockResponse,
+} from './blocks-contracts';
 import {
   BlockParams,
   CreatePromptBody,
@@ -20,7 +28,7 @@ import {
   VersionEnvelope,
   VersionParams,
 } from './contracts';
-import { createPrompt, deletePrompt, getPrompt, getVersion, listPrompts, listVersions, publishPrompt, updatePrompt } from './prompts';
+import { createPrompt, deletePrompt, getPrompt, getVersion, listPrompts, listVersions, publishPrompt, updatePrompt } from './service';
 import { getTrace, listTraces } from './traces';
 import { ListTracesQuery, ListTracesResponse, TraceDetail } from './traces-contracts';
 

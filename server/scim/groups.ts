@@ -7,11 +7,11 @@ import { teamMemberships, teams, users, type TeamRow } from '@/db/schema';
 import { badRequest, notFound } from '@/server/http/errors';
 import { joinTeam } from '@/server/teams/membership';
 import { placeElsewhere } from '@/server/teams/placement';
+import { GroupBody, GroupMembers, PatchedGroup } from './contracts';
 import type { ScimCaller } from './token';
 import { LIST_SCHEMA, normalizeOps } from './users';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const GroupBody = z.object({ displayName: z.string().trim().min(1), externalId: z.string().optional(), members: z.array(z.object({ value: z.string() }).passthrough()).optional() }).passthrough();
 
 async function toScimGroup(db: Db, t: TeamRow) {
   const members = await db
@@ -103,10 +103,6 @@ export async function replaceScimGroup(db: Db, caller: ScimCaller, id: string, r
   return toScimGroup(db, t);
 }
 
-const Members = z.array(z.object({ value: z.string() }).passthrough());
-/** What a patch may leave behind: anything else (members: null, a bare string...) is the IdP's mistake, not ours. */
-const PatchedGroup = z.object({ displayName: z.string().trim().min(1).optional(), members: Members.optional() }).passthrough();
-
 const issuesText = (error: z.ZodError, prefix?: string) => error.issues.map((i) => `${[...(prefix ? [prefix] : []), ...i.path].join('.') || 'group'}: ${i.message}`).join('; ');
 
 /** An add or replace of members must carry a list of `{value}`, whether by path or inside a path-less value. */
@@ -119,7 +115,7 @@ function checkMemberValues(ops: ScimPatchOperation[]) {
     if (path !== undefined && /^members$/i.test(path.trim())) sent = { at: `Operations.${n}.value`, v: value };
     else if (path === undefined && value && typeof value === 'object' && 'members' in value) sent = { at: `Operations.${n}.value.members`, v: (value as { members: unknown }).members };
     if (!sent) return;
-    const parsed = Members.safeParse(sent.v);
+    const parsed = GroupMembers.safeParse(sent.v);
     if (!parsed.success) throw badRequest(`${issuesText(parsed.error, sent.at)} (members must be a list of {value})`);
   });
 }

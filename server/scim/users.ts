@@ -1,30 +1,24 @@
 import { and, asc, eq, ne } from 'drizzle-orm';
 import { filter as scimFilter, parse as parseFilter } from 'scim2-parse-filter';
 import { scimPatch, type ScimPatchOperation } from 'scim-patch';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
-import { teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { changedFields } from '@/db/partial-update';
+import { activeMemberships } from '@/db/queries/memberships';
+import { users, type UserRow } from '@/db/schema';
 import { badRequest, conflict, forbidden, notFound } from '@/server/http/errors';
 import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
+import { assertNotOnlyOrgAdmin } from '@/server/organizations/refusals';
 import { vouchesFor } from '@/server/organizations/vouching';
 import { activeMembership, createOwnTeam } from '@/server/teams/membership';
-import { createUserWithEmail } from '@/server/users/provision';
+import { assertOwnsNoSharedTeam } from '@/server/teams/refusals';
+import { createUserWithEmail } from '@/server/user-record/create';
+import { removeUser } from '@/server/users/service';
+import { PatchOps, ScimUserBody } from './contracts';
 import type { ScimCaller } from './token';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-
-/** Entra sends booleans as "True"/"False". */
-const Bool = z.union([z.boolean(), z.string().transform((s) => s.toLowerCase() === 'true')]);
-export const ScimUserBody = z
-  .object({
-    userName: z.string().trim().toLowerCase().pipe(z.email({ message: 'userName must be an email address' })),
-    externalId: z.string().max(200).optional(),
-    name: z.object({ givenName: z.string().optional(), familyName: z.string().optional(), formatted: z.string().optional() }).passthrough().optional(),
-    displayName: z.string().optional(),
-    active: Bool.optional(),
-  })
-  .passthrough();
 
 export function toScimUser(u: UserRow, groups: Array<{ id: string; name: string }>) {
   return {
@@ -42,11 +36,7 @@ export function toScimUser(u: UserRow, groups: Array<{ id: string; name: string 
 }
 
 async function groupsOf(db: Db, userId: string) {
-  return db
-    .select({ id: teams.id, name: teams.name })
-    .from(teamMemberships)
-    .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
-    .where(and(eq(teamMemberships.userId, userId), eq(teamMemberships.status, 'active')));
+  return (await activeMemberships(db, userId)).map(({ t }) => ({ id: t.id, name: t.name }));
 }
 
 async function orgUser(db: Db, caller: ScimCaller, id: string): Promise<UserRow> {
@@ -80,16 +70,16 @@ export async function getScimUser(db: Db, caller: ScimCaller, id: string) {
   return presentScimUser(db, await orgUser(db, caller, id));
 }
 
+/** The user columns a SCIM body sets, or null when it sets none. */
 function fields(body: z.infer<typeof ScimUserBody>) {
-  const first = body.name?.givenName;
-  const last = body.name?.familyName;
-  return {
-    ...(first !== undefined ? { firstName: first } : {}),
-    ...(last !== undefined ? { lastName: last } : {}),
-    ...(body.displayName !== undefined || body.name?.formatted !== undefined ? { name: body.displayName ?? body.name?.formatted ?? null } : {}),
-    ...(body.externalId !== undefined ? { externalId: body.externalId } : {}),
-    ...(body.active !== undefined ? { status: body.active ? ('active' as const) : ('inactive' as const) } : {}),
-  };
+  const named = body.displayName !== undefined || body.name?.formatted !== undefined;
+  return changedFields({
+    firstName: body.name?.givenName,
+    lastName: body.name?.familyName,
+    name: named ? (body.displayName ?? body.name?.formatted ?? null) : undefined,
+    externalId: body.externalId,
+    status: body.active === undefined ? undefined : body.active ? ('active' as const) : ('inactive' as const),
+  });
 }
 
 /**
@@ -147,7 +137,7 @@ async function saveFields(db: Db, caller: ScimCaller, u: UserRow, body: z.infer<
   // The address is the person's verified identity; SCIM cannot move it to another one.
   if (body.userName !== u.email) throw badRequest(`userName: cannot be changed through SCIM (it is ${u.email})`);
   const set = fields(body);
-  if (!Object.keys(set).length) return u;
+  if (!set) return u;
   return uniquely(() =>
     db.transaction(async (tx) => {
       await assertExternalIdFree(tx, caller, body.externalId, u.id);
@@ -183,9 +173,15 @@ export async function patchScimUser(db: Db, caller: ScimCaller, id: string, raw:
   return presentScimUser(db, await saveFields(db, caller, u, body));
 }
 
-const PatchOps = z.object({
-  Operations: z.array(z.object({ op: z.string(), path: z.string().optional(), value: z.unknown().optional() }).passthrough(), { message: 'must be a list of operations' }),
-});
+/** Deleting through SCIM deprovisions: the user is deleted, after the same refusals as DELETE /users. */
+export async function deleteScimUser(db: Db, caller: ScimCaller, id: string) {
+  const u = await orgUser(db, caller, id);
+  await db.transaction(async (tx) => {
+    await assertNotOnlyOrgAdmin(tx, u);
+    await assertOwnsNoSharedTeam(tx, u);
+    await removeUser(tx, u);
+  });
+}
 
 /** IdPs send "Replace" and "False"; scim-patch expects lower-case ops and real booleans. */
 export function normalizeOps(raw: unknown): ScimPatchOperation[] {

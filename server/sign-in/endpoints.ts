@@ -6,7 +6,8 @@ import { singleLogout } from './saml-logout';
 import { portalToken } from './portal-actor';
 import { clearSessionCookie, sessionSetCookie } from './session';
 
-const redirect = (location: string, cookie: string) => new Response(null, { status: 303, headers: { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } });
+const redirect = (location: string, cookie: string) =>
+  new Response(null, { status: 303, headers: { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } });
 
 async function formOf(req: { text(): Promise<string> }) {
   return new URLSearchParams(await req.text());

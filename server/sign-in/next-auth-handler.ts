@@ -1,7 +1,8 @@
 import type { NextRequest } from 'next/server';
 import { sharedDatabase } from '@/db/client';
 import { hostedSite } from '@/server/hosted/accounts';
-import { clientIp, errorResponse, toResponse } from '@/server/http/kernel';
+import { clientIp } from '@/server/http/kernel';
+import { errorResponse, toResponse } from '@/server/http/reply';
 import { logger } from '@/server/logger';
 import { authOptions } from './auth-options';
 import { consumeLinkRequest } from './link-limit';

@@ -6,7 +6,7 @@ import { forbidden } from '@/server/http/errors';
 import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 import { autoJoinOrganization } from '@/server/organizations/domains';
 import { placeInOrganization } from '@/server/organizations/members';
-import { createUserWithEmail } from '@/server/users/provision';
+import { createUserWithEmail } from '@/server/user-record/create';
 
 const toAdapterUser = (u: UserRow): AdapterUser => ({ id: u.id, email: u.email, name: u.name, emailVerified: null });
 

@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { spValues } from '@/server/hosted/saml-metadata';
 import { parseCertificates } from '@/server/organizations/certificates';
 import { REQUEST_TTL_MS, SamlRequestStore } from './saml-store';
-import type { SpCredentials } from './sp-credentials';
+import type { SpCredentials } from '@/server/hosted/sp-credentials';
 import type { SsoConfig } from './sso-config';
 
 /** Clock difference tolerated between the IdP and Steward when checking validity windows. */

@@ -3,7 +3,7 @@ import type { Profile } from '@node-saml/node-saml';
 import type { Db } from '@/db/client';
 import { organizations, type AccountRow } from '@/db/schema';
 import { samlFor } from './saml-client';
-import { spCredentials } from './sp-credentials';
+import { spCredentials } from '@/server/hosted/sp-credentials';
 import type { PortalToken, SamlSession } from './session';
 import { ssoConfigOf, ssoUsable } from './sso-config';
 

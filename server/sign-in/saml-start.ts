@@ -2,7 +2,7 @@ import type { Db } from '@/db/client';
 import type { OrganizationRow } from '@/db/schema';
 import { badRequest } from '@/server/http/errors';
 import { samlFor } from './saml-client';
-import { spCredentials } from './sp-credentials';
+import { spCredentials } from '@/server/hosted/sp-credentials';
 import { ssoConfigOf, ssoUsable } from './sso-config';
 
 const PROBE = 'https://return-to.invalid';

@@ -1,5 +1,5 @@
 import { badRequest } from '@/server/http/errors';
-import { Email } from '@/server/users/contracts';
+import { Email } from '@/server/user-record/contracts';
 
 /**
  * The one form of an address entered to sign in: the SSO routing, the rate limiter's key,

@@ -1,10 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Tx } from '@/db/client';
 import { teamMemberships, teams, type TeamRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { forbidden, notFound } from '@/server/http/errors';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 export type TeamAccess = { team: TeamRow; canAdmin: boolean; callerRole: 'member' | 'admin' | 'owner' | null; elevated: boolean };
 
@@ -35,4 +33,13 @@ export async function teamFor(tx: Tx, actor: Actor, teamId: string, need: 'read'
   const canAdmin = elevated || callerRole === 'owner' || callerRole === 'admin';
   if (need === 'admin' && !canAdmin) throw forbidden('This needs the team admin role');
   return { team, canAdmin, callerRole, elevated };
+}
+
+/**
+ * What the caller may do on a team's settings page, by the rule every team service enforces
+ * (teamFor): pages ask this instead of re-deriving it from the session's roles.
+ */
+export async function teamPermissions(tx: Tx, actor: Actor, teamId: string) {
+  const { canAdmin, callerRole } = await teamFor(tx, actor, teamId, 'read');
+  return { canAdmin, isOwner: callerRole === 'owner' };
 }

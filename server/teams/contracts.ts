@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PageFields, PageQuery } from '@/server/http/pagination';
-import { UserResponse } from '@/server/users/contracts';
+import { UserResponse } from '@/server/user-record/contracts';
 
 export const TeamResponse = z.object({
   id: z.string(),
@@ -53,3 +53,4 @@ export const AddTeamMemberBody = z.object({ userId: z.string().min(1, 'is requir
 export const UpdateTeamMemberBody = z.object({ role: z.enum(['member', 'admin', 'owner']).optional(), status: z.enum(['active', 'invited', 'archived']).optional() });
 export const DeletedTeamMemberResponse = z.object({ ok: z.literal(true), member: z.object({ id: z.string(), deleted: z.literal(true), message: z.string() }) });
 export const TransferOwnershipBody = z.object({ newOwnerId: z.string().min(1, 'is required') });
+export const TransferOwnershipResponse = z.object({ ok: z.literal(true), team: z.object({ id: z.string(), owner: z.string() }) });

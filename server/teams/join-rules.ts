@@ -1,12 +1,10 @@
-import type { Db } from '@/db/client';
+import type { Tx } from '@/db/client';
 import type { TeamRow, UserRow } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
 import { AppError, forbidden, notFound } from '@/server/http/errors';
 import { teamFor } from './access';
 import { ownedTeamWithOthers } from './membership';
 import { transferIfNeeded } from './transfer';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 /**
  * Whom this caller may place on `team`. Joining a team moves a person (their other

@@ -1,21 +1,19 @@
 import { and, count, desc, eq, ilike, ne, or, type SQL } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { teamMemberships, teams, users, type TeamMembershipRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
-import { presentUser } from '@/server/users/present';
+import { presentUser } from '@/server/user-record/present';
 import { teamFor } from './access';
 import type { AddTeamMemberBody, ListTeamMembersQuery, UpdateTeamMemberBody } from './contracts';
 import { activeMemberCount, joinTeam } from './membership';
 import { placeElsewhere } from './placement';
 import { assertMayJoin, handOverIfNeeded } from './join-rules';
 import { makeOwner } from './transfer';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 async function presentMember(db: Tx, m: TeamMembershipRow) {
   const [user] = await db.select().from(users).where(eq(users.id, m.userId));
@@ -31,7 +29,6 @@ async function presentMember(db: Tx, m: TeamMembershipRow) {
     updatedAt: m.updatedAt.toISOString(),
   };
 }
-
 
 /** Newest first; archived members only when asked for with status=archived. */
 export async function listTeamMembers(db: Db, actor: Actor, teamId: string, q: z.infer<typeof ListTeamMembersQuery>) {

@@ -1,18 +1,9 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Tx } from '@/db/client';
 import { teamMemberships, teams, users, type TeamRow, type UserRow } from '@/db/schema';
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
-
-export async function activeMembership(tx: Tx, userId: string) {
-  const [row] = await tx
-    .select({ m: teamMemberships, t: teams })
-    .from(teamMemberships)
-    .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
-    .where(and(eq(teamMemberships.userId, userId), eq(teamMemberships.status, 'active')))
-    .limit(1);
-  return row ?? null;
-}
+// The query itself is in db/queries so that areas below teams ask the same one.
+export { activeMembership } from '@/db/queries/memberships';
 
 export async function activeMemberCount(tx: Tx, teamId: string, exceptUserId?: string) {
   const [row] = await tx

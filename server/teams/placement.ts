@@ -1,9 +1,7 @@
 import { and, desc, eq, ne } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Tx } from '@/db/client';
 import { teamMemberships, teams, users } from '@/db/schema';
 import { activeMembership, createOwnTeam, joinTeam } from './membership';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 /**
  * Where a user goes when they lose their team: another active team if they have one, else

@@ -1,10 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Tx } from '@/db/client';
 import { teamMemberships, type UserRow } from '@/db/schema';
 import { badRequest } from '@/server/http/errors';
 import { ownedTeamWithOthers } from './membership';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 /**
  * Before a user who owns a team with other active members moves: `newOwnerId` (an active

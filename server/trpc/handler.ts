@@ -1,6 +1,6 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { sharedDatabase } from '@/db/client';
-import { errorResponse, toResponse } from '@/server/http/kernel';
+import { errorResponse, toResponse } from '@/server/http/reply';
 import { withApiHeaders } from '@/server/http/response-headers';
 import { logger } from '@/server/logger';
 import { appRouter } from './app-router';

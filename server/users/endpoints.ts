@@ -1,15 +1,24 @@
-import { z } from 'zod';
 import { OkResponse } from '@/server/access/contracts';
 import { defineEndpoint, reply } from '@/server/http/endpoint';
-import { ProvisionUserBody, ProvisionUserResponse, UpdateProfileBody, UserEnvelope, UserIdParams } from './contracts';
-import { PutSchedulingBody, SchedulingResponse } from './contracts-scheduling';
+import { UserEnvelope, UserIdParams } from '@/server/user-record/contracts';
+import { presentUser } from '@/server/user-record/present';
+import { visibleUser } from '@/server/user-record/access';
+import {
+  DeletedUserResponse,
+  DeprovisionBody,
+  DeprovisionResponse,
+  ListUsersQuery,
+  ListUsersResponse,
+  ProvisionUserBody,
+  ProvisionUserResponse,
+  UpdateUserBody,
+} from './contracts';
+import { MarkOnboardedBody, UpdateProfileBody } from './profile-contracts';
+import { PutSchedulingBody, SchedulingResponse } from './scheduling-contracts';
 import { getProfile, markOnboarded, updateProfile } from './profile';
 import { provisionUser } from './provision';
-import { presentUser } from './present';
 import { getScheduling, putScheduling } from './scheduling';
-import { visibleUser } from './visibility';
-import { deleteUser, deprovisionUser, listUsers, updateUser } from './admin';
-import { DeletedUserResponse, DeprovisionBody, DeprovisionResponse, ListUsersQuery, ListUsersResponse, UpdateUserBody } from './admin-contracts';
+import { deleteUser, deprovisionUser, listUsers, updateUser } from './service';
 
 const tags = ['Users'];
 
@@ -141,7 +150,7 @@ export const userEndpoints = [
     tags: ['Profile'],
     auth: 'user',
     onboardingExempt: true,
-    body: z.object({}).optional(),
+    body: MarkOnboardedBody,
     response: OkResponse,
     errors: [400],
     handle: ({ db, actor }) => markOnboarded(db, actor),

@@ -1,16 +1,16 @@
 import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
-import { identifiers, organizations, teamMemberships, teams, users, type UserRow } from '@/db/schema';
-import { releaseUnprovenClaims } from '@/server/identifiers/unproven-claims';
-import { findUserByVerifiedEmail, normalizeEmail } from '@/server/identifiers/verified-email';
+import { organizations, teamMemberships, teams, users } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { forbidden, notFound } from '@/server/http/errors';
-import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
-import type { ProvisionUserBody } from './contracts';
-import { presentUser } from './present';
+import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 import { autoJoinOrganization, verifyingOrganization } from '@/server/organizations/domains';
 import { vouchesFor } from '@/server/organizations/vouching';
+import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
+import { createUserWithEmail } from '@/server/user-record/create';
+import { presentUser } from '@/server/user-record/present';
+import type { ProvisionUserBody } from './contracts';
 
 const HEX24 = /^[0-9a-f]{24}$/;
 
@@ -113,31 +113,4 @@ async function retryOnUniqueViolation<T>(fn: () => Promise<T>): Promise<T> {
     if ((e as { code?: string }).code === '23505' || (e as { cause?: { code?: string } }).cause?.code === '23505') return fn();
     throw e;
   }
-}
-
-/**
- * A new user and their primary, verified email identifier. Callers have found no verified
- * holder of the address; unproven claims on it are released first (409 if one cannot be).
- */
-export async function createUserWithEmail(
-  tx: Parameters<Parameters<Db['transaction']>[0]>[0],
-  input: { id?: string; accountId: string; email: string; firstName?: string; lastName?: string; organizationId: string | null },
-): Promise<UserRow> {
-  const email = normalizeEmail(input.email);
-  await releaseUnprovenClaims(tx, input.accountId, email);
-  const [user] = await tx
-    .insert(users)
-    .values({
-      ...(input.id ? { id: input.id } : {}),
-      accountId: input.accountId,
-      email,
-      firstName: input.firstName ?? '',
-      lastName: input.lastName ?? '',
-      name: [input.firstName, input.lastName].filter(Boolean).join(' ') || null,
-      organizationId: input.organizationId,
-      organizationRole: 'member',
-    })
-    .returning();
-  await tx.insert(identifiers).values({ accountId: input.accountId, userId: user.id, type: 'email', value: email, verified: true, primary: true });
-  return user;
 }

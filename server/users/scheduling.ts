@@ -3,8 +3,8 @@ import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { users, type UserRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
-import { DAYS, SchedulingPreferences, type PutSchedulingBody } from './contracts-scheduling';
-import { visibleUser } from './visibility';
+import { DAYS, SchedulingPreferences, type PutSchedulingBody } from './scheduling-contracts';
+import { visibleUser } from '@/server/user-record/access';
 
 const DEFAULT_HOURS = Object.fromEntries(
   DAYS.map((d) => [d, ['SA', 'SU'].includes(d) ? [] : [{ start: '09:00', end: '17:00' }]]),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SchedulingResponse } from '@/server/users/contracts-scheduling';
+import { SchedulingResponse } from '@/server/users/scheduling-contracts';
 import { call, newAccount, newUser, uniqueEmail } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
 

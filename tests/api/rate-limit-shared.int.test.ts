@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
 import { setRateLimits } from '@/server/accounts/service';
+import { credentials } from '@/server/credentials';
 import { endpoints } from '@/server/endpoints';
-import { createApiCore, createKernelDeps } from '@/server/http/kernel';
+import { createApiCore } from '@/server/http/kernel';
+import { createKernelDeps } from '@/server/http/kernel-deps';
 import { createNodeServer } from '@/server/http/node-server';
 import { call, newAccount } from '../helpers/client';
 import { useTestServer, type TestServer } from '../helpers/server';
@@ -15,7 +17,7 @@ afterAll(async () => {
 
 /** A second app instance over the same database, as when Steward runs on several machines. */
 async function secondInstance(): Promise<TestServer> {
-  const kernel = createKernelDeps(app().database);
+  const kernel = createKernelDeps(app().database, credentials);
   const server = createNodeServer(createApiCore(endpoints, kernel));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   extra.push(() => new Promise<void>((r) => server.close(() => r())));

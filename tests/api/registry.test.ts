@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endpoints } from '@/server/endpoints';
 import { buildOpenApi } from '@/server/http/openapi';
-import { NEXT_OWNED_API } from '@/server/http/node-server';
+import { OUTSIDE_REGISTRY } from '@/server/http/node-server';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -39,8 +39,8 @@ describe('route files and the registry', () => {
   it('every route file is served by the registry, or is one Next owns (tRPC, Inngest, auth)', () => {
     const registered = new Set(endpoints.map((e) => e.path));
     for (const f of files) {
-      const nextOwned = NEXT_OWNED_API.some((p) => f.urlPath === p || f.urlPath.startsWith(p + '/'));
-      if (nextOwned) continue;
+      const ownRoute = OUTSIDE_REGISTRY.some((p) => f.urlPath === p || f.urlPath.startsWith(p + '/'));
+      if (ownRoute) continue;
       expect(registered.has(f.apiPath), `${f.file} exports a handler missing from the registry`).toBe(true);
     }
   });

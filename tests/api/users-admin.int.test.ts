@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { organizations, users } from '@/db/schema';
-import { ListUsersResponse } from '@/server/users/admin-contracts';
+import { ListUsersResponse } from '@/server/users/contracts';
 import { call, newAccount, newUser, uniqueEmail, userKey } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
 

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { users } from '@/db/schema';
-import { ProvisionUserResponse, UserEnvelope } from '@/server/users/contracts';
+import { UserEnvelope } from '@/server/user-record/contracts';
+import { ProvisionUserResponse } from '@/server/users/contracts';
 import { call, newAccount, newUser, uniqueEmail, userKey } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
 

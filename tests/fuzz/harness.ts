@@ -5,7 +5,7 @@ import type { AnyEndpoint } from '@/server/http/endpoint';
 import { setHostedDomain } from '@/server/hosted/accounts';
 import { createServiceKey } from '@/server/prompts/service-keys';
 import { recordTrace } from '@/server/prompts/traces';
-import { ScimUserBody } from '@/server/scim/users';
+import { ScimUserBody } from '@/server/scim/contracts';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
 import type { TestServer } from '../helpers/server';
 import { samplePrompt } from '../prompts/helpers';

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { createAccount } from '@/server/accounts/service';
 import { accountForHost, setHostedDomain } from '@/server/hosted/accounts';
-import { spCredentials } from '@/server/sign-in/sp-credentials';
+import { spCredentials } from '@/server/hosted/sp-credentials';
 import { admin } from '../helpers/admin-cli';
 import { hosted } from '../helpers/hosted';
 import { useTestServer } from '../helpers/server';

@@ -10,7 +10,7 @@ import { setHostedDomain } from '@/server/hosted/accounts';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { masterKeyFile } from '@/server/secrets/master-key';
 import { sessionSecret, sessionSetCookie } from '@/server/sign-in/session';
-import { spCredentials } from '@/server/sign-in/sp-credentials';
+import { spCredentials } from '@/server/hosted/sp-credentials';
 import { users } from '@/db/schema';
 import { eq } from 'drizzle-orm';
 import { call, newAccount, newUser, userKey } from '../helpers/client';

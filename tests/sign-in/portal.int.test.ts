@@ -60,7 +60,21 @@ describe('hosted app sign-in and routers', () => {
     const minted = await asAdmin.organizations.mintScimToken({ orgId: s.org.id });
     expect(minted.endpoint).toBe(`https://${s.host}/api/scim/v2`);
 
+    // Pages ask the services what the session may do instead of re-deriving it from roles.
+    expect(await asAdmin.organizations.permissions({ orgId: s.org.id })).toEqual({ canAdmin: true });
+    expect(await asMember.organizations.permissions({ orgId: s.org.id })).toEqual({ canAdmin: false });
+    const adminTeam = (await asAdmin.auth.me())!.teams[0];
+    const memberTeam = (await asMember.auth.me())!.teams[0];
+    expect(await asMember.teams.permissions({ teamId: memberTeam.id })).toEqual({ canAdmin: true, isOwner: true });
+    expect(await asAdmin.teams.permissions({ teamId: memberTeam.id })).toEqual({ canAdmin: true, isOwner: false });
+    expect(await codeOf(asMember.teams.permissions({ teamId: adminTeam.id }))).toBe('NOT_FOUND:not_found');
+
+    // setRole is PATCH /users/{userId}'s rule: a member changes no one, and the user must be in the organization named.
     const staff = await s.userByEmail(`staff@${s.domain}`);
+    const boss = await s.userByEmail(`boss@${s.domain}`);
+    expect(await codeOf(asMember.organizations.setRole({ orgId: s.org.id, userId: boss!.id, role: 'member' }))).toBe('NOT_FOUND:not_found');
+    const elsewhere = await samlOrganization(app());
+    expect(await codeOf(asAdmin.organizations.setRole({ orgId: elsewhere.org.id, userId: staff!.id, role: 'admin' }))).toBe('NOT_FOUND:not_found');
     await asAdmin.organizations.setRole({ orgId: s.org.id, userId: staff!.id, role: 'admin' });
     expect((await s.userByEmail(`staff@${s.domain}`))?.organizationRole).toBe('admin');
     expect(await (await caller(s.host)).auth.me()).toBeNull();

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, verify, X509Certificate } from 'node:crypto';
-import { spCredentials } from '@/server/sign-in/sp-credentials';
+import { spCredentials } from '@/server/hosted/sp-credentials';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { samlRequests } from '@/db/schema';

@@ -18,7 +18,8 @@ export default async function OrganizationSettings({ params, searchParams }: { p
   const page = pageParam((await searchParams).membersPage);
   const { api, me, ctx } = await requireSignedIn(`/organizations/${orgId}`);
   const { organization } = await readOrNotFound(api.organizations.get({ orgId }));
-  const isAdmin = me.organization?.id === orgId && me.organization.role === 'admin';
+  // The services decide what this session may do; the page only shows it.
+  const { canAdmin: isAdmin } = await readOrNotFound(api.organizations.permissions({ orgId }));
   const { members, total } = await api.organizations.members({ orgId, query: { page, perPage: PER_PAGE } });
   const [domains, sso] = isAdmin ? await Promise.all([api.organizations.domains({ orgId }), api.organizations.sso({ orgId })]) : [null, null];
   return (

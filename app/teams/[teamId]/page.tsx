@@ -15,8 +15,8 @@ export default async function TeamSettings({ params, searchParams }: { params: P
   const page = pageParam((await searchParams).membersPage);
   const { api, me } = await requireSignedIn(`/teams/${teamId}`);
   const { team } = await readOrNotFound(api.teams.get({ teamId }));
-  const mine = me.teams.find((t) => t.id === teamId);
-  const canAdmin = mine?.role === 'admin' || mine?.role === 'owner' || (me.organization?.role === 'admin' && me.organization.id === team.organization);
+  // The services decide what this session may do; the page only shows it.
+  const { canAdmin, isOwner } = await readOrNotFound(api.teams.permissions({ teamId }));
   const { members, total } = await readOrNotFound(api.teams.members({ teamId, query: { page, perPage: PER_PAGE } }));
   // Invitations are listed once, on the first page.
   const invited = page === 1 ? (await api.teams.members({ teamId, query: { page: 1, perPage: 100, status: 'invited' } })).members : [];
@@ -27,7 +27,7 @@ export default async function TeamSettings({ params, searchParams }: { params: P
       {!canAdmin && <p>Only team admins can change these settings.</p>}
       <Section id="team-members" title="Members, roles and invitations">
         {canAdmin ? (
-          <TeamMembersPanel teamId={teamId} members={all} isOwner={mine?.role === 'owner'} />
+          <TeamMembersPanel teamId={teamId} members={all} isOwner={isOwner} />
         ) : (
           <ul>
             {all.map((m) => (

@@ -3,7 +3,7 @@ import { consumeStartRequest } from '@/server/sign-in/link-limit';
 import { portalSummary } from '@/server/sign-in/whoami';
 import { signInRoute } from '@/server/sign-in/sign-in-method';
 import { startSamlSignIn } from '@/server/sign-in/saml-start';
-import { Email } from '@/server/users/contracts';
+import { Email } from '@/server/user-record/contracts';
 import { publicProcedure, router } from '../init';
 
 export const authRouter = router({

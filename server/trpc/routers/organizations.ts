@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import { spValues } from '@/server/hosted/saml-metadata';
-import { AddMemberBody, ListMembersQuery, UpdateOrganizationBody } from '@/server/organizations/contracts';
-import { addDomain, AddDomainBody, listDomains, updateDomain, UpdateDomainBody, verifyDomain } from '@/server/organizations/domains';
-import { acceptInvitation, declineInvitation, InvitationParams, listMyInvitations } from '@/server/organizations/invitations';
+import { organizationPermissions } from '@/server/organizations/access';
+import { AddMemberBody, InvitationParams, ListMembersQuery, UpdateOrganizationBody } from '@/server/organizations/contracts';
+import { addDomain, listDomains, updateDomain, verifyDomain } from '@/server/organizations/domains';
+import { AddDomainBody, UpdateDomainBody } from '@/server/organizations/domains-contracts';
+import { acceptInvitation, declineInvitation, listMyInvitations } from '@/server/organizations/invitations';
 import { addMember, removeMember } from '@/server/organizations/members';
 import { getOrganization, listMembers, updateOrganization } from '@/server/organizations/service';
-import { deleteSso, putSso, SsoBody } from '@/server/organizations/sso';
+import { deleteSso, putSso } from '@/server/organizations/sso';
+import { SsoBody } from '@/server/organizations/sso-contracts';
 import { mintScimToken } from '@/server/scim/token';
-import { updateUser } from '@/server/users/admin';
+import { UpdateUserBody } from '@/server/users/contracts';
+import { setOrganizationRole } from '@/server/users/service';
 import { router, userProcedure } from '../init';
 
 const Org = z.object({ orgId: z.string().min(1) });
@@ -15,17 +19,16 @@ const Org = z.object({ orgId: z.string().min(1) });
 /** Organization settings in the hosted app: the same services (and rules) as /organizations/{orgId}/... */
 export const organizationsRouter = router({
   get: userProcedure.input(Org).query(({ ctx, input }) => getOrganization(ctx.db, ctx.actor, input.orgId)),
+  /** What the session may do here, by the services' own rule (the page shows admin panels from it). */
+  permissions: userProcedure.input(Org).query(({ ctx, input }) => organizationPermissions(ctx.db, ctx.actor, input.orgId)),
   update: userProcedure.input(Org.extend({ patch: UpdateOrganizationBody })).mutation(({ ctx, input }) => updateOrganization(ctx.db, ctx.actor, input.orgId, input.patch)),
 
   members: userProcedure.input(Org.extend({ query: ListMembersQuery.prefault({}) })).query(({ ctx, input }) => listMembers(ctx.db, ctx.actor, input.orgId, input.query)),
   addMember: userProcedure.input(Org.extend({ member: AddMemberBody })).mutation(({ ctx, input }) => addMember(ctx.db, ctx.actor, input.orgId, input.member)),
   removeMember: userProcedure.input(Org.extend({ userId: z.string().min(1) })).mutation(({ ctx, input }) => removeMember(ctx.db, ctx.actor, input.orgId, input.userId)),
   setRole: userProcedure
-    .input(Org.extend({ userId: z.string().min(1), role: z.enum(['admin', 'member', 'guest']) }))
-    .mutation(async ({ ctx, input }) => {
-      await getOrganization(ctx.db, ctx.actor, input.orgId);
-      return updateUser(ctx.db, ctx.actor, input.userId, { organizationRole: input.role });
-    }),
+    .input(Org.extend({ userId: z.string().min(1), role: UpdateUserBody.shape.organizationRole.unwrap() }))
+    .mutation(({ ctx, input }) => setOrganizationRole(ctx.db, ctx.actor, input.orgId, input.userId, input.role)),
 
   domains: userProcedure.input(Org).query(({ ctx, input }) => listDomains(ctx.db, ctx.actor, input.orgId)),
   addDomain: userProcedure.input(Org.extend({ domain: AddDomainBody })).mutation(({ ctx, input }) => addDomain(ctx.db, ctx.actor, input.orgId, input.domain)),

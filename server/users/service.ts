@@ -1,19 +1,19 @@
 import { and, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
-import { assistants, identifiers, organizations, rosterEntries, teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { assistants, organizations, rosterEntries, teamMemberships, teams, users, type UserRow } from '@/db/schema';
 import { findUserByVerifiedEmail } from '@/server/access/verified-email';
-import { visibleToUser } from '@/server/assistants/visibility';
+import { visibleToUser } from '@/server/assistants/access';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { conflict, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import { activeMemberCount } from '@/server/teams/membership';
-import type { DeprovisionBody, ListUsersQuery, UpdateUserBody } from './admin-contracts';
-import { presentUser } from './present';
-import { assertNotOnlyOrgAdmin, assertOwnsNoSharedTeam } from './refusals';
-
+import { assertNotOnlyOrgAdmin } from '@/server/organizations/refusals';
+import { assertOwnsNoSharedTeam } from '@/server/teams/refusals';
+import { presentUser } from '@/server/user-record/present';
+import type { DeprovisionBody, ListUsersQuery, UpdateUserBody } from './contracts';
 
 /** Account-wide callers list every user; organization keys and admins their organization's; a user only themself. */
 export async function listUsers(db: Db, actor: Actor, q: z.infer<typeof ListUsersQuery>) {
@@ -45,7 +45,7 @@ export async function listUsers(db: Db, actor: Actor, q: z.infer<typeof ListUser
  * organization keys and admins only their organization's users (403 for others, as the
  * spec states); anyone else gets 404 for users they cannot see and 403 for themself.
  */
-async function administrableUser(db: Db, actor: Actor, userId: string): Promise<UserRow> {
+async function administrableUser(db: Tx, actor: Actor, userId: string): Promise<UserRow> {
   const [user] = await db
     .select()
     .from(users)
@@ -67,7 +67,7 @@ async function administrableUser(db: Db, actor: Actor, userId: string): Promise<
 
 export async function updateUser(db: Db, actor: Actor, userId: string, input: z.infer<typeof UpdateUserBody>) {
   const updated = await db.transaction(async (tx) => {
-    const user = await administrableUser(tx as unknown as Db, actor, userId);
+    const user = await administrableUser(tx, actor, userId);
     const org = administeredOrganization(actor);
     if (input.organization !== undefined && input.organization !== null) {
       if (org && input.organization !== org) throw forbidden('An organization admin can only place users in their own organization');
@@ -86,18 +86,33 @@ export async function updateUser(db: Db, actor: Actor, userId: string, input: z.
     }
     const { avatar, organization, timezone, assistantEmail, ...rest } = input;
     const primaryAssistantId = assistantEmail === undefined ? undefined : assistantEmail === null ? null : await hireByEmail(tx, user, assistantEmail);
+    // Moving to another organization makes the user a plain member unless a role is sent; leaving all organizations, a member.
+    const organizationRole = organization === undefined ? rest.organizationRole : organization ? (rest.organizationRole ?? (leavingOrg ? 'member' : user.organizationRole)) : 'member';
     const set = changedFields({
       ...rest,
-      ...(avatar !== undefined ? { avatarUrl: avatar } : {}),
-      ...(timezone !== undefined ? { timezone, timezoneSetAt: new Date() } : {}),
-      ...(primaryAssistantId !== undefined ? { primaryAssistantId } : {}),
-      ...(organization !== undefined ? { organizationId: organization, organizationRole: organization ? (input.organizationRole ?? (leavingOrg ? 'member' : user.organizationRole)) : 'member' } : {}),
+      avatarUrl: avatar,
+      timezone,
+      timezoneSetAt: timezone === undefined ? undefined : new Date(),
+      primaryAssistantId,
+      organizationId: organization,
+      organizationRole,
     });
     if (!set) return user;
     const [u] = await tx.update(users).set(set).where(eq(users.id, user.id)).returning();
     return u;
   });
   return { ok: true as const, user: await presentUser(db, updated, { withIdentifiers: true }) };
+}
+
+/**
+ * A member's organization role, as the hosted app's members page sets it. The rule is
+ * PATCH /users/{userId}'s (administrableUser, inside updateUser); the page names the
+ * organization too, and a user outside it is 404.
+ */
+export async function setOrganizationRole(db: Db, actor: Actor, orgId: string, userId: string, role: NonNullable<z.infer<typeof UpdateUserBody>['organizationRole']>) {
+  const user = await administrableUser(db, actor, userId);
+  if (user.organizationId !== orgId) throw notFound('User');
+  return updateUser(db, actor, userId, { organizationRole: role });
 }
 
 /** `assistantEmail` names an assistant the user may see: it is hired (when needed) and becomes primary. */
@@ -114,13 +129,13 @@ export async function deleteUser(db: Db, actor: Actor, userId: string) {
   await db.transaction(async (tx) => {
     await assertNotOnlyOrgAdmin(tx, user);
     await assertOwnsNoSharedTeam(tx, user);
-    await removeUser(tx as unknown as Db, user);
+    await removeUser(tx, user);
   });
   return { ok: true as const, user: { id: user.id, deleted: true as const, message: 'User deleted with their identifiers, memberships and data' } };
 }
 
 /** Deletes the user; their identifiers, memberships, keys and owned data go with them (cascades), and emptied teams are archived. */
-export async function removeUser(db: Db, user: UserRow) {
+export async function removeUser(db: Tx, user: UserRow) {
   const memberships = await db.select({ teamId: teamMemberships.teamId }).from(teamMemberships).where(eq(teamMemberships.userId, user.id));
   await db.execute(sql`DELETE FROM api_keys WHERE user_id = ${user.id}`);
   await db.delete(users).where(eq(users.id, user.id));
@@ -156,7 +171,7 @@ export async function deprovisionUser(db: Db, actor: Actor, input: z.infer<typeo
     if ((await activeMemberCount(tx, team.id)) === 0) await tx.update(teams).set({ status: 'archived' }).where(eq(teams.id, team.id));
     const [{ left }] = await tx.select({ left: count() }).from(teamMemberships).where(eq(teamMemberships.userId, user.id));
     if (left === 0) {
-      await removeUser(tx as unknown as Db, user);
+      await removeUser(tx, user);
       return { ok: true as const, deleted: removed.length > 0, userDeleted: true, userId: user.id, message: 'User removed from the team and deleted' };
     }
     return {

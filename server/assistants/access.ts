@@ -1,10 +1,8 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Tx } from '@/db/client';
 import { assistants, teamMemberships, type AssistantRow, type UserRow } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
 import { notFound } from '@/server/http/errors';
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 /** Whether a user may see and hire an assistant: its scope decides (account, their organization, a team they are active in, themself). */
 export async function visibleToUser(tx: Tx, user: UserRow, a: AssistantRow): Promise<boolean> {

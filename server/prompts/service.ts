@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { and, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
+import { changedFields } from '@/db/partial-update';
 import { promptBlocks, promptVersions, prompts, type PromptRow } from '@/db/schema';
 import { newId } from '@/db/schema/columns';
 import { AppError, conflict, notFound } from '@/server/http/errors';
@@ -172,20 +173,22 @@ export async function updatePrompt(db: Db, tenantId: string, promptName: string,
     const [u] = await tx
       .update(prompts)
       .set({
-        ...(input.category !== undefined ? { category: input.category } : {}),
-        ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
-        ...(input.multiStep !== undefined ? { multiStep: input.multiStep } : {}),
-        ...(input.modelSampling !== undefined ? { modelSampling: input.modelSampling } : {}),
-        ...(input.scenarios !== undefined ? { scenarios: input.scenarios } : {}),
-        ...(input.skillset !== undefined ? { skillset: input.skillset } : {}),
-        ...(input.allowedActions !== undefined ? { allowedActions: input.allowedActions } : {}),
-        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-        ...(input.systemChunks ? { systemChunks: withOrder(withIds(input.systemChunks, p.systemChunks)) } : {}),
-        ...(input.userChunks ? { userChunks: withOrder(withIds(input.userChunks, p.userChunks)) } : {}),
-        ...(input.toolDefs ? { toolDefs: withIds(input.toolDefs, p.toolDefs) } : {}),
-        ...(input.variables ? { variables: withIds(input.variables, p.variables) } : {}),
-        ...(input.models ? { models: withIds(input.models, p.models) } : {}),
+        ...changedFields({
+          category: input.category,
+          description: input.description,
+          enabled: input.enabled,
+          multiStep: input.multiStep,
+          modelSampling: input.modelSampling,
+          scenarios: input.scenarios,
+          skillset: input.skillset,
+          allowedActions: input.allowedActions,
+          metadata: input.metadata,
+          systemChunks: input.systemChunks ? withOrder(withIds(input.systemChunks, p.systemChunks)) : undefined,
+          userChunks: input.userChunks ? withOrder(withIds(input.userChunks, p.userChunks)) : undefined,
+          toolDefs: input.toolDefs ? withIds(input.toolDefs, p.toolDefs) : undefined,
+          variables: input.variables ? withIds(input.variables, p.variables) : undefined,
+          models: input.models ? withIds(input.models, p.models) : undefined,
+        }),
         revision,
         etag: etagFor(revision),
         hasUnpublishedChanges: true,

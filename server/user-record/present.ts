@@ -1,6 +1,7 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { identifiers, teamMemberships, teams, type IdentifierRow, type UserRow } from '@/db/schema';
+import { activeMembership } from '@/db/queries/memberships';
+import { identifiers, type IdentifierRow, type UserRow } from '@/db/schema';
 import type { UserResponse } from './contracts';
 import { deepMerge, defaultPreferences } from './defaults';
 
@@ -26,12 +27,7 @@ export const toPublicIdentifier = (i: IdentifierRow) => ({
 
 /** The public shape of a user: their active team, and identifiers when asked. */
 export async function presentUser(db: Db, user: UserRow, opts: { withIdentifiers?: boolean } = {}): Promise<UserResponse> {
-  const [membership] = await db
-    .select({ m: teamMemberships, t: teams })
-    .from(teamMemberships)
-    .innerJoin(teams, eq(teams.id, teamMemberships.teamId))
-    .where(and(eq(teamMemberships.userId, user.id), eq(teamMemberships.status, 'active')))
-    .limit(1);
+  const membership = await activeMembership(db, user.id);
   const view: UserResponse = {
     id: user.id,
     account: user.accountId,

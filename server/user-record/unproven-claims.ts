@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { identifiers, users } from '@/db/schema';
 import { conflict } from '@/server/http/errors';
-import { normalizeEmail } from './verified-email';
+import { normalizeEmail } from '@/server/access/verified-email';
 
 /**
  * Makes an address free for the person who is about to get it as a verified email (a new

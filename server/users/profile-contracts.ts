@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { BrowserUrl } from '@/server/http/browser-url';
+import { ChannelPrefs, UserPreferences } from '@/server/user-record/contracts';
+
+const Timezone = z.string().refine(isTimezone, 'must be an IANA time zone such as Europe/Paris');
+
+export function isTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const DeepPartialPreferences = z.object({
+  reminders: z
+    .object({
+      level: UserPreferences.shape.reminders.shape.level.optional(),
+      smartReminders: z.boolean().optional(),
+      recipient: UserPreferences.shape.reminders.shape.recipient.partial().optional(),
+    })
+    .optional(),
+  calendars: UserPreferences.shape.calendars.partial().optional(),
+  email: ChannelPrefs.partial().optional(),
+  slack: ChannelPrefs.partial().optional(),
+  teams: ChannelPrefs.partial().optional(),
+  desktop: ChannelPrefs.partial().optional(),
+  checkInAfter: z.number().min(0).optional(),
+});
+
+export const UpdateProfileBody = z.object({
+  name: z.string().trim().max(200).nullable().optional(),
+  firstName: z.string().trim().max(200).optional(),
+  lastName: z.string().trim().max(200).optional(),
+  avatar: BrowserUrl.nullable().optional(),
+  timezone: Timezone.optional(),
+  locale: z.string().trim().min(2).max(35).optional(),
+  country: z.string().trim().length(2).toUpperCase().nullable().optional(),
+  city: z.string().trim().max(200).optional(),
+  username: z.string().trim().max(100).nullable().optional(),
+  assistantName: z.string().trim().max(200).nullable().optional(),
+  preferences: DeepPartialPreferences.optional(),
+  preferredProviders: z.record(z.string(), z.unknown()).optional(),
+  preferredContactChannel: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Marking onboarded takes no fields; an empty object or no body at all. */
+export const MarkOnboardedBody = z.object({}).optional();
