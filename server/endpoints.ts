@@ -15,6 +15,7 @@ import { channelEndpoints } from '@/server/channels/endpoints';
 import { scimEndpoints } from '@/server/scim/endpoints';
 import { samlEndpoints } from '@/server/hosted/saml-metadata';
 import { signInEndpoints } from '@/server/sign-in/endpoints';
+import { taskEndpoints } from '@/server/tasks/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -36,4 +37,5 @@ export const endpoints: AnyEndpoint[] = [
   ...memoryEndpoints,
   ...contactEndpoints,
   ...fileEndpoints,
+  ...taskEndpoints,
 ];

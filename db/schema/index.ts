@@ -17,3 +17,4 @@ export * from './mail';
 export * from './sign-in';
 export * from './invitations';
 export * from './agent';
+export * from './tasks';

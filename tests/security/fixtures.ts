@@ -166,6 +166,19 @@ const ownRevokedKey = async (s: TestServer, o: Owner) => {
 };
 const ownMemory = async (s: TestServer, o: Owner) => ({ memoryId: (await made('memory', call(s, '/memories', { key: o.userKey, body: { content: 'secret note' } }))).memory.id as string });
 
+/** A fresh task of the owner, for their assistant "Task helper" (hiring it again returns the same one). */
+const ownTask = async (s: TestServer, o: Owner) => {
+  const a = await made('assistant', call(s, `/users/${o.user.id}/assistants`, { key: o.userKey, body: { name: 'Task helper' } }));
+  const t = await made('task', call(s, '/tasks', { key: o.userKey, body: { title: `Task ${rand()}`, assistant: a.assistant.id } }));
+  return { taskId: t.task.id as string };
+};
+/** mark-not-done reopens only a finished task. */
+const doneTask = async (s: TestServer, o: Owner) => {
+  const t = await ownTask(s, o);
+  await made('mark-done', call(s, `/tasks/${t.taskId}/mark-done`, { key: o.userKey, method: 'POST' }));
+  return t;
+};
+
 /** Keyed by path template; each method at that path may refine it. Each area adds its own entries. */
 export const fixtures: Record<string, Fixture> = {
   '/assistants/{assistantId}': {
@@ -212,6 +225,13 @@ export const fixtures: Record<string, Fixture> = {
   '/contacts/{contactId}': { ownership: 'user', create: ownedContact, methods: { PUT: { body: () => ({ name: 'Changed' }) }, DELETE: { spends: true } } },
   '/contacts/{contactId}/merge': { ownership: 'user', create: twoContacts, methods: { POST: { body: (m) => ({ mergeContactId: m.otherContactId }), spends: true } } },
   '/memories/{memoryId}': { ownership: 'user', create: ownMemory, methods: { PUT: { body: () => ({ content: 'overwritten' }) }, DELETE: { spends: true } } },
+  '/tasks/{taskId}': { ownership: 'user', create: ownTask, methods: { PUT: { body: () => ({ modelTier: 'high' }) }, DELETE: { spends: true } } },
+  '/tasks/{taskId}/process': { ownership: 'user', create: ownTask, methods: { POST: { body: () => ({ message: 'Please go on' }), spends: true } } },
+  '/tasks/{taskId}/stop': { ownership: 'user', create: ownTask, methods: { POST: { spends: true } } },
+  '/tasks/{taskId}/mark-done': { ownership: 'user', create: ownTask },
+  '/tasks/{taskId}/mark-not-done': { ownership: 'user', create: doneTask, methods: { POST: { spends: true } } },
+  '/tasks/{taskId}/feedback': { ownership: 'user', create: ownTask, methods: { POST: { body: () => ({ status: 'like' }) } } },
+  '/tasks/{taskId}/activities': { ownership: 'user', create: ownTask },
   '/users/{userId}': {
     ownership: 'user',
     create: ownUser,

@@ -1,0 +1,167 @@
+import { type AnyPgColumn, boolean, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { accounts } from './accounts';
+import { modelTiers } from './agent';
+import { createdAt, idColumn, ts, updatedAt } from './columns';
+import { users } from './users';
+
+/** Every task status of spec document 2 ("Task statuses"); which moves reach which is server/tasks/transitions.ts. */
+export const taskStatuses = [
+  'pending',
+  'executing',
+  'awaiting_user_input',
+  'awaiting_non_user_response',
+  'alarm_set',
+  'subtasks_running',
+  'scheduled',
+  'on_hold',
+  'paused',
+  'message_received',
+  'conversation',
+  'deferred_access',
+  'failed_access',
+  'credits_blocked',
+  'completed',
+  'done_user_marked',
+  'handled_by_other',
+  'error',
+  'abandoned',
+  'archived',
+] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+
+export const alarmStatuses = ['set', 'fired', 'cancelled'] as const;
+export const approvalModes = ['auto', 'time-boxed', 'manual'] as const;
+export const planItemStatuses = ['pending', 'done', 'skipped', 'blocked'] as const;
+export type PlanItem = { title: string; status: (typeof planItemStatuses)[number] };
+export type WaitingOnContact = { email: string | null; name: string | null; contactId: string | null };
+
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: idColumn(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    /** The owner: the user the task works for. */
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The assistant working on it (on the owner's roster when created). Not a foreign key: released assistants hand their open tasks on first (assistants/open-tasks.ts). */
+    assistantId: text('assistant_id').notNull(),
+    /** Subtasks go with their parent. */
+    parentTaskId: text('parent_task_id').references((): AnyPgColumn => tasks.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    description: text('description').notNull().default(''),
+    status: text('status', { enum: taskStatuses }).notNull().default('pending'),
+    /** Resolved at creation (own, organization default, medium); fixed once a run has started. */
+    modelTier: text('model_tier', { enum: modelTiers }).notNull(),
+    createdBy: text('created_by', { enum: ['user', 'agent'] }).notNull().default('user'),
+    /** For tasks the agent proposes and holds for the user (approve/decline); null for the user's own. */
+    proposalStatus: text('proposal_status', { enum: ['pending_user_approval', 'approved', 'declined'] }),
+    /** The task's own approval mode (PUT); null follows the user's autonomy settings. */
+    approvalMode: text('approval_mode', { enum: approvalModes }),
+    summary: text('summary'),
+    plan: jsonb('plan').$type<PlanItem[]>().notNull().default([]),
+    waitingOnContacts: jsonb('waiting_on_contacts').$type<WaitingOnContact[]>().notNull().default([]),
+    alarmWakeAt: ts('alarm_wake_at'),
+    alarmHeadline: text('alarm_headline'),
+    alarmStatus: text('alarm_status', { enum: alarmStatuses }),
+    readyForReview: boolean('ready_for_review').notNull().default(false),
+    /** The assistant that took the thread, when status is handled_by_other. */
+    handledByAssistantId: text('handled_by_assistant_id'),
+    scheduledFor: ts('scheduled_for'),
+    completedAt: ts('completed_at'),
+    feedback: text('feedback', { enum: ['like', 'dislike'] }),
+    skills: jsonb('skills').$type<string[]>().notNull().default([]),
+    /** Emails of people who follow the task. */
+    followers: jsonb('followers').$type<string[]>().notNull().default([]),
+    /** The email the task acts for (default the owner's). */
+    onBehalfOf: text('on_behalf_of').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    // A page of one user's tasks, newest first (id breaks ties so pages never overlap).
+    index('tasks_user_created').on(t.userId, t.createdAt.desc(), t.id.desc()),
+    index('tasks_account_created').on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    index('tasks_parent').on(t.parentTaskId),
+    index('tasks_assistant_status').on(t.assistantId, t.status),
+    // What the runtime wakes: set alarms and scheduled starts, by time.
+    index('tasks_alarm_due').on(t.alarmWakeAt).where(sql`${t.alarmStatus} = 'set'`),
+    index('tasks_scheduled_due').on(t.scheduledFor).where(sql`${t.status} = 'scheduled'`),
+    // The spec's guarantee, held by the database too: these statuses never exist without an active alarm.
+    check(
+      'tasks_waiting_needs_alarm',
+      sql`${t.status} NOT IN ('awaiting_user_input', 'awaiting_non_user_response', 'subtasks_running', 'alarm_set') OR (${t.alarmStatus} = 'set' AND ${t.alarmWakeAt} IS NOT NULL)`,
+    ),
+    check('tasks_scheduled_needs_time', sql`${t.status} <> 'scheduled' OR ${t.scheduledFor} IS NOT NULL`),
+  ],
+);
+
+export type TaskRow = typeof tasks.$inferSelect;
+
+export const activityKinds = ['user', 'assistant', 'peer', 'tool'] as const;
+export const deliveryStates = ['staged', 'held', 'provider_accepted', 'unknown'] as const;
+
+/** The task conversation: messages of the user, the assistant and peers, and the assistant's tool calls. */
+export const taskActivities = pgTable(
+  'task_activities',
+  {
+    id: idColumn(),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    accountId: text('account_id').notNull(),
+    kind: text('kind', { enum: activityKinds }).notNull(),
+    content: text('content').notNull().default(''),
+    platform: text('platform'),
+    /** Outbound assistant messages only. */
+    deliveryState: text('delivery_state', { enum: deliveryStates }),
+    /** The run it belongs to (a message sent during a run goes to that run). */
+    runId: text('run_id'),
+    /** Drive files attached by the user (ids readable by the owner when attached). */
+    fileIds: jsonb('file_ids').$type<string[]>().notNull().default([]),
+    toolName: text('tool_name'),
+    toolCallId: text('tool_call_id'),
+    toolInput: jsonb('tool_input').$type<unknown>(),
+    toolOutput: jsonb('tool_output').$type<unknown>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('task_activities_task_created').on(t.taskId, t.createdAt.desc(), t.id.desc())],
+);
+
+export type TaskActivityRow = typeof taskActivities.$inferSelect;
+
+export const taskRunStatuses = ['queued', 'running', 'finished', 'failed', 'cancelled'] as const;
+
+/** Run history: one row per run of a task (its id is the executionId), with the usage the provider reported. */
+export const taskRuns = pgTable(
+  'task_runs',
+  {
+    id: idColumn(),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    accountId: text('account_id').notNull(),
+    status: text('status', { enum: taskRunStatuses }).notNull().default('queued'),
+    /** What started it: the user's process call, a scheduled start, an alarm, a reply, a wake-up. */
+    trigger: text('trigger', { enum: ['process', 'schedule', 'alarm', 'reply', 'wake'] }).notNull(),
+    modelTier: text('model_tier', { enum: modelTiers }).notNull(),
+    model: text('model'),
+    startedAt: ts('started_at'),
+    endedAt: ts('ended_at'),
+    error: text('error'),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    cacheReadTokens: integer('cache_read_tokens').notNull().default(0),
+    cacheCreationTokens: integer('cache_creation_tokens').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('task_runs_task_created').on(t.taskId, t.createdAt),
+    index('task_runs_open').on(t.taskId).where(sql`${t.status} IN ('queued', 'running')`),
+  ],
+);
+
+export type TaskRunRow = typeof taskRuns.$inferSelect;

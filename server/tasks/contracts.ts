@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { activityKinds, alarmStatuses, approvalModes, deliveryStates, modelTiers, planItemStatuses, taskStatuses } from '@/db/schema';
+import { PageQuery } from '@/server/http/pagination';
+import { PUT_STATUSES } from './transitions';
+
+/** The spec's limit on one message saved to a task. */
+export const MAX_MESSAGE_CHARS = 100_000;
+
+const Tier = z.enum(modelTiers, { message: `must be one of ${modelTiers.join(', ')}` });
+const ApprovalMode = z.enum(approvalModes, { message: `must be one of ${approvalModes.join(', ')} or null` });
+const IsoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
+const Email = z.email({ message: 'must be an email address' }).max(320);
+
+const inFuture = (v: string | undefined) => v === undefined || new Date(v).getTime() > Date.now();
+const FUTURE = 'must be in the future';
+
+export const CreateTaskBody = z
+  .object({
+    title: z.string().trim().min(1, 'is required').max(500),
+    /** An assistant on the user's roster: its id or its email. */
+    assistant: z.string().trim().min(1, 'is required').max(320),
+    description: z.string().max(MAX_MESSAGE_CHARS).optional(),
+    status: z.enum(['pending', 'scheduled'], { message: 'must be pending or scheduled' }).optional(),
+    scheduledFor: IsoDateTime.optional(),
+    modelTier: Tier.optional(),
+    skills: z.array(z.string().min(1).max(200)).max(50).optional(),
+    followers: z.array(Email).max(50).optional(),
+    onBehalfOf: Email.optional(),
+  })
+  .refine((b) => b.status !== 'scheduled' || b.scheduledFor !== undefined, { path: ['scheduledFor'], message: 'is required with status scheduled' })
+  .refine((b) => inFuture(b.scheduledFor), { path: ['scheduledFor'], message: FUTURE });
+
+export const UpdateTaskBody = z
+  .object({
+    status: z.enum(PUT_STATUSES, { message: `must be one of ${PUT_STATUSES.join(', ')}` }).optional(),
+    scheduledFor: IsoDateTime.optional(),
+    approvalMode: ApprovalMode.nullable().optional(),
+    modelTier: Tier.optional(),
+  })
+  .refine((b) => inFuture(b.scheduledFor), { path: ['scheduledFor'], message: FUTURE });
+
+export const ListTasksQuery = PageQuery.extend({
+  /** Account key without X-User-Email: only this owner's tasks. */
+  ownerEmail: z.string().trim().max(320).optional(),
+  status: z.enum(taskStatuses, { message: 'must be a task status' }).optional(),
+  assistant: z.string().max(100).optional(),
+});
+
+export const ProcessTaskBody = z.object({
+  message: z.string().max(MAX_MESSAGE_CHARS, `must be at most ${MAX_MESSAGE_CHARS} characters`).optional(),
+  files: z
+    .array(z.object({ fileId: z.string().min(1).max(100) }))
+    .max(20)
+    .optional(),
+});
+
+export const FeedbackBody = z.object({
+  status: z.enum(['like', 'dislike'], { message: 'must be like, dislike or null' }).nullable(),
+});
+
+/** The activities cursor: opaque to clients, passed back unchanged. */
+export const ListActivitiesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100, 'must be at most 100').default(50),
+  before: z
+    .string()
+    .max(200)
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be a cursor from a previous page')
+    .optional(),
+});
+
+export const TaskParams = z.object({ taskId: z.string().min(1).max(100) });
+
+const Alarm = z.object({ wakeAt: z.string(), headline: z.string().nullable(), status: z.enum(alarmStatuses) });
+
+export const TaskResponse = z.object({
+  id: z.string(),
+  type: z.literal('task'),
+  title: z.string(),
+  description: z.string(),
+  status: z.enum(taskStatuses),
+  owner: z.string(),
+  ownerId: z.string(),
+  assistant: z.string(),
+  parentTask: z.string().nullable(),
+  modelTier: Tier,
+  createdBy: z.enum(['user', 'agent']),
+  proposalStatus: z.enum(['pending_user_approval', 'approved', 'declined']).nullable(),
+  summary: z.string().nullable(),
+  plan: z.array(z.object({ title: z.string(), status: z.enum(planItemStatuses) })),
+  waitingOnContacts: z.array(z.object({ email: z.string().nullable(), name: z.string().nullable(), contactId: z.string().nullable() })),
+  alarm: Alarm.nullable(),
+  /** Null until the approvals area stages carts. */
+  pendingCart: z.null(),
+  approvalMode: ApprovalMode.nullable(),
+  handledBy: z.string().nullable(),
+  scheduledFor: z.string().nullable(),
+  completedAt: z.string().nullable(),
+  readyForReview: z.boolean(),
+  feedback: z.enum(['like', 'dislike']).nullable(),
+  skills: z.array(z.string()),
+  followers: z.array(z.string()),
+  onBehalfOf: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const ActivityResponse = z.object({
+  id: z.string(),
+  type: z.enum(['message', 'tool_call']),
+  createdAt: z.string(),
+  message: z.object({ role: z.enum(activityKinds), content: z.string(), platform: z.string().nullable() }).nullable(),
+  deliveryState: z.enum(deliveryStates).nullable(),
+  files: z.array(z.object({ fileId: z.string() })),
+  runId: z.string().nullable(),
+  toolCall: z.object({ name: z.string(), callId: z.string().nullable(), input: z.unknown(), output: z.unknown() }).nullable(),
+});
+
+const ApprovalLock = z.object({ actionType: z.string(), mode: z.string().nullable(), source: z.enum(['account', 'org', 'team']) });
+
+export const TaskEnvelope = z.object({ ok: z.literal(true), task: TaskResponse });
+export const TaskDetailEnvelope = z.object({
+  ok: z.literal(true),
+  task: TaskResponse.extend({
+    recentActivity: z.array(ActivityResponse),
+    effectiveApprovalMode: ApprovalMode.nullable(),
+    approvalLocks: z.array(ApprovalLock),
+  }),
+});
+export const ListTasksResponse = z.object({ ok: z.literal(true), tasks: z.array(TaskResponse), page: z.number().int(), perPage: z.number().int() });
+export const DeletedTaskResponse = z.object({ ok: z.literal(true), task: z.object({ id: z.string() }) });
+export const ProcessResponse = z.object({
+  ok: z.literal(true),
+  process: z.object({ success: z.boolean(), taskId: z.string(), executionId: z.string().nullable(), message: z.string().optional() }),
+});
+export const FeedbackResponse = z.object({
+  ok: z.literal(true),
+  feedback: z.object({ success: z.boolean(), taskId: z.string(), status: z.enum(['like', 'dislike']).nullable(), message: z.string() }),
+});
+export const ListActivitiesResponse = z.object({ ok: z.literal(true), activities: z.array(ActivityResponse), hasMore: z.boolean(), cursor: z.string().nullable() });

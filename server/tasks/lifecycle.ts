@@ -1,0 +1,58 @@
+import { eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '@/db/client';
+import { tasks } from '@/db/schema';
+import type { Actor } from '@/server/access/actor';
+import { ownTask } from './access';
+import type { FeedbackBody } from './contracts';
+import { applyChange } from './move';
+import { toPublicTask } from './present';
+import { cancelOpenRuns, queueRun } from './runs';
+import { plan } from './transitions';
+
+/*
+ * The owner's moves on a task besides PUT: stop, mark done, mark not done, feedback. Each
+ * goes through the transition table; another user's task is 404 (access.ts).
+ */
+
+/** Any running or open task → on_hold; the current run ends. */
+export async function stopTask(db: Db, actor: Actor, id: string) {
+  return db.transaction(async (tx) => {
+    const { task, ownerEmail } = await ownTask(tx, actor, id, true);
+    const row = await applyChange(tx, task, plan(task, 'stop', 'on_hold'), 'stop');
+    await cancelOpenRuns(tx, task.id);
+    return { ok: true as const, task: toPublicTask(row, ownerEmail) };
+  });
+}
+
+/** Any task → done_user_marked; the assistant stops (pending carts are discarded once approvals exist). */
+export async function markDone(db: Db, actor: Actor, id: string) {
+  return db.transaction(async (tx) => {
+    const { task, ownerEmail } = await ownTask(tx, actor, id, true);
+    const row = await applyChange(tx, task, plan(task, 'mark_done', 'done_user_marked'), 'mark_done');
+    await cancelOpenRuns(tx, task.id);
+    return { ok: true as const, task: toPublicTask(row, ownerEmail) };
+  });
+}
+
+/** completed or done_user_marked → pending; the assistant wakes (a queued run) to ask how to proceed. */
+export async function markNotDone(db: Db, actor: Actor, id: string) {
+  return db.transaction(async (tx) => {
+    const { task, ownerEmail } = await ownTask(tx, actor, id, true);
+    const row = await applyChange(tx, task, plan(task, 'mark_not_done', 'pending'), 'mark_not_done');
+    await queueRun(tx, row, 'wake');
+    return { ok: true as const, task: toPublicTask(row, ownerEmail) };
+  });
+}
+
+/** like, dislike, or null to clear; only the owner reaches the task today (followers' access comes with sharing). */
+export async function leaveFeedback(db: Db, actor: Actor, id: string, input: z.infer<typeof FeedbackBody>) {
+  return db.transaction(async (tx) => {
+    const { task } = await ownTask(tx, actor, id, true);
+    await tx.update(tasks).set({ feedback: input.status }).where(eq(tasks.id, task.id));
+    return {
+      ok: true as const,
+      feedback: { success: true, taskId: task.id, status: input.status, message: input.status ? 'Feedback recorded' : 'Feedback cleared' },
+    };
+  });
+}

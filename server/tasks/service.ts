@@ -1,0 +1,142 @@
+import { and, desc, eq, isNull, or, type SQL } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db, Tx } from '@/db/client';
+import { assistants, organizations, rosterEntries, taskActivities, tasks, users, type TaskRow, type UserRow } from '@/db/schema';
+import type { Actor } from '@/server/access/actor';
+import { requireUser } from '@/server/access/require-user';
+import { conflict, forbidden, invalidFields } from '@/server/http/errors';
+import { pageWindow } from '@/server/http/pagination';
+import { deletableTask, ownTask, readableTask, requireAccountWide } from './access';
+import { approvalView } from './approval-view';
+import type { CreateTaskBody, ListTasksQuery, UpdateTaskBody } from './contracts';
+import { applyChange } from './move';
+import { toPublicActivity, toPublicTask } from './present';
+import { hasStarted } from './runs';
+import { plan, type TaskChange } from './transitions';
+
+const RECENT_ACTIVITY = 20;
+
+/** An assistant on the user's roster, named by id or email; anything else is 403 (spec: task create). */
+async function rosterAssistant(tx: Tx, user: UserRow, idOrEmail: string): Promise<string> {
+  const [row] = await tx
+    .select({ id: assistants.id })
+    .from(rosterEntries)
+    .innerJoin(assistants, eq(assistants.id, rosterEntries.assistantId))
+    .where(
+      and(
+        eq(rosterEntries.userId, user.id),
+        eq(assistants.accountId, user.accountId),
+        isNull(assistants.deletedAt),
+        or(eq(assistants.id, idOrEmail), eq(assistants.email, idOrEmail.toLowerCase())),
+      ),
+    )
+    .limit(1);
+  if (!row) throw forbidden("assistant: not on the user's roster");
+  return row.id;
+}
+
+/** The task's own tier, else the organization's task default, else medium (spec: model tiers; accounts have no default yet). */
+async function initialTier(tx: Tx, user: UserRow, own: TaskRow['modelTier'] | undefined): Promise<TaskRow['modelTier']> {
+  if (own) return own;
+  if (!user.organizationId) return 'medium';
+  const [org] = await tx.select({ tier: organizations.taskModelTier }).from(organizations).where(eq(organizations.id, user.organizationId));
+  return org?.tier ?? 'medium';
+}
+
+/** Creating does not start the task: pending, or scheduled for a future time. */
+export async function createTask(db: Db, actor: Actor, input: z.infer<typeof CreateTaskBody>) {
+  const user = requireUser(actor);
+  const assistantId = await rosterAssistant(db, user, input.assistant);
+  const status = input.status ?? 'pending';
+  const [task] = await db
+    .insert(tasks)
+    .values({
+      accountId: actor.accountId,
+      userId: user.id,
+      assistantId,
+      title: input.title,
+      description: input.description ?? '',
+      status,
+      scheduledFor: status === 'scheduled' && input.scheduledFor ? new Date(input.scheduledFor) : null,
+      modelTier: await initialTier(db, user, input.modelTier),
+      skills: input.skills ?? [],
+      followers: input.followers?.map((e) => e.toLowerCase()) ?? [],
+      onBehalfOf: (input.onBehalfOf ?? user.email).toLowerCase(),
+    })
+    .returning();
+  return { ok: true as const, task: toPublicTask(task, user.email) };
+}
+
+/** Newest first. A user lists their own; an account-wide key lists the account's, narrowed by ownerEmail. */
+export async function listTasks(db: Db, actor: Actor, q: z.infer<typeof ListTasksQuery>) {
+  const filters: SQL[] = [eq(tasks.accountId, actor.accountId)];
+  if (actor.user) filters.push(eq(tasks.userId, actor.user.id));
+  else {
+    requireAccountWide(actor);
+    if (q.ownerEmail) filters.push(eq(users.email, q.ownerEmail.toLowerCase()));
+  }
+  if (q.status) filters.push(eq(tasks.status, q.status));
+  if (q.assistant) filters.push(eq(tasks.assistantId, q.assistant));
+  const { limit, offset } = pageWindow(q);
+  const rows = await db
+    .select({ task: tasks, ownerEmail: users.email })
+    .from(tasks)
+    .innerJoin(users, eq(users.id, tasks.userId))
+    .where(and(...filters))
+    .orderBy(desc(tasks.createdAt), desc(tasks.id))
+    .limit(limit)
+    .offset(offset);
+  return { ok: true as const, tasks: rows.map((r) => toPublicTask(r.task, r.ownerEmail)), page: q.page, perPage: q.perPage };
+}
+
+/** One task with its recent activity and what applies to its approvals. */
+export async function getTask(db: Db, actor: Actor, id: string) {
+  const { task, ownerEmail, ownerOrganizationId } = await readableTask(db, actor, id);
+  const recent = await db
+    .select()
+    .from(taskActivities)
+    .where(eq(taskActivities.taskId, task.id))
+    .orderBy(desc(taskActivities.createdAt), desc(taskActivities.id))
+    .limit(RECENT_ACTIVITY);
+  return {
+    ok: true as const,
+    task: { ...toPublicTask(task, ownerEmail), recentActivity: recent.map(toPublicActivity), ...(await approvalView(db, task, ownerOrganizationId)) },
+  };
+}
+
+/** Owner only. A status goes through the transition table; the tier is fixed once a run has started. */
+export async function updateTask(db: Db, actor: Actor, id: string, input: z.infer<typeof UpdateTaskBody>) {
+  return db.transaction(async (tx) => {
+    const { task, ownerEmail } = await ownTask(tx, actor, id, true);
+    let change: TaskChange & Partial<TaskRow> = {};
+    if (input.status !== undefined) {
+      change = plan(task, 'put_status', input.status);
+      if (input.status === 'scheduled') {
+        const at = input.scheduledFor ? new Date(input.scheduledFor) : task.scheduledFor;
+        if (!at || at.getTime() <= Date.now()) throw invalidFields([{ field: 'scheduledFor', problem: 'a future time is required with status scheduled' }]);
+        change.scheduledFor = at;
+      }
+    }
+    if (input.scheduledFor !== undefined && input.status === undefined) {
+      if (task.status !== 'scheduled') throw invalidFields([{ field: 'scheduledFor', problem: 'only a scheduled task has a start time (send status scheduled with it)' }]);
+      change.scheduledFor = new Date(input.scheduledFor);
+    }
+    if (input.modelTier !== undefined && input.modelTier !== task.modelTier) {
+      if (await hasStarted(tx, task.id)) throw conflict('modelTier: fixed after the first run', { status: task.status }, 'model_tier_fixed');
+      change.modelTier = input.modelTier;
+    }
+    if (input.approvalMode !== undefined) change.approvalMode = input.approvalMode;
+    const row = Object.keys(change).length ? await applyChange(tx, task, change, 'put_status') : task;
+    return { ok: true as const, task: toPublicTask(row, ownerEmail) };
+  });
+}
+
+/** Deletes the task with its activity, subtasks and run history (foreign keys cascade). */
+export async function deleteTask(db: Db, actor: Actor, id: string) {
+  return db.transaction(async (tx) => {
+    const { task } = await deletableTask(tx, actor, id);
+    await tx.delete(tasks).where(eq(tasks.id, task.id));
+    return { ok: true as const, task: { id: task.id } };
+  });
+}
+

@@ -1,0 +1,109 @@
+import type { TaskRow, TaskStatus } from '@/db/schema';
+import { AppError, conflict } from '@/server/http/errors';
+
+/*
+ * The one place task statuses change (spec document 2, "Task statuses"). Every service that
+ * moves a task asks `plan(task, move, to)` for the columns to write; nothing else sets
+ * `status`. The database repeats the alarm guarantee as a check constraint
+ * (tasks_waiting_needs_alarm), so a bug here fails loudly instead of stranding a task.
+ */
+
+/** Statuses that wait for someone or something: the spec guarantees an active alarm wakes them if nobody answers. */
+export const NEEDS_ALARM: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_user_response', 'subtasks_running', 'alarm_set'];
+
+/** The values PUT /tasks/{taskId} accepts for `status`, and nothing else. */
+export const PUT_STATUSES = ['pending', 'scheduled', 'paused', 'on_hold', 'archived'] as const satisfies readonly TaskStatus[];
+
+/** Statuses a reply, an alarm or the user's process call wakes (back to pending, then a run). */
+const WAKEABLE: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'subtasks_running'];
+
+/** Stopped or at rest: the user's process call (a new message) reopens them. */
+const RESUMABLE: readonly TaskStatus[] = ['on_hold', 'message_received', 'conversation'];
+
+/** Running or open: what stop can stop. */
+const OPEN: readonly TaskStatus[] = [
+  'pending',
+  'executing',
+  'awaiting_user_input',
+  'awaiting_non_user_response',
+  'alarm_set',
+  'subtasks_running',
+  'scheduled',
+  'paused',
+  'message_received',
+  'conversation',
+  'deferred_access',
+  'credits_blocked',
+];
+
+const ALL = '*' as const;
+type From = readonly TaskStatus[] | typeof ALL;
+
+/**
+ * Each move: the statuses it may leave from, and the statuses it may lead to.
+ * `create` leaves from no status (checked by its own service); the run moves (`start`,
+ * `wait`, `finish`, `fail`, `schedule_due`) are the runtime's and are listed so it plugs in here.
+ */
+const MOVES = {
+  create: { from: [], to: ['pending', 'scheduled'] },
+  /** POST process on a pending task: a run is queued and the task executes. */
+  start: { from: ['pending'], to: ['executing'] },
+  /** A reply arrives, the alarm fires, or the user sends process. */
+  wake: { from: WAKEABLE, to: ['pending'] },
+  /** POST process on a stopped task or a thread at rest. */
+  resume: { from: RESUMABLE, to: ['pending'] },
+  /** The run needs a person or a time. */
+  wait: { from: ['executing'], to: ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'scheduled', 'subtasks_running'] },
+  finish: { from: ['executing'], to: ['completed'] },
+  fail: { from: ['executing'], to: ['error'] },
+  schedule_due: { from: ['scheduled'], to: ['executing'] },
+  /** Owner only: any running or open task. */
+  stop: { from: OPEN, to: ['on_hold'] },
+  /** Owner only. */
+  mark_done: { from: ALL, to: ['done_user_marked'] },
+  /** Owner only: the assistant wakes and asks how to proceed. */
+  mark_not_done: { from: ['completed', 'done_user_marked'], to: ['pending'] },
+  /** PUT with a status: from any, to only the accepted five. */
+  put_status: { from: ALL, to: PUT_STATUSES },
+} as const satisfies Record<string, { from: From; to: readonly TaskStatus[] }>;
+
+export type Move = keyof typeof MOVES;
+
+/** Whether `move` may take a task from `from` to `to`. */
+export function allowed(from: TaskStatus, move: Move, to: TaskStatus): boolean {
+  const m = MOVES[move] as { from: From; to: readonly TaskStatus[] };
+  return (m.from === ALL || m.from.includes(from)) && m.to.includes(to);
+}
+
+/** 409 naming the current status: the client sees why, and what the task is now. */
+export const refused = (from: TaskStatus, move: Move | 'process') =>
+  conflict(`The task is ${from}: ${move.replace(/_/g, '-')} is not possible from that status`, { status: from }, 'invalid_transition');
+
+export type Alarm = { wakeAt: Date; headline: string | null };
+
+/** The columns a move writes: status, and what the status implies for the alarm, completion and review. */
+export type TaskChange = Pick<Partial<TaskRow>, 'status' | 'alarmStatus' | 'alarmWakeAt' | 'alarmHeadline' | 'completedAt' | 'readyForReview' | 'scheduledFor'>;
+
+/**
+ * Plans one move. Throws 409 when the move is not allowed from the task's status. Entering a
+ * waiting status needs an active alarm (the task's own, or `alarm`), else it is refused: the
+ * spec guarantees nobody waits forever. Leaving a waiting status cancels a still-set alarm;
+ * finishing stamps completedAt, reopening clears it; readyForReview lives only while the task
+ * awaits the user.
+ */
+export function plan(task: Pick<TaskRow, 'status' | 'alarmStatus' | 'alarmWakeAt'>, move: Move, to: TaskStatus, alarm?: Alarm, now = new Date()): TaskChange {
+  if (!allowed(task.status, move, to)) throw refused(task.status, move);
+  const change: TaskChange = { status: to };
+  if (alarm) Object.assign(change, { alarmStatus: 'set', alarmWakeAt: alarm.wakeAt, alarmHeadline: alarm.headline });
+  if (NEEDS_ALARM.includes(to)) {
+    const active = alarm ? alarm.wakeAt > now : task.alarmStatus === 'set' && task.alarmWakeAt !== null;
+    if (!active) throw new AppError(409, 'alarm_required', `A task cannot become ${to} without an active alarm`, { status: task.status });
+  } else if (task.alarmStatus === 'set' && !alarm) {
+    // The alarm firing marks itself `fired` before it wakes the task; any other way out cancels it.
+    change.alarmStatus = 'cancelled';
+  }
+  if (to === 'completed' || to === 'done_user_marked') change.completedAt = now;
+  else if (move === 'mark_not_done') change.completedAt = null;
+  if (to !== 'awaiting_user_input') change.readyForReview = false;
+  return change;
+}
