@@ -1,4 +1,4 @@
-import { type AnyPgColumn, boolean, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, check, index, integer, jsonb, numeric, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { accounts } from './accounts';
 import { modelTiers } from './agent';
@@ -165,3 +165,38 @@ export const taskRuns = pgTable(
 );
 
 export type TaskRunRow = typeof taskRuns.$inferSelect;
+
+/**
+ * Usage per model step: one row per model call of a run, with the provider's four disjoint token
+ * counts and what the call was charged (server/agent/models/prices.ts decides). The runtime writes
+ * them through recordModelCall (server/tasks/usage.ts); GET /tasks/{taskId}/usage reads them.
+ * (run_id, seq) is unique so a retried durable step never counts a call twice.
+ */
+export const taskModelCalls = pgTable(
+  'task_model_calls',
+  {
+    id: idColumn(),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    runId: text('run_id')
+      .notNull()
+      .references(() => taskRuns.id, { onDelete: 'cascade' }),
+    accountId: text('account_id').notNull(),
+    /** The step's position in its run, from 0. */
+    seq: integer('seq').notNull(),
+    modelTier: text('model_tier', { enum: modelTiers }).notNull(),
+    model: text('model'),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    cacheReadTokens: integer('cache_read_tokens').notNull().default(0),
+    cacheCreationTokens: integer('cache_creation_tokens').notNull().default(0),
+    /** Credits to six decimals (creditsFor rounds there): numeric, so sums never drift. */
+    chargedCredits: numeric('charged_credits', { precision: 20, scale: 6, mode: 'number' }).notNull().default(0),
+    isBillable: boolean('is_billable').notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('task_model_calls_run_seq').on(t.runId, t.seq), index('task_model_calls_task').on(t.taskId)],
+);
+
+export type TaskModelCallRow = typeof taskModelCalls.$inferSelect;

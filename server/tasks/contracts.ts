@@ -137,3 +137,54 @@ export const FeedbackResponse = z.object({
   feedback: z.object({ success: z.boolean(), taskId: z.string(), status: z.enum(['like', 'dislike']).nullable(), message: z.string() }),
 });
 export const ListActivitiesResponse = z.object({ ok: z.literal(true), activities: z.array(ActivityResponse), hasMore: z.boolean(), cursor: z.string().nullable() });
+
+/** approve / decline: the optional reason goes into the task conversation. */
+export const ApprovalBody = z.object({
+  reason: z.string().max(MAX_MESSAGE_CHARS, `must be at most ${MAX_MESSAGE_CHARS} characters`).optional(),
+});
+
+/** The spec's limit on one approve-batch. */
+export const MAX_APPROVE_BATCH = 100;
+
+export const ApproveBatchBody = z.object({
+  taskIds: z
+    .array(z.string().min(1).max(100))
+    .min(1, 'must name at least one task')
+    .max(MAX_APPROVE_BATCH, `must name at most ${MAX_APPROVE_BATCH} tasks`),
+});
+
+export const ApproveBatchResponse = z.object({
+  ok: z.literal(true),
+  batch: z.object({
+    approved: z.array(z.string()),
+    failed: z.array(z.object({ taskId: z.string(), error: z.string(), errorCode: z.string() })),
+  }),
+});
+
+const TokenTotals = z.object({
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  cacheReadTokens: z.number().int(),
+  cacheCreationTokens: z.number().int(),
+});
+
+export const TaskUsageResponse = z.object({
+  ok: z.literal(true),
+  total: TokenTotals,
+  /** One row per model step of each run, oldest run first. */
+  rows: z.array(
+    TokenTotals.extend({
+      runId: z.string(),
+      seq: z.number().int(),
+      modelTier: Tier,
+      model: z.string().nullable(),
+      chargedCredits: z.number(),
+      isBillable: z.boolean(),
+      createdAt: z.string(),
+    }),
+  ),
+  credits: z.object({
+    total: z.number(),
+    runs: z.array(z.object({ runId: z.string(), chargedCredits: z.number(), isBillable: z.boolean(), createdAt: z.string() })),
+  }),
+});

@@ -1,6 +1,10 @@
 import { defineEndpoint, reply } from '@/server/http/endpoint';
 import { listActivities } from './activities';
+import { approveBatch, approveTask, declineTask } from './approval';
 import {
+  ApprovalBody,
+  ApproveBatchBody,
+  ApproveBatchResponse,
   CreateTaskBody,
   DeletedTaskResponse,
   FeedbackBody,
@@ -14,11 +18,13 @@ import {
   TaskDetailEnvelope,
   TaskEnvelope,
   TaskParams,
+  TaskUsageResponse,
   UpdateTaskBody,
 } from './contracts';
 import { leaveFeedback, markDone, markNotDone, stopTask } from './lifecycle';
 import { processTask } from './process';
 import { createTask, deleteTask, getTask, listTasks, updateTask } from './service';
+import { getTaskUsage } from './usage';
 
 const tags = ['Tasks'];
 const user = { tags, auth: 'user' as const };
@@ -141,5 +147,49 @@ export const taskEndpoints = [
     response: ListActivitiesResponse,
     errors: [404],
     handle: ({ db, actor, params, query }) => listActivities(db, actor, params.taskId, query),
+  }),
+  defineEndpoint({
+    ...anyone,
+    method: 'GET',
+    path: '/tasks/{taskId}/usage',
+    summary: 'Token usage per model step of each run, the totals, and the credits per run',
+    params: TaskParams,
+    response: TaskUsageResponse,
+    errors: [404],
+    handle: ({ db, actor, params }) => getTaskUsage(db, actor, params.taskId),
+  }),
+  defineEndpoint({
+    ...user,
+    method: 'POST',
+    path: '/tasks/{taskId}/approve',
+    summary: 'Approve a task the assistant proposed (owner or follower): it starts, or waits for its scheduled time',
+    // Approving starts a run: frozen accounts run nothing.
+    killSwitch: true,
+    params: TaskParams,
+    body: ApprovalBody,
+    response: TaskEnvelope,
+    errors: [404, 409],
+    handle: ({ db, actor, params, body }) => approveTask(db, actor, params.taskId, body),
+  }),
+  defineEndpoint({
+    ...user,
+    method: 'POST',
+    path: '/tasks/{taskId}/decline',
+    summary: 'Decline a task the assistant proposed: it is archived and the reason goes into its conversation',
+    params: TaskParams,
+    body: ApprovalBody,
+    response: TaskEnvelope,
+    errors: [404, 409],
+    handle: ({ db, actor, params, body }) => declineTask(db, actor, params.taskId, body),
+  }),
+  defineEndpoint({
+    ...user,
+    method: 'POST',
+    path: '/tasks/approve-batch',
+    summary: 'Approve up to 100 proposed tasks, each on its own: one refusal does not stop the others',
+    killSwitch: true,
+    body: ApproveBatchBody,
+    response: ApproveBatchResponse,
+    handle: ({ db, actor, body }) => approveBatch(db, actor, body),
   }),
 ];

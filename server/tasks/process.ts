@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
 import { driveFiles, taskActivities, type TaskRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
-import { invalidFields } from '@/server/http/errors';
+import { conflict, invalidFields } from '@/server/http/errors';
 import { ownTask } from './access';
 import type { ProcessTaskBody } from './contracts';
 import { applyChange } from './move';
@@ -46,6 +46,10 @@ function toExecuting(task: TaskRow): TaskChange | null {
 export async function processTask(db: Db, actor: Actor, id: string, input: z.infer<typeof ProcessTaskBody>) {
   return db.transaction(async (tx) => {
     const { task } = await ownTask(tx, actor, id, true);
+    // A task the assistant proposed runs only once its user approved it (POST /tasks/{id}/approve).
+    if (task.proposalStatus === 'pending_user_approval') {
+      throw conflict('The task awaits approval: approve or decline it first', { status: task.status, proposalStatus: task.proposalStatus }, 'pending_approval');
+    }
     const message = input.message?.trim() ? input.message : undefined;
     const fileIds = await readableFileIds(tx, task, input.files);
     let runId: string | null;

@@ -110,6 +110,10 @@ export async function updateTask(db: Db, actor: Actor, id: string, input: z.infe
     const { task, ownerEmail } = await ownTask(tx, actor, id, true);
     let change: TaskChange & Partial<TaskRow> = {};
     if (input.status !== undefined) {
+      // A proposal the assistant holds for the user moves only by approve or decline (approval.ts).
+      if (task.proposalStatus === 'pending_user_approval') {
+        throw conflict('status: the task awaits approval; approve or decline it first', { status: task.status, proposalStatus: task.proposalStatus }, 'pending_approval');
+      }
       change = plan(task, 'put_status', input.status);
       if (input.status === 'scheduled') {
         const at = input.scheduledFor ? new Date(input.scheduledFor) : task.scheduledFor;

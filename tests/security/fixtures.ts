@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import { tasks } from '@/db/schema';
 import type { TestServer } from '../helpers/server';
 import type { AccountFixture } from '../helpers/client';
 import { call, newUser, userKey } from '../helpers/client';
@@ -179,6 +181,13 @@ const doneTask = async (s: TestServer, o: Owner) => {
   return t;
 };
 
+/** A task the assistant proposed and holds for the owner (what create_task with needsApproval makes), written through the database. */
+const proposedTask = async (s: TestServer, o: Owner) => {
+  const { taskId } = await ownTask(s, o);
+  await s.database.db.update(tasks).set({ createdBy: 'agent', proposalStatus: 'pending_user_approval' }).where(eq(tasks.id, taskId));
+  return { taskId };
+};
+
 /** Keyed by path template; each method at that path may refine it. Each area adds its own entries. */
 export const fixtures: Record<string, Fixture> = {
   '/assistants/{assistantId}': {
@@ -232,6 +241,9 @@ export const fixtures: Record<string, Fixture> = {
   '/tasks/{taskId}/mark-not-done': { ownership: 'user', create: doneTask, methods: { POST: { spends: true } } },
   '/tasks/{taskId}/feedback': { ownership: 'user', create: ownTask, methods: { POST: { body: () => ({ status: 'like' }) } } },
   '/tasks/{taskId}/activities': { ownership: 'user', create: ownTask },
+  '/tasks/{taskId}/usage': { ownership: 'user', create: ownTask },
+  '/tasks/{taskId}/approve': { ownership: 'user', create: proposedTask, methods: { POST: { body: () => ({ reason: 'Go ahead' }), spends: true } } },
+  '/tasks/{taskId}/decline': { ownership: 'user', create: proposedTask, methods: { POST: { body: () => ({ reason: 'Not now' }), spends: true } } },
   '/users/{userId}': {
     ownership: 'user',
     create: ownUser,
