@@ -14,6 +14,7 @@ import { sharedDatabase } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { credentials } from '../server/credentials';
 import { endpoints } from '../server/endpoints';
+import '../server/runtime';
 import { createApiCore } from '../server/http/kernel';
 import { createKernelDeps } from '../server/http/kernel-deps';
 import { createNodeServer, type WebHandler } from '../server/http/node-server';

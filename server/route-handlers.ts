@@ -3,6 +3,7 @@ import { credentials } from '@/server/credentials';
 import { endpoints } from '@/server/endpoints';
 import { createKernelDeps } from '@/server/http/kernel-deps';
 import { nextRouteHandlers } from '@/server/http/next-routes';
+import '@/server/runtime';
 
 /**
  * The kernel as the generated route files (app/api/.../route.ts, STEWARD_HTTP=next) reach it:

@@ -1,6 +1,7 @@
 import { domainRecheck } from './domain-recheck';
 import { heartbeat } from './heartbeat';
 import { signInSweep } from './sign-in-sweep';
+import { taskRun } from './task-run';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun];

@@ -6,7 +6,9 @@ export type Actor = {
   credential:
     | { kind: 'api_key'; keyId: string }
     | { kind: 'certificate'; kid: string; email: string | null }
-    | { kind: 'portal_session'; method: 'email' | 'saml' };
+    | { kind: 'portal_session'; method: 'email' | 'saml' }
+    /** A task run acting for the task's owner, with exactly the owner's rights. */
+    | { kind: 'agent'; taskId: string; runId: string };
   /** Fixed when the key was created. Certificate tokens act account-wide. */
   level: 'account' | 'organization' | 'user';
   /** Set for an organization-scoped key. */

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
 import { activeMemberships } from '@/db/queries/memberships';
-import { memories, teams, type MemoryRow } from '@/db/schema';
+import { memories, tasks, teams, type MemoryRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
@@ -123,7 +123,9 @@ export async function createMemory(db: Db, actor: Actor, input: z.infer<typeof C
       data: input.data ?? null,
       pinned: input.pinned ?? false,
       visibility: input.visibility ?? 'all',
-      assistantId: user.primaryAssistantId,
+      // Saved by an assistant during a task run: the spec's `source: system`, authored by that task's assistant.
+      source: actor.credential.kind === 'agent' ? 'system' : 'user',
+      assistantId: actor.credential.kind === 'agent' ? await runAssistant(db, actor.credential.taskId, user.primaryAssistantId) : user.primaryAssistantId,
     })
     .returning();
   return { ok: true as const, memory: toPublicMemory(m) };
@@ -195,4 +197,10 @@ export async function listMemories(db: Db, actor: Actor, q: z.infer<typeof ListM
     db.select({ total: count() }).from(memories).where(where),
   ]);
   return { ok: true as const, memories: rows.map((m) => toPublicMemory(m)), ...pageInfo(q, total) };
+}
+
+/** The assistant handling a task (its own, else the user's primary): who authored what a run saved. */
+async function runAssistant(db: Db, taskId: string, fallback: string | null): Promise<string | null> {
+  const [row] = await db.select({ assistantId: tasks.assistantId }).from(tasks).where(eq(tasks.id, taskId)).limit(1);
+  return row?.assistantId ?? fallback;
 }

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
-import { taskActivities } from '@/db/schema';
+import type { Db, Tx } from '@/db/client';
+import { taskActivities, type TaskActivityRow, type TaskRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { invalidFields } from '@/server/http/errors';
 import { ownTask } from './access';
@@ -35,4 +35,18 @@ export async function listActivities(db: Db, actor: Actor, id: string, q: z.infe
   const hasMore = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   return { ok: true as const, activities: page.map(toPublicActivity), hasMore, cursor: hasMore ? page[page.length - 1].id : null };
+}
+
+export type NewActivity = Pick<TaskActivityRow, 'kind'> &
+  Partial<Pick<TaskActivityRow, 'content' | 'platform' | 'deliveryState' | 'runId' | 'toolName' | 'toolCallId' | 'toolInput' | 'toolOutput'>>;
+
+/**
+ * Appends activities to a task in the order given. created_at is the wall clock of each insert,
+ * not the transaction's start (now()), so what one transaction records (a question, then the
+ * tool call that asked it) keeps its order when the conversation is read back.
+ */
+export async function recordActivities(tx: Tx, task: Pick<TaskRow, 'id' | 'accountId'>, items: NewActivity[]): Promise<void> {
+  for (const item of items) {
+    await tx.insert(taskActivities).values({ ...item, taskId: task.id, accountId: task.accountId, createdAt: sql`clock_timestamp()` });
+  }
 }

@@ -1,18 +1,40 @@
-import { and, eq, inArray, isNotNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { taskRuns, type TaskRow, type TaskRunRow } from '@/db/schema';
 
 /*
- * Run history. This session has no model runtime: a run is only recorded, `queued`, and
- * nothing pretends it ran. The runtime plugs in at queueRun (send the run's event) and moves
- * the row to running/finished/failed itself.
+ * Run history. queueRun records a run `queued` and hands it to the registered dispatcher, which
+ * starts it (the agent runtime's durable function, registered from server/runtime.ts); the
+ * runtime moves the row to running/finished/failed itself. With no dispatcher registered the
+ * run only stays queued: this area cannot import the runtime or Inngest (they sit above it).
  */
 
 type Trigger = TaskRunRow['trigger'];
 
-/** Records a queued run of the task; its id is the executionId the API returns. The runtime will dispatch it from here. */
+/**
+ * A queued run as the dispatcher receives it. `transactionId` is the Postgres transaction that
+ * recorded it (pg_current_xact_id): the dispatcher starts the run only once that transaction has
+ * committed, so a rolled-back process call never starts anything.
+ */
+export type QueuedRun = { taskId: string; runId: string; accountId: string; transactionId: string };
+
+/** Starts a queued run; must not throw or wait (it is called inside the caller's transaction). */
+export type RunDispatcher = (run: QueuedRun) => void;
+
+let dispatcher: RunDispatcher | null = null;
+
+/** Called once at start-up by the entry floor (server/runtime.ts). */
+export function registerRunDispatcher(fn: RunDispatcher | null): void {
+  dispatcher = fn;
+}
+
+/** Records a queued run of the task; its id is the executionId the API returns. The dispatcher starts it once the caller commits. */
 export async function queueRun(tx: Tx, task: Pick<TaskRow, 'id' | 'accountId' | 'modelTier'>, trigger: Trigger): Promise<TaskRunRow> {
   const [run] = await tx.insert(taskRuns).values({ taskId: task.id, accountId: task.accountId, trigger, modelTier: task.modelTier }).returning();
+  if (dispatcher) {
+    const { rows } = await tx.execute<{ xid: string }>(sql`SELECT pg_current_xact_id()::text AS xid`);
+    dispatcher({ taskId: task.id, runId: run.id, accountId: task.accountId, transactionId: rows[0].xid });
+  }
   return run;
 }
 

@@ -1,0 +1,61 @@
+import { sharedDatabase } from '@/db/client';
+import { addUsage, noUsage } from '@/server/agent/models/usage';
+import { endRun, type RunEnd } from '@/server/agent/runtime/end-run';
+import { modelTurn } from '@/server/agent/runtime/model-turn';
+import { startRun } from '@/server/agent/runtime/start-run';
+import { runToolStep } from '@/server/agent/runtime/tool-step';
+import { coreTaskTools, MAX_TOOL_STEPS } from '@/server/agent/runtime/tools/core';
+import { inngest } from '../client';
+import { events } from '../events';
+
+const db = () => sharedDatabase().db;
+
+/**
+ * One run of a task (spec 4: the durable runtime). Every model call (`model-<n>`) and every tool
+ * call (`tool-<n>-<i>`) is its own step, so a restart replays finished calls from their stored
+ * results: the model is never asked twice for a finished step and no tool effect repeats. One run
+ * per task at a time (concurrency keyed by the task id). The run ends per "How a run ends"
+ * (server/agent/runtime/end-run.ts); a run that keeps failing ends with the task in error.
+ */
+export const taskRun = inngest.createFunction(
+  {
+    id: 'task-run',
+    retries: 3,
+    concurrency: { key: 'event.data.taskId', limit: 1 },
+    triggers: [events.taskRunRequested],
+    onFailure: async ({ event, error }) => {
+      const runId = (event.data.event.data as { runId?: string }).runId;
+      if (!runId) return;
+      await endRun(db(), runId, { kind: 'failed', message: `The run failed and was stopped: ${error.message}` }, null, null);
+    },
+  },
+  async ({ event, step }) => {
+    const { runId } = event.data;
+    const tools = coreTaskTools();
+    const started = await step.run('start', () => startRun(db(), runId));
+    if (!started.go) return started;
+
+    let usage = noUsage();
+    let modelId: string | null = null;
+    const end = (how: RunEnd) => step.run('end', () => endRun(db(), runId, how, usage, modelId));
+
+    for (let n = 1; ; n++) {
+      const turn = await step.run(`model-${n}`, () => modelTurn(db(), runId, tools));
+      if (turn.kind === 'stopped') return end({ kind: 'stopped', reason: turn.reason });
+      if (turn.kind === 'not_configured') return end({ kind: 'not_configured', message: turn.message });
+      usage = addUsage(usage, turn.usage);
+      modelId = turn.modelId;
+      if (!turn.toolCalls.length) return end({ kind: 'answered', text: turn.text });
+
+      let ended = false;
+      for (const [i, call] of turn.toolCalls.entries()) {
+        // Once a call ended the run (complete_task, ask_user...), the calls after it are not run.
+        if (ended) break;
+        const done = await step.run(`tool-${n}-${i}`, () => runToolStep(db(), runId, call, i === 0 ? turn.text : '', tools));
+        ended = done.endsRun;
+      }
+      if (ended) return end({ kind: 'tool' });
+      if (n >= MAX_TOOL_STEPS) return end({ kind: 'step_limit' });
+    }
+  },
+);

@@ -1,0 +1,48 @@
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { ModelMessage } from 'ai';
+import type { Db } from '@/db/client';
+import { assistants, taskActivities, type TaskRow } from '@/db/schema';
+import type { UserActor } from '@/server/access/actor';
+import { getScheduling } from '@/server/users/scheduling';
+import { conversationMessages } from './conversation';
+import { memoriesForRun } from './memories';
+import { systemMessage } from './system-message';
+
+/** The newest activities a run replays; older ones are summarised by the task's plan and summary. */
+const MAX_ACTIVITIES = 400;
+
+/** The task as the first user message: its title and description exactly as the user wrote them. */
+export const taskMessage = (task: Pick<TaskRow, 'title' | 'description'>) =>
+  task.description ? `Task: ${task.title}\n\n${task.description}` : `Task: ${task.title}`;
+
+/**
+ * What the model sees on every call of a run, in the contract's order (spec: What the model
+ * sees): the system message, the owner's memories, the task, then its conversation so far (the
+ * newest user message last, as it was recorded). Everything is read as the task's owner.
+ */
+export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: Date): Promise<{ system: string; messages: ModelMessage[] }> {
+  const [[assistant], scheduling, memories, activities] = await Promise.all([
+    db
+      .select()
+      .from(assistants)
+      .where(and(eq(assistants.id, task.assistantId), eq(assistants.accountId, task.accountId), isNull(assistants.deletedAt))),
+    getScheduling(db, actor, actor.user.id),
+    memoriesForRun(db, actor),
+    db
+      .select()
+      .from(taskActivities)
+      .where(eq(taskActivities.taskId, task.id))
+      .orderBy(desc(taskActivities.createdAt), desc(taskActivities.id))
+      .limit(MAX_ACTIVITIES),
+  ]);
+  activities.reverse();
+  const workingHours = scheduling.schedulingPreferences.availability.workingHours as Parameters<typeof systemMessage>[0]['workingHours'];
+  // The system message travels in the SDK's `system` option: it is sent first, and only Steward writes it.
+  const system = systemMessage({ assistant: assistant ?? null, user: actor.user, workingHours, now });
+  const messages: ModelMessage[] = [];
+  if (memories.length) {
+    messages.push({ role: 'user', content: `What you know about me and my teams (memories, newest first):\n${memories.join('\n')}` });
+  }
+  messages.push({ role: 'user', content: taskMessage(task) }, ...conversationMessages(activities));
+  return { system, messages };
+}

@@ -1,0 +1,55 @@
+import { eq } from 'drizzle-orm';
+import { generateText } from 'ai';
+import type { Db } from '@/db/client';
+import { taskRuns, tasks } from '@/db/schema';
+import { ModelNotConfiguredError } from '@/server/agent/models/errors';
+import { languageModel } from '@/server/agent/models/language-model';
+import { stewardUsage, type StewardUsage } from '@/server/agent/models/usage';
+import { runContext } from './context';
+import { ownerActor } from './owner-actor';
+import type { ToolRegistry } from './tools/registry';
+
+export type ToolCallRequest = { toolCallId: string; toolName: string; input: unknown };
+
+/** One model call's result, as the step stores it (JSON): replayed on restart instead of calling again. */
+export type ModelTurn =
+  | { kind: 'answer'; text: string; toolCalls: ToolCallRequest[]; usage: StewardUsage; modelId: string; finishReason: string }
+  | { kind: 'not_configured'; message: string }
+  | { kind: 'stopped'; reason: string };
+
+/**
+ * One model call of a run: the context as it is now (a message sent during the run is in it), the
+ * tools without `execute` so the SDK returns the calls instead of running them. A run stopped
+ * meanwhile (stop, mark done) makes no call.
+ */
+export async function modelTurn(db: Db, runId: string, tools: ToolRegistry, now = new Date()): Promise<ModelTurn> {
+  const [row] = await db.select({ run: taskRuns, task: tasks }).from(taskRuns).innerJoin(tasks, eq(tasks.id, taskRuns.taskId)).where(eq(taskRuns.id, runId));
+  if (!row) return { kind: 'stopped', reason: 'the run or its task no longer exists' };
+  if (row.run.status !== 'running') return { kind: 'stopped', reason: `the run is ${row.run.status}` };
+  if (row.task.status !== 'executing') return { kind: 'stopped', reason: `the task is ${row.task.status}` };
+  const actor = await ownerActor(db, row.task, runId);
+  if (!actor) return { kind: 'stopped', reason: 'the task’s owner can no longer act' };
+
+  let resolved;
+  try {
+    resolved = await languageModel(db, row.task.accountId, row.run.modelTier);
+  } catch (e) {
+    if (e instanceof ModelNotConfiguredError) return { kind: 'not_configured', message: e.message };
+    throw e;
+  }
+  const result = await generateText({
+    model: resolved.model,
+    ...(await runContext(db, actor, row.task, now)),
+    tools: tools.definitions(),
+    // The step is retried by the durable engine; one quick retry here absorbs a dropped connection.
+    maxRetries: 1,
+  });
+  return {
+    kind: 'answer',
+    text: result.text,
+    toolCalls: result.toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input ?? {} })),
+    usage: stewardUsage(result.usage),
+    modelId: resolved.modelId,
+    finishReason: result.finishReason,
+  };
+}

@@ -1,0 +1,30 @@
+import { and, eq } from 'drizzle-orm';
+import type { Tx } from '@/db/client';
+import { accounts, users, type TaskRow } from '@/db/schema';
+import type { Actor, UserActor } from '@/server/access/actor';
+
+/**
+ * The actor a run acts as: the task's owner, with a user-level credential's rights and no more
+ * (docs/security.md: an agent acts with exactly its user's rights), so every tool goes through
+ * the same service checks as the owner's own requests. Null when the owner can no longer act
+ * (blocked, deprovisioned): the run must not act for them.
+ */
+export async function ownerActor(db: Tx, task: Pick<TaskRow, 'accountId' | 'userId' | 'id'>, runId: string): Promise<UserActor | null> {
+  const [row] = await db
+    .select({ user: users, account: accounts })
+    .from(users)
+    .innerJoin(accounts, eq(accounts.id, users.accountId))
+    .where(and(eq(users.id, task.userId), eq(users.accountId, task.accountId)));
+  if (!row || row.user.status !== 'active') return null;
+  return {
+    accountId: task.accountId,
+    // Not a key, a certificate or a session: nothing that checks for one of those treats a run as one.
+    credential: { kind: 'agent', taskId: task.id, runId },
+    level: 'user',
+    organizationId: null,
+    user: row.user,
+    actingVia: null,
+    scopes: [],
+    account: { killSwitch: row.account.killSwitch, rateLimitReads: row.account.rateLimitReads, rateLimitWrites: row.account.rateLimitWrites },
+  };
+}

@@ -1,0 +1,66 @@
+import { tool, type Tool } from 'ai';
+import type { z } from 'zod';
+import type { Tx } from '@/db/client';
+import type { TaskRow } from '@/db/schema';
+import type { UserActor } from '@/server/access/actor';
+
+/** What the runtime knows besides the tool's input: the run it belongs to and the run's clock. */
+export type ToolRun = { runId: string; now: Date };
+
+/**
+ * What a tool call did. `output` goes back to the model (as untrusted data) and into the tool
+ * activity; `say` becomes an assistant activity after it (ask_user's question); `endsRun` when
+ * the tool moved the task out of executing (completed, waiting), so the run stops there.
+ */
+export type ToolOutcome = { output: unknown; say?: string; endsRun?: boolean };
+
+/**
+ * One tool the model may call. Its handler gets the task owner's actor, never more: each tool is
+ * a thin adapter over an area's service, so the agent reaches exactly what its user could. It
+ * runs inside the step's transaction (a savepoint), together with the tool activity, so a
+ * retried step never repeats its effect, and a refused call leaves nothing half-written.
+ */
+export type AgentTool<S extends z.ZodType = z.ZodType> = {
+  name: string;
+  description: string;
+  input: S;
+  handler: (db: Tx, actor: UserActor, task: TaskRow, input: z.infer<S>, run: ToolRun) => Promise<ToolOutcome>;
+};
+
+/** Keeps a tool's input type tied to its schema where it is declared. */
+export const defineTool = <S extends z.ZodType>(t: AgentTool<S>): AgentTool<S> => t;
+
+/**
+ * The tools of one run, by name. Later kinds (staging tools, the workspace browser, an installed
+ * MCP skill's `mcp__<skill>__<tool>`) plug in as further AgentTools: per run, since a user's
+ * skills decide which exist.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, AgentTool>();
+
+  constructor(tools: readonly AgentTool[] = []) {
+    for (const t of tools) this.register(t);
+  }
+
+  register(t: AgentTool): this {
+    if (this.tools.has(t.name)) throw new Error(`tool ${t.name} is registered twice`);
+    this.tools.set(t.name, t);
+    return this;
+  }
+
+  get(name: string): AgentTool | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /**
+   * The tools as the ai SDK sends them to the model: description and JSON schema only, no
+   * `execute`, so a model call returns the calls and the runtime runs each as its own step.
+   */
+  definitions(): Record<string, Tool> {
+    return Object.fromEntries([...this.tools.values()].map((t) => [t.name, tool({ description: t.description, inputSchema: t.input })]));
+  }
+}
