@@ -2,6 +2,7 @@ import { domainRecheck } from './domain-recheck';
 import { heartbeat } from './heartbeat';
 import { signInSweep } from './sign-in-sweep';
 import { taskRun } from './task-run';
+import { taskWakeups } from './task-wakeups';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups];

@@ -1,7 +1,8 @@
 import { sharedDatabase } from '@/db/client';
 import { addUsage, noUsage } from '@/server/agent/models/usage';
 import { endRun, type RunEnd } from '@/server/agent/runtime/end-run';
-import { modelTurn } from '@/server/agent/runtime/model-turn';
+import { modelStep } from '@/server/agent/runtime/model-step';
+import { recordRunTrace } from '@/server/agent/runtime/run-trace';
 import { startRun } from '@/server/agent/runtime/start-run';
 import { runToolStep } from '@/server/agent/runtime/tool-step';
 import { coreTaskTools, MAX_TOOL_STEPS } from '@/server/agent/runtime/tools/core';
@@ -12,10 +13,11 @@ const db = () => sharedDatabase().db;
 
 /**
  * One run of a task (spec 4: the durable runtime). Every model call (`model-<n>`) and every tool
- * call (`tool-<n>-<i>`) is its own step, so a restart replays finished calls from their stored
- * results: the model is never asked twice for a finished step and no tool effect repeats. One run
+ * call (`tool-<n>-<i>`) is its own step (a model step also records its usage row), so a restart
+ * replays finished calls from their stored results: the model is never asked twice for a finished step and no tool effect repeats. One run
  * per task at a time (concurrency keyed by the task id). The run ends per "How a run ends"
- * (server/agent/runtime/end-run.ts); a run that keeps failing ends with the task in error.
+ * (server/agent/runtime/end-run.ts); a run that keeps failing ends with the task in error. Every
+ * ended run is then recorded as a trace of the account's prompt API (run-trace.ts).
  */
 export const taskRun = inngest.createFunction(
   {
@@ -27,6 +29,7 @@ export const taskRun = inngest.createFunction(
       const runId = (event.data.event.data as { runId?: string }).runId;
       if (!runId) return;
       await endRun(db(), runId, { kind: 'failed', message: `The run failed and was stopped: ${error.message}` }, null, null);
+      await recordRunTrace(db(), runId);
     },
   },
   async ({ event, step }) => {
@@ -37,10 +40,16 @@ export const taskRun = inngest.createFunction(
 
     let usage = noUsage();
     let modelId: string | null = null;
-    const end = (how: RunEnd) => step.run('end', () => endRun(db(), runId, how, usage, modelId));
+    // The run's trace is its own step after the end: a trace that fails to record retries alone
+    // and never undoes the task's final move.
+    const end = async (how: RunEnd) => {
+      const ended = await step.run('end', () => endRun(db(), runId, how, usage, modelId));
+      await step.run('trace', () => recordRunTrace(db(), runId));
+      return ended;
+    };
 
     for (let n = 1; ; n++) {
-      const turn = await step.run(`model-${n}`, () => modelTurn(db(), runId, tools));
+      const turn = await step.run(`model-${n}`, () => modelStep(db(), runId, n - 1, tools));
       if (turn.kind === 'stopped') return end({ kind: 'stopped', reason: turn.reason });
       if (turn.kind === 'not_configured') return end({ kind: 'not_configured', message: turn.message });
       usage = addUsage(usage, turn.usage);

@@ -4,6 +4,7 @@ import type { Db } from '@/db/client';
 import { taskRuns, tasks } from '@/db/schema';
 import { ModelNotConfiguredError } from '@/server/agent/models/errors';
 import { languageModel } from '@/server/agent/models/language-model';
+import type { ModelTier } from '@/server/agent/models/tiers';
 import { stewardUsage, type StewardUsage } from '@/server/agent/models/usage';
 import { runContext } from './context';
 import { ownerActor } from './owner-actor';
@@ -13,7 +14,18 @@ export type ToolCallRequest = { toolCallId: string; toolName: string; input: unk
 
 /** One model call's result, as the step stores it (JSON): replayed on restart instead of calling again. */
 export type ModelTurn =
-  | { kind: 'answer'; text: string; toolCalls: ToolCallRequest[]; usage: StewardUsage; modelId: string; finishReason: string }
+  | {
+      kind: 'answer';
+      text: string;
+      toolCalls: ToolCallRequest[];
+      usage: StewardUsage;
+      modelId: string;
+      finishReason: string;
+      /** The tier the run asked for, the tier whose model served it (prices follow it), and whether the deployment bills it. */
+      tier: ModelTier;
+      servedBy: ModelTier;
+      billable: boolean;
+    }
   | { kind: 'not_configured'; message: string }
   | { kind: 'stopped'; reason: string };
 
@@ -51,5 +63,8 @@ export async function modelTurn(db: Db, runId: string, tools: ToolRegistry, now 
     usage: stewardUsage(result.usage),
     modelId: resolved.modelId,
     finishReason: result.finishReason,
+    tier: resolved.tier,
+    servedBy: resolved.servedBy,
+    billable: resolved.billable,
   };
 }
