@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, withDatabase } from '../db/embedded';
@@ -33,6 +33,9 @@ export async function selectDatabase(log: (m: string) => void = () => {}): Promi
     if (await reachable(url)) return { url, embedded: true, stop: async () => {} };
   }
   mkdirSync(DATA_DIR, { recursive: true });
+  // The embedded server runs as the postgres user when we are root: it must be able to enter the
+  // data folder (an older master-key step created it 0700). The master key file stays 0600.
+  if (process.getuid?.() === 0) chmodSync(DATA_DIR, 0o755);
   log(`starting embedded PostgreSQL in ${PG_DIR}`);
   const server = await startEmbeddedPostgres({ dir: PG_DIR, persistent: true });
   const admin = new pg.Client(server.url);

@@ -50,7 +50,10 @@ async function fromFile(file: string): Promise<Buffer> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  // The file's own mode (0600) protects the key. The folder is the data folder the embedded
+  // PostgreSQL also lives in, and its server runs as another user when Steward runs as root:
+  // a 0700 folder would lock it out of its own data.
+  await mkdir(path.dirname(file), { recursive: true });
   // Written aside and linked into place: a second process starting at the same moment either
   // wins the link or reads the complete file, never half of it.
   const aside = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
