@@ -75,9 +75,9 @@ export function useRunHarness() {
   }
 
   /** POST /tasks then /process: the run's id (executionId). */
-  async function startTask(p: Awaited<ReturnType<typeof person>>, body: Record<string, unknown> = {}) {
+  async function startTask(p: Awaited<ReturnType<typeof person>>, body: Record<string, unknown> = {}, message?: string) {
     const taskId = await createTask(p, body);
-    const processed = await call(app(), `/tasks/${taskId}/process`, { key: p.key, body: {} });
+    const processed = await call(app(), `/tasks/${taskId}/process`, { key: p.key, body: message ? { message } : {} });
     expect(processed.status, JSON.stringify(processed.body)).toBe(200);
     return { taskId, runId: processed.body.process.executionId as string };
   }
@@ -91,5 +91,10 @@ export function useRunHarness() {
       return r && ['finished', 'failed', 'cancelled'].includes(r.status) ? r : null;
     }, 30_000);
 
-  return { app, db, state, person, createTask, startTask, runRow, runsOf, taskRow, ended, until };
+  /** No model anywhere: runs end with model_not_configured. */
+  const withoutModel = () => {
+    for (const n of MODEL_VARIABLES) delete process.env[n];
+  };
+
+  return { app, db, state, person, createTask, startTask, runRow, runsOf, taskRow, ended, until, withoutModel };
 }

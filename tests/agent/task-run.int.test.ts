@@ -1,95 +1,27 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { taskActivities, taskRuns, tasks } from '@/db/schema';
-import { startExecutor, type Executor } from '@/server/executor/executor';
-import { startIngress } from '@/server/executor/ingress';
-import { TaskEnvelope } from '@/server/tasks/contracts';
-import { call, newAccount, newUser, userKey, type AccountFixture } from '../helpers/client';
-import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
-import { useTestServer } from '../helpers/server';
-import { eventKey, mounts, serveAndRegister, signingKey, until } from '../executor/harness';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { taskActivities } from '@/db/schema';
+import { call, newAccount } from '../helpers/client';
+import type { ScriptedModel } from '../helpers/scripted-model';
+import { MODEL, useRunHarness } from './run-harness';
 
 /**
  * Task runs end to end: the REST API queues a run, server/runtime.ts sends its event once the
  * transaction commits, the built-in executor drives the production task-run function through
  * /api/inngest, and the function talks to a scripted OpenAI-compatible server over real HTTP.
  */
-const app = useTestServer({ mounts });
-const db = () => app().database.db;
-const MODEL = 'scripted-medium-1';
-const MODEL_VARIABLES = ['STEWARD_MODEL_BASE_URL', 'STEWARD_MODEL_API_KEY', 'STEWARD_MODEL_LOW', 'STEWARD_MODEL_MEDIUM', 'STEWARD_MODEL_HIGH', 'STEWARD_MODEL_ULTRA'];
+const h = useRunHarness();
+const { app, db, person, startTask, taskRow, ended } = h;
 let llm: ScriptedModel;
-let executor: Executor;
-let ingress: Awaited<ReturnType<typeof startIngress>>;
-const saved = Object.fromEntries(MODEL_VARIABLES.map((n) => [n, process.env[n]]));
-
-function useModel(configured: boolean) {
-  for (const n of MODEL_VARIABLES) delete process.env[n];
-  if (configured) Object.assign(process.env, { STEWARD_MODEL_BASE_URL: llm.baseUrl, STEWARD_MODEL_MEDIUM: MODEL });
-}
-
-beforeAll(async () => {
-  llm = await startScriptedModel();
-  ingress = await startIngress({ db: db(), signingKey, eventKey });
-  Object.assign(process.env, {
-    STEWARD_EXECUTOR_URL: ingress.url,
-    INNGEST_SIGNING_KEY: signingKey,
-    INNGEST_EVENT_KEY: eventKey,
-    DATABASE_URL: app().database.pool.options.connectionString as string,
-  });
-  await import('@/server/runtime');
-  const { inngest } = await import('@/inngest/client');
-  const { functions } = await import('@/inngest/functions');
-  await serveAndRegister(app(), inngest, functions);
-  executor = await startExecutor({ db: db(), databaseUrl: app().database.pool.options.connectionString as string, signingKey, idleMs: 100 });
-});
-afterAll(async () => {
-  await executor?.stop();
-  await ingress?.close();
-  await llm?.close();
-  const { registerRunDispatcher } = await import('@/server/tasks/runs');
-  registerRunDispatcher(null);
-  for (const [n, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[n];
-    else process.env[n] = v;
-  }
-});
-beforeEach(() => {
-  llm.reset();
-  llm.setFallback(null);
-  useModel(true);
+beforeAll(() => {
+  llm = h.state.llm;
 });
 
-async function person(acct: AccountFixture) {
-  const u = await newUser(app(), acct);
-  const key = await userKey(app(), acct, u.id);
-  const hired = await call(app(), `/users/${u.id}/assistants`, { key, body: { name: 'Ada' } });
-  expect(hired.status, JSON.stringify(hired.body)).toBeLessThan(300);
-  return { ...u, key, assistantId: hired.body.assistant.id as string };
-}
-type Person = Awaited<ReturnType<typeof person>>;
-
-async function remember(p: Person, content: string) {
+async function remember(p: Awaited<ReturnType<typeof person>>, content: string) {
   const res = await call(app(), '/memories', { key: p.key, body: { content } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
 }
 
-/** POST /tasks then /process: the run's id (executionId). */
-async function startTask(p: Person, body: Record<string, unknown> = {}, message?: string) {
-  const created = await call(app(), '/tasks', { key: p.key, body: { title: 'Book a table', assistant: p.assistantId, ...body } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const task = TaskEnvelope.parse(created.body).task;
-  const processed = await call(app(), `/tasks/${task.id}/process`, { key: p.key, body: message ? { message } : {} });
-  expect(processed.status, JSON.stringify(processed.body)).toBe(200);
-  return { taskId: task.id, runId: processed.body.process.executionId as string };
-}
-
-const runRow = async (runId: string) => (await db().select().from(taskRuns).where(eq(taskRuns.id, runId)))[0];
-const taskRow = async (taskId: string) => (await db().select().from(tasks).where(eq(tasks.id, taskId)))[0];
-const ended = (runId: string) => until(async () => {
-  const r = await runRow(runId);
-  return r && ['finished', 'failed', 'cancelled'].includes(r.status) ? r : null;
-}, 30_000);
 const activitiesOf = (taskId: string) => db().select().from(taskActivities).where(eq(taskActivities.taskId, taskId)).orderBy(taskActivities.createdAt);
 const text = (messages: any[]) => messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
 
@@ -206,7 +138,7 @@ describe('a task run with a real model', () => {
   });
 
   it('with no model configured the run fails, the task is in error, and an activity says what to set', async () => {
-    useModel(false);
+    h.withoutModel();
     const a = await person(await newAccount(app()));
     const { taskId, runId } = await startTask(a);
     expect(await ended(runId)).toMatchObject({ status: 'failed', error: 'model_not_configured' });
