@@ -10,7 +10,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   return (
     <HostedFrame me={null} title="Sign in">
       <p>Enter your email. If your organization uses single sign-on you will continue at its identity provider; otherwise we email you a sign-in link.</p>
-      <SignInForm returnTo={safeReturnTo(q.returnTo ?? q.callbackUrl)} initialError={q.error ?? null} />
+      <SignInForm returnTo={safeReturnTo(q.returnTo ?? q.callbackUrl)} initialError={q.error ?? null} initialEmail={(q.email ?? '').slice(0, 320)} />
     </HostedFrame>
   );
 }

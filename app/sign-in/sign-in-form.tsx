@@ -1,5 +1,5 @@
 'use client';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
 import { Field } from '@/app/_ui/field';
 import s from '@/app/_ui/hosted.module.css';
@@ -11,8 +11,17 @@ const MESSAGES: Record<string, string> = {
 };
 
 /** Step one asks only for an email: SSO users go to their IdP, everyone else gets a link by email. */
-export function SignInForm({ returnTo, initialError }: { returnTo: string; initialError: string | null }) {
-  const [email, setEmail] = useState('');
+export function SignInForm({ returnTo, initialError, initialEmail }: { returnTo: string; initialError: string | null; initialEmail: string }) {
+  const [email, setEmail] = useState(initialEmail);
+  // Until the page is hydrated a click would submit the form natively (a GET back to this page), so the
+  // button waits for the script; an address typed before that comes back through ?email= and is kept.
+  const [ready, setReady] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    // Whatever was typed while the page was still static is what the person meant.
+    if (input.current?.value) setEmail(input.current.value);
+    setReady(true);
+  }, []);
   const [pending, setPending] = useState(false);
   const [sent, setSent] = useState(false);
   const [error, setError] = useState<string | null>(initialError ? (MESSAGES[initialError] ?? 'Sign-in failed. Try again.') : null);
@@ -58,9 +67,9 @@ export function SignInForm({ returnTo, initialError }: { returnTo: string; initi
     <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
       <div className={s.row}>
         <Field id="email" label="Work email">
-          <input id="email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input ref={input} id="email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
         </Field>
-        <button className={s.button} type="submit" disabled={pending}>
+        <button className={s.button} type="submit" disabled={pending || !ready}>
           {pending ? 'Continuing…' : 'Continue'}
         </button>
       </div>
