@@ -102,6 +102,7 @@ async function main() {
   }
 
   const executor = await benchExecutorIfPresent();
+  const sections = await benchSections();
   const report = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
@@ -112,6 +113,7 @@ async function main() {
     ),
     chosenHttpPath: 'lean',
     ...(executor ? { executor } : {}),
+    ...sections,
   };
   writeFileSync(path.join(root, 'bench', 'results.json'), JSON.stringify(report, null, 2) + '\n');
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
@@ -124,6 +126,25 @@ async function benchExecutorIfPresent(): Promise<unknown> {
   if (!existsSync(file)) return null;
   const mod = (await import(file)) as { benchExecutor?: () => Promise<unknown> };
   return mod.benchExecutor ? mod.benchExecutor() : null;
+}
+
+/**
+ * Further benchmark sections, one module each (bench/<name>.ts exporting `bench()`): each starts
+ * what it measures and its baseline itself, in this same run, and returns its keys for
+ * bench/results.json under its name (`tasks.list.ratio` is `{ tasks: { list: { ratio } } }`).
+ * BENCH_ONLY=tasks,lists runs just those sections (the HTTP figures above still run).
+ */
+async function benchSections(): Promise<Record<string, unknown>> {
+  const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+  const out: Record<string, unknown> = {};
+  for (const name of ['tasks', 'lists']) {
+    if (only && !only.includes(name)) continue;
+    const file = path.join(root, 'bench', `${name}.ts`);
+    if (!existsSync(file)) continue;
+    const mod = (await import(file)) as { bench?: () => Promise<unknown> };
+    if (mod.bench) out[name] = await mod.bench();
+  }
+  return out;
 }
 
 main().catch((e) => {

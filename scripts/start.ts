@@ -34,6 +34,11 @@ const root = path.resolve(import.meta.dirname, '..');
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '0.0.0.0';
 const mode = process.env.STEWARD_HTTP === 'next' ? 'next' : 'lean';
+/**
+ * STEWARD_PAGES=off serves the API alone (lean path, no Next.js build or process): for API-only
+ * deployments, and for tests and benchmarks that start the real server and need only /api.
+ */
+const pages = !(mode === 'lean' && !dev && process.env.STEWARD_PAGES === 'off');
 
 /** A build is needed when there is none, or a source file is newer than it. */
 function needsBuild(): boolean {
@@ -135,7 +140,7 @@ async function main() {
   await applyMigrations(selected.url);
   logger.info({ embedded: selected.embedded }, 'database ready, migrations applied');
 
-  if (!dev && needsBuild()) {
+  if (pages && !dev && needsBuild()) {
     logger.info('no production build, or sources changed since it: running next build');
     const build = spawnSync('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
     if (build.status !== 0) throw new Error('next build failed');
@@ -164,7 +169,10 @@ async function main() {
   }
   let server: http.Server;
   let closeNext: () => Promise<void>;
-  if (mode === 'lean' && !dev) {
+  if (!pages) {
+    server = createNodeServer(createApiCore(endpoints, kernel), { mounts });
+    closeNext = async () => {};
+  } else if (mode === 'lean' && !dev) {
     // Next in its own process on a loopback port; this process answers /api and forwards the rest.
     const nextPort = await freePort();
     const child = startNextChild(nextPort);

@@ -2,6 +2,7 @@ import { sharedDatabase } from '@/db/client';
 import { transactionOutcome } from '@/db/queries/transaction-outcome';
 import { logger } from '@/server/logger';
 import { registerRunDispatcher, type QueuedRun } from '@/server/tasks/runs';
+import './task-hooks';
 
 /*
  * Composition of the agent runtime (entry floor): the tasks area records queued runs, and this
