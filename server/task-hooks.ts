@@ -1,6 +1,14 @@
+import { registerOpenTasks } from '@/server/assistants/open-tasks';
+import { registerTaskLinks } from '@/server/contacts/task-links';
+import { registerFileSharing } from '@/server/files/access';
+import { moveWaitingOnContacts, openTasks, sharedThroughTask } from '@/server/tasks/hooks';
+
 /*
- * Composition (entry floor): the tasks area's answers to the hooks lower areas expose
- * (assistants' open tasks, contacts' task links, files shared through tasks). Filled in by
- * the tasks issue; imported by server/runtime.ts.
+ * Composition (entry floor): the tasks area's answers to the hooks lower areas expose. Releasing
+ * an assistant counts and hands on its open tasks; a contact merge moves the tasks waiting on the
+ * merged contact; a file attached to a task is readable by the task's followers. Imported by
+ * server/runtime.ts (every process that serves the API) and by tests.
  */
-export {};
+registerOpenTasks(openTasks);
+registerTaskLinks(moveWaitingOnContacts);
+registerFileSharing(sharedThroughTask);

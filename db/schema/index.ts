@@ -18,3 +18,4 @@ export * from './sign-in';
 export * from './invitations';
 export * from './agent';
 export * from './tasks';
+export * from './task-files';

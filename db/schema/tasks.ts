@@ -145,8 +145,12 @@ export const taskRuns = pgTable(
       .references(() => tasks.id, { onDelete: 'cascade' }),
     accountId: text('account_id').notNull(),
     status: text('status', { enum: taskRunStatuses }).notNull().default('queued'),
-    /** What started it: the user's process call, a scheduled start, an alarm, a reply, a wake-up. */
-    trigger: text('trigger', { enum: ['process', 'schedule', 'alarm', 'reply', 'wake'] }).notNull(),
+    /**
+     * What started it: the user's process call (or an approval, or the assistant creating the
+     * task), a scheduled start, an alarm, a reply, a wake-up, or the task's subtasks having all
+     * ended. No CHECK constraint holds these values: a new one needs no migration.
+     */
+    trigger: text('trigger', { enum: ['process', 'schedule', 'alarm', 'reply', 'wake', 'subtasks'] }).notNull(),
     modelTier: text('model_tier', { enum: modelTiers }).notNull(),
     model: text('model'),
     startedAt: ts('started_at'),

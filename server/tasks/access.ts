@@ -4,11 +4,14 @@ import { tasks, users, type TaskRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
 import { notFound } from '@/server/http/errors';
+import { follows } from './followers';
 
 /*
  * Which tasks a caller reaches (spec document 2, Authentication): the owner reaches their own;
- * an account key without X-User-Email reads and deletes any task of the account; an
- * organization admin (or key) may delete its members' tasks. Anything else is 404, never 403.
+ * a follower of the task (a user of the account holding one of its follower addresses as a
+ * verified email, followers.ts) reads it; an account key without X-User-Email reads and deletes
+ * any task of the account; an organization admin (or key) may delete its members' tasks. Every
+ * other write is the owner's. Anything else is 404, never 403.
  */
 
 export type OwnedTask = { task: TaskRow; ownerEmail: string; ownerOrganizationId: string | null };
@@ -32,9 +35,13 @@ export async function ownTask(tx: Tx, actor: Actor, id: string, forUpdate = fals
   return row;
 }
 
-/** Read: the owner, or an account-wide key. */
+/** Read: the owner, a follower, or an account-wide key. */
 export async function readableTask(tx: Tx, actor: Actor, id: string): Promise<OwnedTask> {
-  if (actor.user) return ownTask(tx, actor, id);
+  if (actor.user) {
+    const row = await findTask(tx, actor, id, false);
+    if (!row || !(await follows(tx, row.task, actor.user.id))) throw notFound('Task');
+    return row;
+  }
   requireAccountWide(actor);
   const row = await findTask(tx, actor, id, false);
   if (!row) throw notFound('Task');

@@ -4,7 +4,7 @@ import type { Db, Tx } from '@/db/client';
 import { taskActivities, type TaskActivityRow, type TaskRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { invalidFields } from '@/server/http/errors';
-import { ownTask } from './access';
+import { readableTask } from './access';
 import type { ListActivitiesQuery } from './contracts';
 import { toPublicActivity } from './present';
 
@@ -14,7 +14,7 @@ import { toPublicActivity } from './present';
  * timestamps never lose precision through JavaScript dates.
  */
 export async function listActivities(db: Db, actor: Actor, id: string, q: z.infer<typeof ListActivitiesQuery>) {
-  const { task } = await ownTask(db, actor, id);
+  const { task } = await readableTask(db, actor, id);
   const filters = [eq(taskActivities.taskId, task.id)];
   if (q.before) {
     const [anchor] = await db

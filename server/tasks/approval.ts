@@ -10,6 +10,7 @@ import { applyChange } from './move';
 import { toPublicTask } from './present';
 import { queueRun } from './runs';
 import { plan, type TaskChange } from './transitions';
+import { follows } from './followers';
 
 /*
  * Tasks the assistant proposes and holds for the user (spec document 2: POST /tasks/{taskId}/approve,
@@ -32,8 +33,8 @@ async function reachableProposal(tx: Tx, actor: Actor, id: string): Promise<Held
     .limit(1)
     .for('update', { of: tasks });
   if (!row) throw notFound('Task');
-  const follows = row.task.followers.includes(user.email.toLowerCase());
-  if (row.task.userId !== user.id && !follows) throw notFound('Task');
+  // A follower is named by a verified email only (followers.ts), never by users.email.
+  if (!(await follows(tx, row.task, user.id))) throw notFound('Task');
   return row;
 }
 

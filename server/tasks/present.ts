@@ -1,8 +1,9 @@
 import type { TaskActivityRow, TaskRow } from '@/db/schema';
+import { publicFollowers } from './followers';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** A task row as the API shows it; `owner` is the owner's email (the spec's field), ownerId their id. */
+/** A task row as the API shows it; `owner` is the owner's email (the spec's field), ownerId their id; the owner leads `followers` (always one). */
 export function toPublicTask(t: TaskRow, ownerEmail: string) {
   return {
     id: t.id,
@@ -29,7 +30,7 @@ export function toPublicTask(t: TaskRow, ownerEmail: string) {
     readyForReview: t.status === 'awaiting_user_input' && t.readyForReview,
     feedback: t.feedback,
     skills: t.skills,
-    followers: t.followers,
+    followers: publicFollowers(ownerEmail, t.followers),
     onBehalfOf: t.onBehalfOf,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),

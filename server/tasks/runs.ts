@@ -48,6 +48,21 @@ export async function openRun(tx: Tx, taskId: string): Promise<TaskRunRow | null
   return run ?? null;
 }
 
+/**
+ * A run for a task that just woke (alarm, subtasks ended) or started on its own (schedule), unless
+ * one is already queued: that one starts the task. A run that is still `running` does not count:
+ * it already left its loop when the task stopped executing (it is only closing), so it never
+ * picks the task up again, and the new run waits for it (one run per task at a time).
+ */
+export async function queueWakeRun(tx: Tx, task: Pick<TaskRow, 'id' | 'accountId' | 'modelTier'>, trigger: Trigger): Promise<TaskRunRow> {
+  const [queued] = await tx
+    .select()
+    .from(taskRuns)
+    .where(and(eq(taskRuns.taskId, task.id), eq(taskRuns.status, 'queued')))
+    .limit(1);
+  return queued ?? queueRun(tx, task, trigger);
+}
+
 /** Stop and mark-done end the current run: a queued one never starts, a running one is told to stop by its status. */
 export async function cancelOpenRuns(tx: Tx, taskId: string): Promise<void> {
   await tx

@@ -12,7 +12,9 @@ import type { CreateTaskBody, ListTasksQuery, UpdateTaskBody } from './contracts
 import { applyChange } from './move';
 import { toPublicActivity, toPublicTask } from './present';
 import { hasStarted } from './runs';
+import { settleParent } from './subtasks';
 import { plan, type TaskChange } from './transitions';
+import { followersToStore } from './followers';
 
 const RECENT_ACTIVITY = 20;
 
@@ -43,8 +45,21 @@ async function initialTier(tx: Tx, user: UserRow, own: TaskRow['modelTier'] | un
   return org?.tier ?? 'medium';
 }
 
-/** Creating does not start the task: pending, or scheduled for a future time. */
-export async function createTask(db: Db, actor: Actor, input: z.infer<typeof CreateTaskBody>) {
+/**
+ * Who creates a task: the user (POST /tasks), or the assistant during a run of one of the user's
+ * tasks (create_task, create_subtasks: `createdBy: agent`, and held for the user's approval when
+ * `needsApproval`; a subtask names its parent).
+ */
+export type TaskOrigin = { createdBy: 'user' } | { createdBy: 'agent'; needsApproval: boolean; parentTaskId: string | null };
+
+const BY_USER: TaskOrigin = { createdBy: 'user' };
+
+/**
+ * The one way a task comes to exist, for the user's path and the assistant's: the assistant must
+ * be on the owner's roster (403), the tier is resolved now, and the task is pending or scheduled
+ * for a future time. Starting it is the caller's business: creating never starts a task.
+ */
+export async function insertTask(db: Tx, actor: Actor, input: z.infer<typeof CreateTaskBody>, origin: TaskOrigin = BY_USER): Promise<TaskRow> {
   const user = requireUser(actor);
   const assistantId = await rosterAssistant(db, user, input.assistant);
   const status = input.status ?? 'pending';
@@ -60,11 +75,20 @@ export async function createTask(db: Db, actor: Actor, input: z.infer<typeof Cre
       scheduledFor: status === 'scheduled' && input.scheduledFor ? new Date(input.scheduledFor) : null,
       modelTier: await initialTier(db, user, input.modelTier),
       skills: input.skills ?? [],
-      followers: input.followers?.map((e) => e.toLowerCase()) ?? [],
+      followers: followersToStore(user.email, input.followers ?? []),
       onBehalfOf: (input.onBehalfOf ?? user.email).toLowerCase(),
+      ...(origin.createdBy === 'agent'
+        ? { createdBy: 'agent' as const, parentTaskId: origin.parentTaskId, proposalStatus: origin.needsApproval ? ('pending_user_approval' as const) : null }
+        : {}),
     })
     .returning();
-  return { ok: true as const, task: toPublicTask(task, user.email) };
+  return task;
+}
+
+/** POST /tasks. Creating does not start the task: pending, or scheduled for a future time. */
+export async function createTask(db: Db, actor: Actor, input: z.infer<typeof CreateTaskBody>) {
+  const task = await insertTask(db, actor, input);
+  return { ok: true as const, task: toPublicTask(task, requireUser(actor).email) };
 }
 
 /** Newest first. A user lists their own; an account-wide key lists the account's, narrowed by ownerEmail. */
@@ -135,11 +159,15 @@ export async function updateTask(db: Db, actor: Actor, id: string, input: z.infe
   });
 }
 
-/** Deletes the task with its activity, subtasks and run history (foreign keys cascade). */
+/**
+ * Deletes the task with its activity, subtasks and run history (foreign keys cascade). A deleted
+ * subtask counts as ended: its parent may be waiting for nothing else (subtasks.ts).
+ */
 export async function deleteTask(db: Db, actor: Actor, id: string) {
   return db.transaction(async (tx) => {
     const { task } = await deletableTask(tx, actor, id);
     await tx.delete(tasks).where(eq(tasks.id, task.id));
+    if (task.parentTaskId) await settleParent(tx, task.parentTaskId, applyChange);
     return { ok: true as const, task: { id: task.id } };
   });
 }

@@ -29,11 +29,13 @@ export type ModelCall = {
 /**
  * The runtime's entry point after each model step. Task and account come from the run row, so a
  * call can never be filed under another task. A durable step that is retried after it already
- * recorded its call is a no-op (null): the unique (run_id, seq) index holds that.
+ * recorded its call is a no-op (null): the unique (run_id, seq) index holds that. A run deleted
+ * meanwhile (with its task or owner) records nothing (null) instead of failing the step.
  */
 export async function recordModelCall(tx: Tx, call: ModelCall): Promise<TaskModelCallRow | null> {
   const [run] = await tx.select({ taskId: taskRuns.taskId, accountId: taskRuns.accountId }).from(taskRuns).where(eq(taskRuns.id, call.runId));
-  if (!run) throw new Error(`recordModelCall: no run ${call.runId}`);
+  // The run went with its task (deleted, or its owner was): there is nothing left to bill it to.
+  if (!run) return null;
   const [row] = await tx
     .insert(taskModelCalls)
     .values({

@@ -1,8 +1,8 @@
-import { and, asc, eq, isNull, lte, ne, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
-import { tasks, type TaskRow } from '@/db/schema';
+import { accounts, tasks, type TaskRow } from '@/db/schema';
 import { applyChange } from './move';
-import { openRun, queueRun } from './runs';
+import { queueWakeRun } from './runs';
 import { allowed, plan } from './transitions';
 
 /*
@@ -10,19 +10,27 @@ import { allowed, plan } from './transitions';
  * steward/tasks.wakeups-due event) asks for every minute. A due alarm fires: the task wakes
  * (back to pending, per the transition table) and a run is queued with trigger `alarm`. A
  * scheduled task whose time has come starts (schedule_due) with a run triggered by `schedule`,
- * unless it is an agent's proposal still waiting for the user's approval.
+ * unless it is an agent's proposal still waiting for the user's approval. Nothing of an account
+ * whose kill switch is engaged wakes until it is released.
  */
 
 /** Tasks looked at per call and kind; the rest wait for the next minute. */
 const BATCH = 200;
 
-const alarmDue = (now: Date): SQL => and(eq(tasks.alarmStatus, 'set'), lte(tasks.alarmWakeAt, now))!;
+/**
+ * A frozen account's tasks are neither woken nor started: they stay due, and the first pass after
+ * the kill switch is released wakes them. Checked again under the row lock with the rest.
+ */
+const accountLive = sql`NOT EXISTS (SELECT 1 FROM ${accounts} WHERE ${accounts.id} = ${tasks.accountId} AND ${accounts.killSwitch})`;
+
+const alarmDue = (now: Date): SQL => and(eq(tasks.alarmStatus, 'set'), lte(tasks.alarmWakeAt, now), accountLive)!;
 
 const scheduleDue = (now: Date): SQL =>
   and(
     eq(tasks.status, 'scheduled'),
     lte(tasks.scheduledFor, now),
     or(isNull(tasks.proposalStatus), ne(tasks.proposalStatus, 'pending_user_approval')),
+    accountLive,
   )!;
 
 /** The task locked for this transaction if it is still due; one another executor holds is skipped (it is waking it). */
@@ -45,13 +53,14 @@ async function fireAlarm(tx: Tx, task: TaskRow, now: Date): Promise<void> {
   // Planned as if already fired, so plan() does not mark the alarm cancelled on the way out.
   const change = { ...plan({ ...task, alarmStatus: 'fired' }, 'wake', 'pending', undefined, now), alarmStatus: 'fired' as const };
   const woken = await applyChange(tx, task, change, 'wake');
-  // A run still open (the one that set the alarm has not closed yet) picks the pending task up itself.
-  if (!(await openRun(tx, task.id))) await queueRun(tx, woken, 'alarm');
+  // The run reads the fired alarm (its headline and time) and whom the task still waits on, and
+  // is told nobody replied (agent/runtime/wake-note.ts).
+  await queueWakeRun(tx, woken, 'alarm');
 }
 
 async function startScheduled(tx: Tx, task: TaskRow, now: Date): Promise<void> {
   const started = await applyChange(tx, task, plan(task, 'schedule_due', 'executing', undefined, now), 'schedule_due');
-  if (!(await openRun(tx, task.id))) await queueRun(tx, started, 'schedule');
+  await queueWakeRun(tx, started, 'schedule');
 }
 
 export type WakeupsResult = { alarmsFired: number; scheduledStarted: number; failed: string[] };

@@ -57,7 +57,7 @@ describe('tasks: create, read, list', () => {
       pendingCart: null,
       handledBy: null,
       readyForReview: false,
-      followers: ['friend@example.org'],
+      followers: [a.email, 'friend@example.org'],
       onBehalfOf: a.email,
       parentTask: null,
     });

@@ -1,12 +1,14 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { ModelMessage } from 'ai';
 import type { Db } from '@/db/client';
-import { assistants, taskActivities, type TaskRow } from '@/db/schema';
+import { assistants, taskActivities, taskRuns, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
+import { subtaskReports } from '@/server/tasks/subtasks';
 import { getScheduling } from '@/server/users/scheduling';
 import { conversationMessages } from './conversation';
 import { memoriesForRun } from './memories';
 import { systemMessage } from './system-message';
+import { subtasksMessage, wakeNote } from './wake-note';
 
 /** The newest activities a run replays; older ones are summarised by the task's plan and summary. */
 const MAX_ACTIVITIES = 400;
@@ -17,11 +19,14 @@ export const taskMessage = (task: Pick<TaskRow, 'title' | 'description'>) =>
 
 /**
  * What the model sees on every call of a run, in the contract's order (spec: What the model
- * sees): the system message, the owner's memories, the task, then its conversation so far (the
- * newest user message last, as it was recorded). Everything is read as the task's owner.
+ * sees): the system message (with why this run started, when an alarm or the subtasks woke it),
+ * the owner's memories, the task, then its conversation so far (the newest user message last, as
+ * it was recorded). A task with subtasks also gets their report, as untrusted data, between the
+ * earlier runs' conversation and this run's. Everything is read as the task's owner; a task's
+ * conversation is its own only (a subtask never sees its parent's).
  */
 export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: Date): Promise<{ system: string; messages: ModelMessage[] }> {
-  const [[assistant], scheduling, memories, activities] = await Promise.all([
+  const [[assistant], scheduling, memories, activities, [run], subtasks] = await Promise.all([
     db
       .select()
       .from(assistants)
@@ -34,15 +39,34 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
       .where(eq(taskActivities.taskId, task.id))
       .orderBy(desc(taskActivities.createdAt), desc(taskActivities.id))
       .limit(MAX_ACTIVITIES),
+    // The run this context is for: the task's one running run.
+    db
+      .select({ id: taskRuns.id, trigger: taskRuns.trigger })
+      .from(taskRuns)
+      .where(and(eq(taskRuns.taskId, task.id), eq(taskRuns.status, 'running')))
+      .orderBy(desc(taskRuns.startedAt))
+      .limit(1),
+    subtaskReports(db, task),
   ]);
   activities.reverse();
   const workingHours = scheduling.schedulingPreferences.availability.workingHours as Parameters<typeof systemMessage>[0]['workingHours'];
   // The system message travels in the SDK's `system` option: it is sent first, and only Steward writes it.
-  const system = systemMessage({ assistant: assistant ?? null, user: actor.user, workingHours, now });
+  const system = systemMessage({
+    assistant: assistant ?? null,
+    user: actor.user,
+    workingHours,
+    now,
+    wakeNote: wakeNote(task, run?.trigger ?? null, subtasks, actor.user.timezone),
+  });
   const messages: ModelMessage[] = [];
   if (memories.length) {
     messages.push({ role: 'user', content: `What you know about me and my teams (memories, newest first):\n${memories.join('\n')}` });
   }
-  messages.push({ role: 'user', content: taskMessage(task) }, ...conversationMessages(activities));
+  messages.push({ role: 'user', content: taskMessage(task) });
+  const current = run ? activities.findIndex((a) => a.runId === run.id) : -1;
+  const [before, during] = current < 0 ? [activities, []] : [activities.slice(0, current), activities.slice(current)];
+  messages.push(...conversationMessages(before));
+  if (subtasks.length) messages.push({ role: 'user', content: subtasksMessage(subtasks) });
+  messages.push(...conversationMessages(during));
   return { system, messages };
 }

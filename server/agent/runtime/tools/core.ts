@@ -1,9 +1,12 @@
+import { createSubtasks, createTask } from './delegation-tools';
 import { saveMemory, searchContacts, searchMemories } from './resource-tools';
 import { ToolRegistry } from './registry';
 import { askUser, completeTask, setAlarm, updatePlan } from './task-tools';
+import { waitForReply } from './wait-tools';
 
 /** The tools every task run has (spec: Tools); staging, browser and MCP tools join them in their issues. */
-export const coreTaskTools = () => new ToolRegistry([askUser, setAlarm, updatePlan, completeTask, saveMemory, searchMemories, searchContacts]);
+export const coreTaskTools = () =>
+  new ToolRegistry([askUser, waitForReply, setAlarm, updatePlan, completeTask, createTask, createSubtasks, saveMemory, searchMemories, searchContacts]);
 
 /** At most this many tool steps (model calls answered with tool calls) per run (spec: Tools). */
 export const MAX_TOOL_STEPS = 25;

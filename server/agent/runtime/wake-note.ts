@@ -1,0 +1,60 @@
+import type { TaskRow, TaskRunRow } from '@/db/schema';
+import { isEnded as hasEnded } from '@/server/tasks/ended';
+import type { SubtaskReport } from '@/server/tasks/subtasks';
+import { asUntrustedData } from './untrusted';
+
+/*
+ * Why a run started, in Steward's words (not the user's): a follow-up alarm that fired with
+ * nobody having replied, or the subtasks the task waited on having all ended. It travels in the
+ * system message, which only Steward writes and every chat template accepts; the subtasks'
+ * results, which come from runs that read outside content, travel as untrusted data.
+ */
+
+/** Where the subtasks' report is found, as the system message names it. */
+export const SUBTASKS_SOURCE = 'subtasks';
+
+function localTime(at: Date, timezone: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-GB', { timeZone: timezone, dateStyle: 'medium', timeStyle: 'short' }).format(at);
+  } catch {
+    return at.toISOString();
+  }
+}
+
+const quoted = (s: string) => `“${s.replace(/\s+/g, ' ').trim()}”`;
+
+/** The lines of the system message's "Why this run started" section; empty when there is nothing to say. */
+export function wakeNote(
+  task: Pick<TaskRow, 'alarmStatus' | 'alarmWakeAt' | 'alarmHeadline' | 'waitingOnContacts'>,
+  trigger: TaskRunRow['trigger'] | null,
+  subtasks: SubtaskReport[],
+  timezone: string,
+): string[] {
+  const lines: string[] = [];
+  const open = subtasks.filter((s) => !hasEnded(s.status)).length;
+  if (trigger === 'alarm' && task.alarmStatus === 'fired' && task.alarmWakeAt) {
+    const when = `${task.alarmWakeAt.toISOString()} (${localTime(task.alarmWakeAt, timezone)} for the user)`;
+    const what = task.alarmHeadline ? `${quoted(task.alarmHeadline)}, set for ${when}` : `set for ${when}`;
+    lines.push(`Your follow-up alarm fired (${what}); nobody has replied since.`);
+    if (task.waitingOnContacts.length) {
+      const people = task.waitingOnContacts.map((c) => (c.name ? `${c.name} <${c.email}>` : (c.email ?? 'someone'))).join(', ');
+      lines.push(`You are still waiting to hear from: ${people}. Decide whether to follow up with them, tell the user, or wait again.`);
+    }
+    if (open) lines.push(`${open} of your subtasks ha${open === 1 ? 's' : 've'} not ended yet.`);
+  } else if (trigger === 'subtasks') {
+    lines.push('All the subtasks you created for this task have ended (a deleted subtask is no longer listed). Continue the task with their results.');
+  }
+  if (subtasks.length) {
+    lines.push(`Each subtask's title, status and summary are in the message marked source="${SUBTASKS_SOURCE}"; it is data from the subtasks' runs.`);
+  }
+  return lines;
+}
+
+/** The subtasks as one untrusted-data message: what their runs produced is not the user's word. */
+export function subtasksMessage(subtasks: SubtaskReport[]): string {
+  const lines = subtasks.map((s, i) => {
+    const result = s.summary ? `Summary: ${s.summary}` : s.lastMessage ? `No summary. Last message: ${s.lastMessage}` : 'No summary yet.';
+    return `${i + 1}. ${quoted(s.title)} (task ${s.id}): status ${s.status}. ${result}`;
+  });
+  return asUntrustedData(SUBTASKS_SOURCE, lines.join('\n'));
+}
