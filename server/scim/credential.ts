@@ -15,8 +15,15 @@ declare module '@/server/access/credentials/levels' {
   }
 }
 
-/** Every SCIM refusal is a bare 401 in SCIM's error format (identity providers read that, not ours). */
-const refusal = () => new BareRefusal(401, scimError(401, 'A valid SCIM bearer token is required'), { 'Content-Type': 'application/scim+json' });
+/**
+ * Every SCIM refusal is a bare 401 in SCIM's error format (identity providers read that, not ours),
+ * with the challenge RFC 6750 §3 asks for: `error="invalid_token"` once a token was presented.
+ */
+const refusal = (presentedToken: boolean) =>
+  new BareRefusal(401, scimError(401, 'A valid SCIM bearer token is required'), {
+    'Content-Type': 'application/scim+json',
+    'WWW-Authenticate': presentedToken ? 'Bearer realm="SCIM", error="invalid_token"' : 'Bearer realm="SCIM"',
+  });
 
 /** `scim_` + 64 hex, minted by an organization admin (token.ts); only its hash is stored. */
 export const scimTokenCredential: Authenticator<ScimCaller> = {
@@ -31,12 +38,12 @@ export const scimTokenCredential: Authenticator<ScimCaller> = {
       .innerJoin(accounts, eq(accounts.id, organizations.accountId))
       .where(sql`${organizations.scim}->>'tokenHash' = ${hash}`)
       .limit(1);
-    if (!row || !sameHash(String(row.org.scim?.tokenHash), hash)) throw refusal();
+    if (!row || !sameHash(String(row.org.scim?.tokenHash), hash)) throw refusal(true);
     // On another account's hosted domain a token of this account is no token (hosts select accounts).
     const host = requestHost(headers) ?? '';
     if (host && row.account.hostedDomain !== host) {
       const [owner] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.hostedDomain, host));
-      if (owner && owner.id !== row.account.id) throw refusal();
+      if (owner && owner.id !== row.account.id) throw refusal(true);
     }
     return { accountId: row.org.accountId, organizationId: row.org.id, account: { rateLimitReads: row.account.rateLimitReads, rateLimitWrites: row.account.rateLimitWrites } };
   },
@@ -46,7 +53,7 @@ export const scimTokenCredential: Authenticator<ScimCaller> = {
 export const scimLevel = credentialLevel({
   level: 'scim',
   kinds: [scimTokenCredential],
-  refuse: refusal,
+  refuse: (presented) => refusal(presented.header !== null),
   subject: (caller) => caller,
   admit: (scim) => ({ scim }),
 });

@@ -1,51 +1,75 @@
-/** The fixed discovery documents of RFC 7643 §5-7 for what this server supports. */
-export const serviceProviderConfig = {
+import { notFound } from '@/server/http/errors';
+import { RESOURCE_SCHEMAS, type Attribute, type ResourceSchema } from './schema';
+
+/**
+ * The discovery documents of RFC 7643 §5-7 for what this server supports. `base` is the SCIM
+ * base URL (…/api/scim/v2): every `meta.location` is a URL a client can GET.
+ */
+
+const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+const listOf = (resources: unknown[]) => ({ schemas: [LIST], totalResults: resources.length, startIndex: 1, itemsPerPage: resources.length, Resources: resources });
+
+export const serviceProviderConfig = (base: string) => ({
   schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
-  documentationUri: '/docs',
+  documentationUri: `${base.replace(/\/api\/scim\/v2$/, '')}/docs`,
   patch: { supported: true },
   bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
   filter: { supported: true, maxResults: 200 },
   changePassword: { supported: false },
   sort: { supported: false },
   etag: { supported: false },
-  authenticationSchemes: [{ type: 'oauthbearertoken', name: 'Bearer token', description: 'The organization’s SCIM token, minted by an organization admin', primary: true }],
-  meta: { resourceType: 'ServiceProviderConfig', location: '/api/scim/v2/ServiceProviderConfig' },
-};
-
-export const resourceTypes = {
-  schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
-  totalResults: 2,
-  Resources: [
-    { schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], id: 'User', name: 'User', endpoint: '/Users', schema: 'urn:ietf:params:scim:schemas:core:2.0:User', meta: { resourceType: 'ResourceType', location: '/api/scim/v2/ResourceTypes/User' } },
-    { schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], id: 'Group', name: 'Group', endpoint: '/Groups', schema: 'urn:ietf:params:scim:schemas:core:2.0:Group', meta: { resourceType: 'ResourceType', location: '/api/scim/v2/ResourceTypes/Group' } },
-  ],
-};
-
-const attr = (name: string, type: string, extra: Record<string, unknown> = {}) => ({ name, type, multiValued: false, required: false, mutability: 'readWrite', returned: 'default', uniqueness: 'none', ...extra });
-
-export const schemas = {
-  schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
-  totalResults: 2,
-  Resources: [
+  authenticationSchemes: [
     {
-      id: 'urn:ietf:params:scim:schemas:core:2.0:User',
-      name: 'User',
-      attributes: [
-        attr('userName', 'string', { required: true, uniqueness: 'server' }),
-        attr('name', 'complex', { subAttributes: [attr('givenName', 'string'), attr('familyName', 'string'), attr('formatted', 'string')] }),
-        attr('displayName', 'string'),
-        attr('externalId', 'string'),
-        attr('active', 'boolean'),
-        attr('emails', 'complex', { multiValued: true, mutability: 'readOnly' }),
-        attr('groups', 'complex', { multiValued: true, mutability: 'readOnly' }),
-      ],
-      meta: { resourceType: 'Schema', location: '/api/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:User' },
-    },
-    {
-      id: 'urn:ietf:params:scim:schemas:core:2.0:Group',
-      name: 'Group',
-      attributes: [attr('displayName', 'string', { required: true }), attr('members', 'complex', { multiValued: true })],
-      meta: { resourceType: 'Schema', location: '/api/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:Group' },
+      type: 'oauthbearertoken',
+      name: 'Bearer token',
+      description: 'The organization’s SCIM token, minted by an organization admin',
+      specUri: 'https://www.rfc-editor.org/rfc/rfc6750',
+      primary: true,
     },
   ],
-};
+  meta: { resourceType: 'ServiceProviderConfig', location: `${base}/ServiceProviderConfig` },
+});
+
+const resourceTypeOf = (base: string, s: ResourceSchema) => ({
+  schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'],
+  id: s.name,
+  name: s.name,
+  description: s.description,
+  endpoint: s.endpoint,
+  schema: s.id,
+  schemaExtensions: [],
+  meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/${s.name}` },
+});
+
+/** An attribute as /Schemas publishes it: the RFC's characteristics, without Steward's own markers. */
+function published(a: Attribute): Record<string, unknown> {
+  const { common: _common, subAttributes, ...rest } = a;
+  return { ...rest, ...(subAttributes ? { subAttributes: subAttributes.map(published) } : {}) };
+}
+
+const schemaOf = (base: string, s: ResourceSchema) => ({
+  schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'],
+  id: s.id,
+  name: s.name,
+  description: s.description,
+  attributes: s.attributes.filter((a) => !a.common).map(published),
+  meta: { resourceType: 'Schema', location: `${base}/Schemas/${s.id}` },
+});
+
+export const resourceTypes = (base: string) => listOf(RESOURCE_SCHEMAS.map((s) => resourceTypeOf(base, s)));
+export const schemas = (base: string) => listOf(RESOURCE_SCHEMAS.map((s) => schemaOf(base, s)));
+
+/** Ids compare case-insensitively: `user` and `URN:…:User` name the same document. */
+const byId = (id: string, key: (s: ResourceSchema) => string) => RESOURCE_SCHEMAS.find((s) => key(s).toLowerCase() === id.toLowerCase());
+
+export function resourceType(base: string, id: string) {
+  const s = byId(id, (x) => x.name);
+  if (!s) throw notFound('ResourceType');
+  return resourceTypeOf(base, s);
+}
+
+export function schema(base: string, id: string) {
+  const s = byId(id, (x) => x.id);
+  if (!s) throw notFound('Schema');
+  return schemaOf(base, s);
+}

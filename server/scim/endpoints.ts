@@ -1,12 +1,16 @@
 import { defineEndpoint, reply } from '@/server/http/endpoint';
 import { TextReply } from '@/server/http/reply';
+import type { ApiRequest } from '@/server/http/request';
 import { publicBase } from '@/server/channels/providers';
 import { OrgParams } from '@/server/organizations/contracts';
-import { ScimBody, ScimIdParams, ScimListQuery, ScimResponse, ScimTokenResponse } from './contracts';
-import { resourceTypes, schemas, serviceProviderConfig } from './discovery';
+import { ScimBody, ScimIdParams, ScimListQuery, ScimResourceQuery, ScimResponse, ScimTokenResponse } from './contracts';
+import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './discovery';
 import { scimHandle, scimJson } from './errors';
 import { createScimGroup, deleteScimGroup, getScimGroup, listScimGroups, patchScimGroup, replaceScimGroup } from './groups';
-import { mintScimToken } from './token';
+import { project } from './projection';
+import { readListQuery, readSelection } from './query';
+import { GROUP, USER, type ResourceSchema } from './schema';
+import { mintScimToken, type ScimCaller, type ScimScope } from './token';
 import { createScimUser, deleteScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser } from './users';
 
 const tags = ['SCIM 2.0'];
@@ -14,6 +18,16 @@ const base = { tags, auth: 'scim' as const, raw: true, response: ScimResponse };
 const discovery = { ...base, auth: 'none' as const };
 
 const empty = () => new TextReply(204, {}, '');
+/** …/api/scim/v2 on the public origin: what the token's `endpoint` names and every `meta.location` starts with. */
+const scimBase = (req: ApiRequest) => `${publicBase(req.url)}/api/scim/v2`;
+const scope = (scim: ScimCaller, req: ApiRequest): ScimScope => ({ ...scim, base: scimBase(req) });
+
+type Shown = Record<string, unknown> & { meta: { location: string } };
+/** One resource, as `attributes` / `excludedAttributes` ask; a creation also says where it lives (RFC 7644 §3.3). */
+function resource(status: number, schemaOf: ResourceSchema, shown: Shown, query: Parameters<typeof readSelection>[0]) {
+  const headers: Record<string, string> = status === 201 ? { Location: shown.meta.location } : {};
+  return scimJson(status, project(schemaOf, shown, readSelection(query)), headers);
+}
 
 export const scimEndpoints = [
   defineEndpoint({
@@ -33,37 +47,54 @@ export const scimEndpoints = [
     method: 'GET',
     path: '/scim/v2/ServiceProviderConfig',
     summary: 'SCIM service provider configuration',
-    handle: async () => scimJson(200, serviceProviderConfig),
+    handle: async ({ req }) => scimJson(200, serviceProviderConfig(scimBase(req))),
   }),
   defineEndpoint({
     ...discovery,
     method: 'GET',
     path: '/scim/v2/ResourceTypes',
     summary: 'SCIM resource types',
-    handle: async () => scimJson(200, resourceTypes),
+    handle: async ({ req }) => scimJson(200, resourceTypes(scimBase(req))),
+  }),
+  defineEndpoint({
+    ...discovery,
+    method: 'GET',
+    path: '/scim/v2/ResourceTypes/{id}',
+    summary: 'SCIM: one resource type (User or Group)',
+    params: ScimIdParams,
+    handle: ({ req, params }) => scimHandle(async () => scimJson(200, resourceType(scimBase(req), params.id))),
   }),
   defineEndpoint({
     ...discovery,
     method: 'GET',
     path: '/scim/v2/Schemas',
-    summary: 'SCIM schemas',
-    handle: async () => scimJson(200, schemas),
+    summary: 'SCIM schemas: each attribute’s mutability, caseExact and returned',
+    handle: async ({ req }) => scimJson(200, schemas(scimBase(req))),
+  }),
+  defineEndpoint({
+    ...discovery,
+    method: 'GET',
+    path: '/scim/v2/Schemas/{id}',
+    summary: 'SCIM: one schema, by its URN',
+    params: ScimIdParams,
+    handle: ({ req, params }) => scimHandle(async () => scimJson(200, schema(scimBase(req), params.id))),
   }),
   defineEndpoint({
     ...base,
     method: 'GET',
     path: '/scim/v2/Users',
-    summary: 'SCIM: the organization’s users (filter supported)',
+    summary: 'SCIM: the organization’s users (filter, paging, attributes, excludedAttributes)',
     query: ScimListQuery,
-    handle: ({ db, scim, query }) => scimHandle(async () => scimJson(200, await listScimUsers(db, scim, query))),
+    handle: ({ db, scim, req, query }) => scimHandle(async () => scimJson(200, await listScimUsers(db, scope(scim, req), readListQuery(query)))),
   }),
   defineEndpoint({
     ...base,
     method: 'POST',
     path: '/scim/v2/Users',
     summary: 'SCIM: create a user',
+    query: ScimResourceQuery,
     body: ScimBody,
-    handle: ({ db, scim, body }) => scimHandle(async () => scimJson(201, await createScimUser(db, scim, body))),
+    handle: ({ db, scim, req, query, body }) => scimHandle(async () => resource(201, USER, await createScimUser(db, scope(scim, req), body), query)),
   }),
   defineEndpoint({
     ...base,
@@ -71,7 +102,8 @@ export const scimEndpoints = [
     path: '/scim/v2/Users/{id}',
     summary: 'SCIM: a user',
     params: ScimIdParams,
-    handle: ({ db, scim, params }) => scimHandle(async () => scimJson(200, await getScimUser(db, scim, params.id))),
+    query: ScimResourceQuery,
+    handle: ({ db, scim, req, params, query }) => scimHandle(async () => resource(200, USER, await getScimUser(db, scope(scim, req), params.id), query)),
   }),
   defineEndpoint({
     ...base,
@@ -79,8 +111,9 @@ export const scimEndpoints = [
     path: '/scim/v2/Users/{id}',
     summary: 'SCIM: replace a user',
     params: ScimIdParams,
+    query: ScimResourceQuery,
     body: ScimBody,
-    handle: ({ db, scim, params, body }) => scimHandle(async () => scimJson(200, await replaceScimUser(db, scim, params.id, body))),
+    handle: ({ db, scim, req, params, query, body }) => scimHandle(async () => resource(200, USER, await replaceScimUser(db, scope(scim, req), params.id, body), query)),
   }),
   defineEndpoint({
     ...base,
@@ -88,8 +121,9 @@ export const scimEndpoints = [
     path: '/scim/v2/Users/{id}',
     summary: 'SCIM: patch a user (active=false deactivates)',
     params: ScimIdParams,
+    query: ScimResourceQuery,
     body: ScimBody,
-    handle: ({ db, scim, params, body }) => scimHandle(async () => scimJson(200, await patchScimUser(db, scim, params.id, body))),
+    handle: ({ db, scim, req, params, query, body }) => scimHandle(async () => resource(200, USER, await patchScimUser(db, scope(scim, req), params.id, body), query)),
   }),
   defineEndpoint({
     ...base,
@@ -103,17 +137,18 @@ export const scimEndpoints = [
     ...base,
     method: 'GET',
     path: '/scim/v2/Groups',
-    summary: 'SCIM: the organization’s teams as groups',
+    summary: 'SCIM: the organization’s teams as groups (filter, paging, attributes, excludedAttributes)',
     query: ScimListQuery,
-    handle: ({ db, scim, query }) => scimHandle(async () => scimJson(200, await listScimGroups(db, scim, query))),
+    handle: ({ db, scim, req, query }) => scimHandle(async () => scimJson(200, await listScimGroups(db, scope(scim, req), readListQuery(query)))),
   }),
   defineEndpoint({
     ...base,
     method: 'POST',
     path: '/scim/v2/Groups',
     summary: 'SCIM: create a group (a team) with its members',
+    query: ScimResourceQuery,
     body: ScimBody,
-    handle: ({ db, scim, body }) => scimHandle(async () => scimJson(201, await createScimGroup(db, scim, body))),
+    handle: ({ db, scim, req, query, body }) => scimHandle(async () => resource(201, GROUP, await createScimGroup(db, scope(scim, req), body), query)),
   }),
   defineEndpoint({
     ...base,
@@ -121,7 +156,9 @@ export const scimEndpoints = [
     path: '/scim/v2/Groups/{id}',
     summary: 'SCIM: a group',
     params: ScimIdParams,
-    handle: ({ db, scim, params }) => scimHandle(async () => scimJson(200, await getScimGroup(db, scim, params.id))),
+    query: ScimResourceQuery,
+    handle: ({ db, scim, req, params, query }) =>
+      scimHandle(async () => resource(200, GROUP, await getScimGroup(db, scope(scim, req), params.id, readSelection(query)), query)),
   }),
   defineEndpoint({
     ...base,
@@ -129,17 +166,19 @@ export const scimEndpoints = [
     path: '/scim/v2/Groups/{id}',
     summary: 'SCIM: replace a group and its members',
     params: ScimIdParams,
+    query: ScimResourceQuery,
     body: ScimBody,
-    handle: ({ db, scim, params, body }) => scimHandle(async () => scimJson(200, await replaceScimGroup(db, scim, params.id, body))),
+    handle: ({ db, scim, req, params, query, body }) => scimHandle(async () => resource(200, GROUP, await replaceScimGroup(db, scope(scim, req), params.id, body), query)),
   }),
   defineEndpoint({
     ...base,
     method: 'PATCH',
     path: '/scim/v2/Groups/{id}',
-    summary: 'SCIM: patch a group (members add/remove)',
+    summary: 'SCIM: patch a group (displayName; members add, remove, replace)',
     params: ScimIdParams,
+    query: ScimResourceQuery,
     body: ScimBody,
-    handle: ({ db, scim, params, body }) => scimHandle(async () => scimJson(200, await patchScimGroup(db, scim, params.id, body))),
+    handle: ({ db, scim, req, params, query, body }) => scimHandle(async () => resource(200, GROUP, await patchScimGroup(db, scope(scim, req), params.id, body), query)),
   }),
   defineEndpoint({
     ...base,

@@ -1,7 +1,10 @@
-import { AppError, databaseRefusal } from '@/server/http/errors';
+import { AppError, badRequest, databaseRefusal } from '@/server/http/errors';
 import { TextReply } from '@/server/http/reply';
 
 export const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+/** RFC 7644 §3.12 `scimType` values this server answers with. */
+export type ScimType = 'invalidFilter' | 'invalidPath' | 'invalidSyntax' | 'invalidValue' | 'mutability' | 'noTarget' | 'uniqueness';
 
 export const scimError = (status: number, detail: string, scimType?: string) => ({
   schemas: [SCIM_ERROR],
@@ -10,11 +13,16 @@ export const scimError = (status: number, detail: string, scimType?: string) => 
   detail,
 });
 
-export const scimJson = (status: number, body: unknown) => new TextReply(status, { 'Content-Type': 'application/scim+json' }, JSON.stringify(body));
+export const scimJson = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new TextReply(status, { 'Content-Type': 'application/scim+json', ...headers }, JSON.stringify(body));
+
+/** A 400 with its SCIM error type (the kernel never sees it: scimHandle answers it). */
+export const scimBadRequest = (scimType: ScimType, detail: string) => badRequest(detail, { scimType });
 
 /**
  * Runs a SCIM handler, answering domain errors in SCIM's error format (IdPs read that, not ours).
  * A database refusal (the loser of two concurrent creates hitting a unique index) is one too.
+ * A 400 without its own type is `invalidValue`, a 409 `uniqueness`.
  */
 export async function scimHandle(fn: () => Promise<TextReply>): Promise<TextReply> {
   try {
@@ -22,7 +30,8 @@ export async function scimHandle(fn: () => Promise<TextReply>): Promise<TextRepl
   } catch (e) {
     const app = e instanceof AppError ? e : databaseRefusal(e);
     if (app) {
-      const scimType = app.status === 409 ? 'uniqueness' : app.status === 400 ? 'invalidValue' : undefined;
+      const own = typeof app.extra.scimType === 'string' ? app.extra.scimType : undefined;
+      const scimType = own ?? (app.status === 409 ? 'uniqueness' : app.status === 400 ? 'invalidValue' : undefined);
       return scimJson(app.status, scimError(app.status, app.message, scimType));
     }
     throw e;

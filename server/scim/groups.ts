@@ -1,31 +1,43 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { filter as scimFilter, parse as parseFilter } from 'scim2-parse-filter';
-import { scimPatch, type ScimPatchOperation } from 'scim-patch';
-import { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
 import { teamMemberships, teams, users, type TeamRow } from '@/db/schema';
 import { badRequest, notFound } from '@/server/http/errors';
 import { joinTeam } from '@/server/teams/membership';
 import { placeElsewhere } from '@/server/teams/placement';
-import { GroupBody, GroupMembers, PatchedGroup } from './contracts';
-import type { ScimCaller } from './token';
-import { LIST_SCHEMA, normalizeOps } from './users';
+import { GroupBody, PatchedGroup } from './contracts';
+import { compileFilter } from './filter';
+import { applyPatch } from './patch';
+import { project, type Selection } from './projection';
+import { listResponse, type ListQuery } from './query';
+import { GROUP, GROUP_SCHEMA } from './schema';
+import type { ScimCaller, ScimScope } from './token';
 
-export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+type Member = { id: string; email: string };
 
-async function toScimGroup(db: Db, t: TeamRow) {
-  const members = await db
+async function membersOf(db: Db, teamId: string): Promise<Member[]> {
+  return db
     .select({ id: users.id, email: users.email })
     .from(teamMemberships)
     .innerJoin(users, eq(users.id, teamMemberships.userId))
-    .where(and(eq(teamMemberships.teamId, t.id), eq(teamMemberships.status, 'active')));
+    .where(and(eq(teamMemberships.teamId, teamId), eq(teamMemberships.status, 'active')));
+}
+
+/** The group's SCIM view; without `members` when the request leaves them out (a large team costs a query). */
+function toScimGroup(base: string, t: TeamRow, members: Member[] | null) {
   return {
     schemas: [GROUP_SCHEMA],
     id: t.id,
     displayName: t.name,
-    members: members.map((m) => ({ value: m.id, display: m.email })),
-    meta: { resourceType: 'Group', created: t.createdAt.toISOString(), lastModified: t.updatedAt.toISOString(), location: `/api/scim/v2/Groups/${t.id}` },
+    ...(members ? { members: members.map((m) => ({ value: m.id, display: m.email })) } : {}),
+    meta: { resourceType: 'Group', created: t.createdAt.toISOString(), lastModified: t.updatedAt.toISOString(), location: `${base}/Groups/${t.id}` },
   };
+}
+
+/** Whether an answer shows members at all (Entra reads groups with excludedAttributes=members). */
+const showsMembers = (sel: Selection) => 'members' in project(GROUP, { members: [] }, sel);
+
+export async function presentScimGroup(db: Db, base: string, t: TeamRow, sel?: Selection) {
+  return toScimGroup(base, t, !sel || showsMembers(sel) ? await membersOf(db, t.id) : null);
 }
 
 async function orgTeam(db: Db, caller: ScimCaller, id: string) {
@@ -57,22 +69,18 @@ async function syncMembers(tx: Tx, caller: ScimCaller, team: TeamRow, memberIds:
   for (const u of found) await joinTeam(tx, u, team, 'member');
 }
 
-export async function listScimGroups(db: Db, caller: ScimCaller, q: { filter?: string; startIndex: number; count: number }) {
+export async function listScimGroups(db: Db, caller: ScimScope, q: ListQuery) {
+  const test = q.filter ? compileFilter(GROUP, q.filter) : null;
   const rows = await db.select().from(teams).where(and(eq(teams.organizationId, caller.organizationId), eq(teams.status, 'active'))).orderBy(asc(teams.createdAt));
-  let resources = await Promise.all(rows.map((t) => toScimGroup(db, t)));
-  if (q.filter) {
-    try {
-      resources = resources.filter(scimFilter(parseFilter(q.filter)));
-    } catch {
-      throw badRequest(`filter: cannot parse ${q.filter}`);
-    }
-  }
-  const page = resources.slice(q.startIndex - 1, q.startIndex - 1 + q.count);
-  return { schemas: [LIST_SCHEMA], totalResults: resources.length, startIndex: q.startIndex, itemsPerPage: page.length, Resources: page };
+  // A filter on members needs them even when the answer leaves them out.
+  const withMembers = showsMembers(q) || /members/i.test(q.filter ?? '');
+  const all = await Promise.all(rows.map(async (t) => toScimGroup(caller.base, t, withMembers ? await membersOf(db, t.id) : null)));
+  const list = listResponse(test ? all.filter(test) : all, q);
+  return { ...list, Resources: list.Resources.map((r) => project(GROUP, r, q)) };
 }
 
-export async function getScimGroup(db: Db, caller: ScimCaller, id: string) {
-  return toScimGroup(db, await orgTeam(db, caller, id));
+export async function getScimGroup(db: Db, caller: ScimScope, id: string, sel?: Selection) {
+  return presentScimGroup(db, caller.base, await orgTeam(db, caller, id), sel);
 }
 
 function parseGroup(raw: unknown) {
@@ -81,7 +89,7 @@ function parseGroup(raw: unknown) {
   return parsed.data;
 }
 
-export async function createScimGroup(db: Db, caller: ScimCaller, raw: unknown) {
+export async function createScimGroup(db: Db, caller: ScimScope, raw: unknown) {
   const body = parseGroup(raw);
   // One transaction: a refused member list leaves no half-made group behind.
   const team = await db.transaction(async (tx) => {
@@ -89,10 +97,10 @@ export async function createScimGroup(db: Db, caller: ScimCaller, raw: unknown) 
     await syncMembers(tx, caller, t, (body.members ?? []).map((m) => m.value));
     return t;
   });
-  return toScimGroup(db, team);
+  return presentScimGroup(db, caller.base, team);
 }
 
-export async function replaceScimGroup(db: Db, caller: ScimCaller, id: string, raw: unknown) {
+export async function replaceScimGroup(db: Db, caller: ScimScope, id: string, raw: unknown) {
   const team = await orgTeam(db, caller, id);
   const body = parseGroup(raw);
   const t = await db.transaction(async (tx) => {
@@ -100,46 +108,22 @@ export async function replaceScimGroup(db: Db, caller: ScimCaller, id: string, r
     if (body.members) await syncMembers(tx, caller, renamed, body.members.map((m) => m.value));
     return renamed;
   });
-  return toScimGroup(db, t);
+  return presentScimGroup(db, caller.base, t);
 }
 
-const issuesText = (error: z.ZodError, prefix?: string) => error.issues.map((i) => `${[...(prefix ? [prefix] : []), ...i.path].join('.') || 'group'}: ${i.message}`).join('; ');
-
-/** An add or replace of members must carry a list of `{value}`, whether by path or inside a path-less value. */
-function checkMemberValues(ops: ScimPatchOperation[]) {
-  ops.forEach((o, n) => {
-    if (o.op !== 'add' && o.op !== 'replace') return;
-    const value = (o as { value?: unknown }).value;
-    const path = (o as { path?: string }).path;
-    let sent: { at: string; v: unknown } | null = null;
-    if (path !== undefined && /^members$/i.test(path.trim())) sent = { at: `Operations.${n}.value`, v: value };
-    else if (path === undefined && value && typeof value === 'object' && 'members' in value) sent = { at: `Operations.${n}.value.members`, v: (value as { members: unknown }).members };
-    if (!sent) return;
-    const parsed = GroupMembers.safeParse(sent.v);
-    if (!parsed.success) throw badRequest(`${issuesText(parsed.error, sent.at)} (members must be a list of {value})`);
-  });
-}
-
-export async function patchScimGroup(db: Db, caller: ScimCaller, id: string, raw: unknown) {
+/** Applies RFC 7644 PATCH operations to the group's SCIM view (patch.ts), then stores its name and members. */
+export async function patchScimGroup(db: Db, caller: ScimScope, id: string, raw: unknown) {
   const team = await orgTeam(db, caller, id);
-  const current = await toScimGroup(db, team);
-  const ops = normalizeOps(raw);
-  checkMemberValues(ops);
-  let result: unknown;
-  try {
-    result = scimPatch(structuredClone(current) as never, ops);
-  } catch (e) {
-    throw badRequest(`Operations: ${(e as Error).message}`);
-  }
-  const checked = PatchedGroup.safeParse(result);
-  if (!checked.success) throw badRequest(`Operations: the patched group is invalid: ${issuesText(checked.error)}`);
+  const before = await presentScimGroup(db, caller.base, team);
+  const checked = PatchedGroup.safeParse(applyPatch(GROUP, before, raw));
+  if (!checked.success) throw badRequest(`Operations: the patched group is invalid: ${checked.error.issues.map((i) => `${i.path.join('.') || 'group'}: ${i.message}`).join('; ')}`);
   const patched = checked.data;
   const t = await db.transaction(async (tx) => {
     const [renamed] = await tx.update(teams).set({ name: patched.displayName ?? team.name }).where(eq(teams.id, team.id)).returning();
     await syncMembers(tx, caller, renamed, (patched.members ?? []).map((m) => m.value));
     return renamed;
   });
-  return toScimGroup(db, t);
+  return presentScimGroup(db, caller.base, t);
 }
 
 /** Deleting a group archives the team; its members move to other teams. */

@@ -24,3 +24,6 @@ export async function mintScimToken(db: Db, actor: Actor, orgId: string, endpoin
     .where(eq(organizations.id, org.id));
   return { ok: true as const, token, tokenCreatedAt, endpoint };
 }
+
+/** The caller and the SCIM base URL of the request (…/api/scim/v2), which every `meta.location` starts with. */
+export type ScimScope = ScimCaller & { base: string };

@@ -1,7 +1,5 @@
 import { and, asc, eq, ne } from 'drizzle-orm';
-import { filter as scimFilter, parse as parseFilter } from 'scim2-parse-filter';
-import { scimPatch, type ScimPatchOperation } from 'scim-patch';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
 import { activeMemberships } from '@/db/queries/memberships';
@@ -14,13 +12,16 @@ import { activeMembership, createOwnTeam } from '@/server/teams/membership';
 import { assertOwnsNoSharedTeam } from '@/server/teams/refusals';
 import { createUserWithEmail } from '@/server/user-record/create';
 import { removeUser } from '@/server/users/service';
-import { PatchOps, ScimUserBody } from './contracts';
-import type { ScimCaller } from './token';
+import { ScimUserBody } from './contracts';
+import { scimBadRequest } from './errors';
+import { compileFilter } from './filter';
+import { applyPatch } from './patch';
+import { project } from './projection';
+import { listResponse, type ListQuery } from './query';
+import { USER, USER_SCHEMA } from './schema';
+import type { ScimCaller, ScimScope } from './token';
 
-export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
-export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-
-export function toScimUser(u: UserRow, groups: Array<{ id: string; name: string }>) {
+export function toScimUser(base: string, u: UserRow, groups: Array<{ id: string; name: string }>) {
   return {
     schemas: [USER_SCHEMA],
     id: u.id,
@@ -31,9 +32,10 @@ export function toScimUser(u: UserRow, groups: Array<{ id: string; name: string 
     emails: [{ value: u.email, primary: true, type: 'work' }],
     active: u.status === 'active',
     groups: groups.map((g) => ({ value: g.id, display: g.name })),
-    meta: { resourceType: 'User', created: u.createdAt.toISOString(), lastModified: u.updatedAt.toISOString(), location: `/api/scim/v2/Users/${u.id}` },
+    meta: { resourceType: 'User', created: u.createdAt.toISOString(), lastModified: u.updatedAt.toISOString(), location: `${base}/Users/${u.id}` },
   };
 }
+export type ScimUser = ReturnType<typeof toScimUser>;
 
 async function groupsOf(db: Db, userId: string) {
   return (await activeMemberships(db, userId)).map(({ t }) => ({ id: t.id, name: t.name }));
@@ -45,29 +47,21 @@ async function orgUser(db: Db, caller: ScimCaller, id: string): Promise<UserRow>
   return u;
 }
 
-export async function presentScimUser(db: Db, u: UserRow) {
-  return toScimUser(u, await groupsOf(db, u.id));
+export async function presentScimUser(db: Db, base: string, u: UserRow): Promise<ScimUser> {
+  return toScimUser(base, u, await groupsOf(db, u.id));
 }
 
 /** The organization's users, filtered with the SCIM filter language (in memory: an organization is small). */
-export async function listScimUsers(db: Db, caller: ScimCaller, q: { filter?: string; startIndex: number; count: number }) {
+export async function listScimUsers(db: Db, caller: ScimScope, q: ListQuery) {
+  const test = q.filter ? compileFilter(USER, q.filter) : null;
   const rows = await db.select().from(users).where(eq(users.organizationId, caller.organizationId)).orderBy(asc(users.createdAt));
-  let resources = await Promise.all(rows.map((u) => presentScimUser(db, u)));
-  if (q.filter) {
-    let test: (r: unknown) => boolean;
-    try {
-      test = scimFilter(parseFilter(q.filter));
-    } catch {
-      throw badRequest(`filter: cannot parse ${q.filter}`);
-    }
-    resources = resources.filter(test);
-  }
-  const page = resources.slice(q.startIndex - 1, q.startIndex - 1 + q.count);
-  return { schemas: [LIST_SCHEMA], totalResults: resources.length, startIndex: q.startIndex, itemsPerPage: page.length, Resources: page };
+  const all = await Promise.all(rows.map((u) => presentScimUser(db, caller.base, u)));
+  const list = listResponse(test ? all.filter(test) : all, q);
+  return { ...list, Resources: list.Resources.map((r) => project(USER, r, q)) };
 }
 
-export async function getScimUser(db: Db, caller: ScimCaller, id: string) {
-  return presentScimUser(db, await orgUser(db, caller, id));
+export async function getScimUser(db: Db, caller: ScimScope, id: string) {
+  return presentScimUser(db, caller.base, await orgUser(db, caller, id));
 }
 
 /** The user columns a SCIM body sets, or null when it sets none. */
@@ -81,6 +75,24 @@ function fields(body: z.infer<typeof ScimUserBody>) {
     status: body.active === undefined ? undefined : body.active ? ('active' as const) : ('inactive' as const),
   });
 }
+/** What SCIM may set on a user: a PATCH can also clear externalId. */
+type Columns = Omit<NonNullable<ReturnType<typeof fields>>, 'externalId'> & { externalId?: string | null };
+
+const EmailList = z.array(z.object({ value: z.string() }).passthrough());
+
+/**
+ * `emails` may only repeat the userName: a user's one email is their verified address (schema.ts).
+ * Another address is refused, never dropped: invalidValue on creation, mutability afterwards.
+ */
+function assertEmailsAreUserName(userName: string, emails: unknown, scimType: 'invalidValue' | 'mutability') {
+  if (emails === undefined || emails === null) return;
+  const parsed = EmailList.safeParse(emails);
+  if (!parsed.success) throw scimBadRequest('invalidValue', 'emails: must be a list of {value}');
+  const other = parsed.data.find((e) => e.value.trim().toLowerCase() !== userName);
+  if (other) {
+    throw scimBadRequest(scimType, `emails: ${other.value} is not the userName; a user’s only email is their userName (${userName}), which SCIM does not change`);
+  }
+}
 
 /**
  * Creates the user in the organization. A SCIM token speaks for the organization's verified
@@ -89,8 +101,9 @@ function fields(body: z.infer<typeof ScimUserBody>) {
  * address. At a verified domain, a user of another organization is a uniqueness conflict (409)
  * and a user without one is adopted, as autoJoin would.
  */
-export async function createScimUser(db: Db, caller: ScimCaller, raw: unknown) {
+export async function createScimUser(db: Db, caller: ScimScope, raw: unknown) {
   const body = parseUser(raw);
+  assertEmailsAreUserName(body.userName, body.emails, 'invalidValue');
   const user = await uniquely(() =>
     db.transaction(async (tx) => {
       let u = await findUserByVerifiedEmail(tx, caller.accountId, body.userName);
@@ -107,12 +120,12 @@ export async function createScimUser(db: Db, caller: ScimCaller, raw: unknown) {
       return u;
     }),
   );
-  return presentScimUser(db, user);
+  return presentScimUser(db, caller.base, user);
 }
 
 /** externalId is unique in the account: a second user with the same one is a SCIM uniqueness conflict, not a 500. */
-async function assertExternalIdFree(tx: Tx, caller: ScimCaller, externalId: string | undefined, selfId: string | null) {
-  if (externalId === undefined) return;
+async function assertExternalIdFree(tx: Tx, caller: ScimCaller, externalId: string | null | undefined, selfId: string | null) {
+  if (externalId === undefined || externalId === null) return;
   const [taken] = await tx
     .select({ id: users.id })
     .from(users)
@@ -132,15 +145,12 @@ async function uniquely<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Stores the SCIM fields sent; a body with nothing to change (only userName, say) changes nothing. */
-async function saveFields(db: Db, caller: ScimCaller, u: UserRow, body: z.infer<typeof ScimUserBody>): Promise<UserRow> {
-  // The address is the person's verified identity; SCIM cannot move it to another one.
-  if (body.userName !== u.email) throw badRequest(`userName: cannot be changed through SCIM (it is ${u.email})`);
-  const set = fields(body);
+/** Stores the columns; with nothing to change (a PUT of only userName, say), the user stays as is. */
+async function save(db: Db, caller: ScimCaller, u: UserRow, set: Columns | null): Promise<UserRow> {
   if (!set) return u;
   return uniquely(() =>
     db.transaction(async (tx) => {
-      await assertExternalIdFree(tx, caller, body.externalId, u.id);
+      await assertExternalIdFree(tx, caller, set.externalId, u.id);
       const [saved] = await tx.update(users).set(set).where(eq(users.id, u.id)).returning();
       return saved;
     }),
@@ -153,24 +163,57 @@ function parseUser(raw: unknown) {
   return parsed.data;
 }
 
-export async function replaceScimUser(db: Db, caller: ScimCaller, id: string, raw: unknown) {
-  const u = await orgUser(db, caller, id);
-  const body = parseUser(raw);
-  return presentScimUser(db, await saveFields(db, caller, u, body));
+/** The address is the person's verified identity; SCIM cannot move them to another one. */
+function assertSameUserName(u: UserRow, userName: string) {
+  if (userName !== u.email) throw scimBadRequest('mutability', `userName: cannot be changed through SCIM (it is ${u.email})`);
 }
 
-/** Applies RFC 7644 PATCH operations (scim-patch) to the user's SCIM view, then stores what changed. */
-export async function patchScimUser(db: Db, caller: ScimCaller, id: string, raw: unknown) {
+/** PUT: the attributes sent replace the stored ones; readOnly ones (groups, meta) are ignored, as RFC 7644 §3.5.1 says. */
+export async function replaceScimUser(db: Db, caller: ScimScope, id: string, raw: unknown) {
   const u = await orgUser(db, caller, id);
-  const ops = normalizeOps(raw);
-  let patched: Record<string, unknown>;
-  try {
-    patched = scimPatch(structuredClone(await presentScimUser(db, u)) as never, ops) as unknown as Record<string, unknown>;
-  } catch (e) {
-    throw badRequest(`Operations: ${(e as Error).message}`);
-  }
-  const body = parseUser({ ...patched, userName: patched.userName ?? u.email });
-  return presentScimUser(db, await saveFields(db, caller, u, body));
+  const body = parseUser(raw);
+  assertSameUserName(u, body.userName);
+  assertEmailsAreUserName(u.email, body.emails, 'mutability');
+  return presentScimUser(db, caller.base, await save(db, caller, u, fields(body)));
+}
+
+const text = z.string({ message: 'must be a string' }).nullish();
+/** What a patched user view must hold before anything is stored. */
+const PatchedUser = z
+  .object({
+    externalId: z.string({ message: 'must be a string' }).max(200).nullish(),
+    displayName: text,
+    name: z.object({ givenName: text, familyName: text, formatted: text }, { message: 'must be an object' }).passthrough().nullish(),
+    active: z.boolean({ message: 'must be true or false' }),
+  })
+  .passthrough();
+
+const same = (x: unknown, y: unknown) => (x ?? null) === (y ?? null);
+
+/** The columns a PATCH changed: each attribute whose value differs after the operations. */
+function patchedColumns(before: ScimUser, patched: Record<string, unknown>): Columns | null {
+  const checked = PatchedUser.safeParse(patched);
+  if (!checked.success) throw badRequest(`Operations: the patched user is invalid: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const after = checked.data;
+  const b = before.name;
+  const a = after.name ?? {};
+  // displayName and name.formatted are one stored name: the one the operations changed wins.
+  const name = !same(before.displayName, after.displayName) ? (after.displayName ?? null) : !same(b.formatted, a.formatted) ? (a.formatted ?? null) : undefined;
+  return changedFields({
+    firstName: same(b.givenName, a.givenName) ? undefined : (a.givenName ?? ''),
+    lastName: same(b.familyName, a.familyName) ? undefined : (a.familyName ?? ''),
+    name,
+    externalId: same(before.externalId, after.externalId) ? undefined : (after.externalId ?? null),
+    status: after.active === before.active ? undefined : after.active ? ('active' as const) : ('inactive' as const),
+  });
+}
+
+/** Applies RFC 7644 PATCH operations to the user's SCIM view (patch.ts), then stores what changed. */
+export async function patchScimUser(db: Db, caller: ScimScope, id: string, raw: unknown) {
+  const u = await orgUser(db, caller, id);
+  const before = await presentScimUser(db, caller.base, u);
+  const patched = applyPatch(USER, before, raw);
+  return presentScimUser(db, caller.base, await save(db, caller, u, patchedColumns(before, patched)));
 }
 
 /** Deleting through SCIM deprovisions: the user is deleted, after the same refusals as DELETE /users. */
@@ -181,12 +224,4 @@ export async function deleteScimUser(db: Db, caller: ScimCaller, id: string) {
     await assertOwnsNoSharedTeam(tx, u);
     await removeUser(tx, u);
   });
-}
-
-/** IdPs send "Replace" and "False"; scim-patch expects lower-case ops and real booleans. */
-export function normalizeOps(raw: unknown): ScimPatchOperation[] {
-  const parsed = PatchOps.safeParse(raw);
-  if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-  const fix = (v: unknown): unknown => (v === 'False' || v === 'false' ? false : v === 'True' || v === 'true' ? true : Array.isArray(v) ? v.map(fix) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fix(x)])) : v);
-  return parsed.data.Operations.map((op) => ({ ...op, op: op.op.toLowerCase(), value: fix(op.value) }) as ScimPatchOperation);
 }

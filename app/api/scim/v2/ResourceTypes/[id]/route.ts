@@ -1,0 +1,4 @@
+import { routeHandlers } from '@/server/route-handlers';
+
+export const { GET } = routeHandlers('/scim/v2/ResourceTypes/{id}');
+export const dynamic = 'force-dynamic';
