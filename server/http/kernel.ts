@@ -4,6 +4,7 @@ import type { AuthLevel, CallerContexts } from '@/server/access/credentials/leve
 import { logger } from '@/server/logger';
 import type { Logger } from 'pino';
 import type { AnyEndpoint } from './endpoint';
+import { errorDialectFor } from './error-dialects';
 import { AppError, BareRefusal } from './errors';
 import type { KernelDeps } from './kernel-deps';
 import { clientAddress, originForHost, publicOrigin, requestHost } from './public-origin';
@@ -101,6 +102,8 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       }
     } catch (e) {
       res = errorResponse(e, log());
+      const dialect = url && res instanceof TextReply ? errorDialectFor(url.pathname.slice(API_PREFIX.length)) : null;
+      if (dialect && res instanceof TextReply) res = inDialect(dialect, res);
     }
     if (res instanceof Response) {
       res = withApiHeaders(res, secure);
@@ -114,6 +117,23 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
     }
     return res;
   };
+}
+
+/** A standard error reply in a protocol's own error shape (error-dialects.ts). */
+function inDialect(dialect: ReturnType<typeof errorDialectFor> & {}, standard: TextReply): TextReply {
+  let message = '';
+  let code: string | null = null;
+  try {
+    const body = JSON.parse(standard.body) as { ok?: unknown; error?: unknown; error_code?: unknown; message?: unknown };
+    // A refusal already in the protocol's shape (a credential's BareRefusal) stays as it is.
+    if (body.ok !== false) return standard;
+    message = typeof body.error === 'string' ? body.error : typeof body.message === 'string' ? body.message : '';
+    code = typeof body.error_code === 'string' ? body.error_code : null;
+  } catch {
+    // A reply that is not JSON keeps an empty message.
+  }
+  const { 'Content-Type': _type, 'content-type': _lower, ...headers } = standard.headers;
+  return dialect({ status: standard.status, message, code, headers });
 }
 
 /**
