@@ -4,7 +4,7 @@ import { endRun, type RunEnd } from '@/server/agent/runtime/end-run';
 import { modelStep } from '@/server/agent/runtime/model-step';
 import { recordRunTrace } from '@/server/agent/runtime/run-trace';
 import { startRun } from '@/server/agent/runtime/start-run';
-import { runToolStep } from '@/server/agent/runtime/tool-step';
+import { runToolStep, type ToolStep } from '@/server/agent/runtime/tool-step';
 import { coreTaskTools, MAX_TOOL_STEPS } from '@/server/agent/runtime/tools/core';
 import { inngest } from '../client';
 import { events } from '../events';
@@ -14,10 +14,12 @@ const db = () => sharedDatabase().db;
 /**
  * One run of a task (spec 4: the durable runtime). Every model call (`model-<n>`) and every tool
  * call (`tool-<n>-<i>`) is its own step (a model step also records its usage row), so a restart
- * replays finished calls from their stored results: the model is never asked twice for a finished step and no tool effect repeats. One run
- * per task at a time (concurrency keyed by the task id). The run ends per "How a run ends"
- * (server/agent/runtime/end-run.ts); a run that keeps failing ends with the task in error. Every
- * ended run is then recorded as a trace of the account's prompt API (run-trace.ts).
+ * replays finished calls from their stored results: the model is never asked twice for a finished
+ * step and no tool effect repeats. One run per task at a time (concurrency keyed by the task id).
+ * The run ends per "How a run ends" (server/agent/runtime/end-run.ts), or goes on when a message
+ * of the user arrived that the last model call did not read; a frozen account (kill switch) stops
+ * it at the next step boundary with the task on hold; a run that keeps failing ends with the task
+ * in error. Every ended run is then recorded as a trace of the account's prompt API (run-trace.ts).
  */
 export const taskRun = inngest.createFunction(
   {
@@ -40,31 +42,41 @@ export const taskRun = inngest.createFunction(
 
     let usage = noUsage();
     let modelId: string | null = null;
-    // The run's trace is its own step after the end: a trace that fails to record retries alone
-    // and never undoes the task's final move.
-    const end = async (how: RunEnd) => {
-      const ended = await step.run('end', () => endRun(db(), runId, how, usage, modelId));
-      await step.run('trace', () => recordRunTrace(db(), runId));
-      return ended;
-    };
 
     for (let n = 1; ; n++) {
       const turn = await step.run(`model-${n}`, () => modelStep(db(), runId, n - 1, tools));
-      if (turn.kind === 'stopped') return end({ kind: 'stopped', reason: turn.reason });
-      if (turn.kind === 'not_configured') return end({ kind: 'not_configured', message: turn.message });
-      usage = addUsage(usage, turn.usage);
-      modelId = turn.modelId;
-      if (!turn.toolCalls.length) return end({ kind: 'answered', text: turn.text });
-
-      let ended = false;
-      for (const [i, call] of turn.toolCalls.entries()) {
-        // Once a call ended the run (complete_task, ask_user...), the calls after it are not run.
-        if (ended) break;
-        const done = await step.run(`tool-${n}-${i}`, () => runToolStep(db(), runId, call, i === 0 ? turn.text : '', tools));
-        ended = done.endsRun;
+      // Another model call stays within the run's budget of MAX_TOOL_STEPS calls.
+      const mayContinue = n < MAX_TOOL_STEPS;
+      let how: RunEnd | null = null;
+      if (turn.kind === 'stopped') how = { kind: 'stopped', reason: turn.reason };
+      else if (turn.kind === 'not_configured') how = { kind: 'not_configured', message: turn.message };
+      else if (turn.kind === 'frozen') how = { kind: 'frozen' };
+      else {
+        usage = addUsage(usage, turn.usage);
+        modelId = turn.modelId;
+        if (!turn.toolCalls.length) how = { kind: 'answered', text: turn.text, seq: n - 1, seenUserMessages: turn.seenUserMessages, mayContinue };
+        else {
+          let done: ToolStep = { endsRun: false };
+          for (const [i, call] of turn.toolCalls.entries()) {
+            done = await step.run(`tool-${n}-${i}`, () => runToolStep(db(), runId, call, i === 0 ? turn.text : '', tools, turn.seenUserMessages));
+            // Once a call ended the run (complete_task, ask_user, a frozen account...), the calls after it are not run.
+            if (done.endsRun) break;
+          }
+          if (done.frozen) how = { kind: 'frozen' };
+          else if (done.endsRun) how = { kind: 'tool', mayContinue };
+          else if (!mayContinue) how = { kind: 'step_limit', seenUserMessages: turn.seenUserMessages };
+        }
       }
-      if (ended) return end({ kind: 'tool' });
-      if (n >= MAX_TOOL_STEPS) return end({ kind: 'step_limit' });
+      if (!how) continue;
+      // One end step per model call (`end-<n>`): it may answer that the run goes on (a message
+      // came in that the model did not read), and a step id never changes meaning on replay.
+      const closing = how;
+      const ended = await step.run(`end-${n}`, () => endRun(db(), runId, closing, usage, modelId));
+      if (ended.continued) continue;
+      // The run's trace is its own step after the end: a trace that fails to record retries alone
+      // and never undoes the task's final move.
+      await step.run('trace', () => recordRunTrace(db(), runId));
+      return ended;
     }
   },
 );

@@ -10,6 +10,13 @@ import type { AddressInfo } from 'node:net';
  *   llm.enqueue({ toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] }, { text: 'done' });
  *   process.env.STEWARD_MODEL_BASE_URL = llm.baseUrl;   // http://127.0.0.1:<port>/v1
  *   ... llm.requests[0].body.model ...
+ *
+ * A held reply answers only when the test releases it (a model call in flight on purpose):
+ *
+ *   const held = llm.hold();
+ *   llm.enqueue(held.script);
+ *   const request = await held.arrived;   // the call is open now
+ *   held.release({ text: 'late answer' }); // or: await held.abandoned (the client went away)
  */
 
 export type ScriptedToolCall = { name: string; arguments: unknown; id?: string };
@@ -50,9 +57,23 @@ export type ModelRequest = {
   tools: any[] | undefined;
   stream: boolean;
   includeUsage: boolean;
+  /** True once the client closed the connection before the reply was complete (a killed caller, an aborted request). */
+  abandoned: boolean;
 };
 
 export type Script = ScriptedReply | ((request: ModelRequest) => ScriptedReply | Promise<ScriptedReply>);
+
+/** A script that keeps its request open until released. */
+export type HeldReply = {
+  /** Enqueue it (or call it from a script function) like any script; it holds one request. */
+  script: (request: ModelRequest) => ScriptedReply | Promise<ScriptedReply>;
+  /** Resolves with the request once it arrived and is being held. */
+  arrived: Promise<ModelRequest>;
+  /** Answers the held request (nothing is sent if its client already went away). */
+  release: (reply: ScriptedReply) => void;
+  /** Resolves once the held request's client closed the connection before an answer was sent. */
+  abandoned: Promise<ModelRequest>;
+};
 
 export type ScriptedModel = {
   /** `http://127.0.0.1:<port>/v1`: what STEWARD_MODEL_BASE_URL or --base-url takes. */
@@ -65,6 +86,8 @@ export type ScriptedModel = {
   setFallback: (script: Script | null) => void;
   /** Scripts still queued. */
   pending: () => number;
+  /** A reply that answers only when the test releases it (see HeldReply). */
+  hold: () => HeldReply;
   /** Forgets recorded requests and queued scripts. */
   reset: () => void;
   close: () => Promise<void>;
@@ -78,6 +101,8 @@ export async function startScriptedModel(options: { fallback?: Script } = {}): P
   let queue: Script[] = [];
   let fallback: Script | null = options.fallback ?? null;
   const sockets = new Set<import('node:net').Socket>();
+  /** Called when a request's client goes away before its reply is complete. */
+  const onAbandon = new WeakMap<ModelRequest, () => void>();
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -113,7 +138,13 @@ export async function startScriptedModel(options: { fallback?: Script } = {}): P
       tools: body?.tools,
       stream: body?.stream === true,
       includeUsage: body?.stream_options?.include_usage === true,
+      abandoned: false,
     };
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      request.abandoned = true;
+      onAbandon.get(request)?.();
+    });
     requests.push(request);
     const script = queue.shift() ?? fallback;
     const reply: ScriptedReply = !script
@@ -147,6 +178,29 @@ export async function startScriptedModel(options: { fallback?: Script } = {}): P
     enqueue: (...scripts) => void queue.push(...scripts),
     setFallback: (script) => void (fallback = script),
     pending: () => queue.length,
+    hold: () => {
+      let arrive!: (r: ModelRequest) => void;
+      let abandon!: (r: ModelRequest) => void;
+      let answer: ((reply: ScriptedReply) => void) | null = null;
+      let early: ScriptedReply | null = null;
+      const arrived = new Promise<ModelRequest>((r) => (arrive = r));
+      const abandoned = new Promise<ModelRequest>((r) => (abandon = r));
+      const script = (request: ModelRequest): ScriptedReply | Promise<ScriptedReply> => {
+        onAbandon.set(request, () => abandon(request));
+        if (request.abandoned) abandon(request);
+        arrive(request);
+        return early ?? new Promise<ScriptedReply>((r) => (answer = r));
+      };
+      return {
+        script,
+        arrived,
+        abandoned,
+        release: (reply) => {
+          if (answer) answer(reply);
+          else early = reply;
+        },
+      };
+    },
     reset: () => {
       requests.length = 0;
       queue = [];

@@ -1,14 +1,19 @@
-import { eq } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { taskRuns } from '@/db/schema';
+import { createHash } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@/db/client';
+import { taskActivities, taskRuns, type TaskRow } from '@/db/schema';
 import type { StewardUsage } from '@/server/agent/models/usage';
 import { recordActivities } from '@/server/tasks/activities';
 import { applyChange } from '@/server/tasks/move';
+import { queueRun } from '@/server/tasks/runs';
 import { plan } from '@/server/tasks/transitions';
-import { lockedRun } from './run-state';
+import { lockedRun, userMessageCount } from './run-state';
 import { MAX_TOOL_STEPS } from './tools/core';
 
 const FOLLOW_UP_MS = 24 * 3_600_000;
+
+/** The run row's `error` when the kill switch stopped it (the API's code for a frozen account). */
+export const FROZEN_RUN_ERROR = 'KILL_SWITCH_ENGAGED';
 
 /**
  * How a run ended (spec: Wire details, "How a run ends"):
@@ -18,40 +23,111 @@ const FOLLOW_UP_MS = 24 * 3_600_000;
  * - step_limit: past the tool steps a run may take: an activity says so and the task awaits the user;
  * - not_configured: no model can serve the tier: the activity says what to set, status error;
  * - failed: the model or a step kept failing: the activity says so, status error;
- * - stopped: the run was stopped or the task moved meanwhile: only the run row is closed.
+ * - stopped: the run was stopped or the task moved meanwhile: only the run row is closed;
+ * - frozen: the account's kill switch is engaged: the task goes on hold, the run is cancelled.
+ *
+ * `seenUserMessages` is what the last model call read (model-turn.ts), `seq` that call's place in
+ * the run (from 0); `mayContinue` whether the run may make another model call (it has not reached
+ * MAX_TOOL_STEPS).
  */
 export type RunEnd =
-  | { kind: 'answered'; text: string }
-  | { kind: 'tool' }
-  | { kind: 'step_limit' }
+  | { kind: 'answered'; text: string; seq?: number; seenUserMessages?: number; mayContinue?: boolean }
+  | { kind: 'tool'; mayContinue?: boolean }
+  | { kind: 'step_limit'; seenUserMessages?: number }
   | { kind: 'not_configured'; message: string }
   | { kind: 'failed'; message: string }
-  | { kind: 'stopped'; reason: string };
+  | { kind: 'stopped'; reason: string }
+  | { kind: 'frozen' };
+
+/** `continued`: the run does not end here but makes another model call (a message came in that the last one did not read). */
+export type RunEnded = { ended: boolean; continued?: boolean };
 
 export const stepLimitMessage = () =>
   `I stopped after ${MAX_TOOL_STEPS} tool steps, the most one run may take. Send a message to let me continue.`;
 
+const stepLimitWithMessage = () =>
+  `I reached ${MAX_TOOL_STEPS} tool steps, the most one run may take, and continue in a new run that reads your latest message.`;
+
+export const frozenMessage = () =>
+  'I stopped: this account is frozen (its kill switch is engaged), so I make no further model or tool calls. ' +
+  'The task is on hold; once the account is released, send a message (POST /tasks/{taskId}/process) to resume it.';
+
 /**
- * The last step of a run: the task's final move (through the transition table), the closing
- * activity, and the run row finished or failed with the tokens the provider reported (null: the
- * failure handler, which does not know them, leaves them as they are). Idempotent:
- * a run that is no longer running is left as it is.
+ * The answer the model wrote before it read the user's newer messages goes just before the
+ * oldest of them, where it stood in the conversation: the next call reads the answer, then the
+ * messages, and the user's feed shows them in the order they crossed. Computed in SQL so the
+ * microsecond timestamps keep their precision. The run goes on after this step, so a retry of
+ * it finds the run still running: the activity's id is derived from the run and the model call,
+ * and a second insert does nothing.
  */
-export async function endRun(db: Db, runId: string, end: RunEnd, usage: StewardUsage | null, modelId: string | null, now = new Date()) {
+async function recordAnswerBeforeLate(tx: Tx, task: Pick<TaskRow, 'id' | 'accountId'>, text: string, runId: string, seq: number, late: number) {
+  const id = createHash('sha256').update(`${runId}:answer:${seq}`).digest('hex').slice(0, 24);
+  await tx
+    .insert(taskActivities)
+    .values({
+      id,
+      taskId: task.id,
+      accountId: task.accountId,
+      kind: 'assistant',
+      content: text,
+      runId,
+      createdAt: sql`(SELECT a.created_at - interval '1 microsecond' FROM task_activities a
+        WHERE a.task_id = ${task.id} AND a.kind = 'user' ORDER BY a.created_at DESC, a.id DESC LIMIT 1 OFFSET ${late - 1})`,
+    })
+    .onConflictDoNothing();
+}
+
+/**
+ * The last step after a model call: the task's final move (through the transition table), the
+ * closing activity, and the run row finished or failed with the tokens the provider reported
+ * (null: the failure handler, which does not know them, leaves them as they are). Idempotent:
+ * a run that is no longer running is left as it is.
+ *
+ * A message the user sent during the run is never left unanswered: when the model answered in
+ * text without having read it, or a process call woke the task again after a tool ended the run,
+ * the step answers `continued` and the run makes another model call. A run that may make no
+ * further call finishes and queues the next one, which reads the message (the task stays
+ * executing). The decision is this step's stored result, so a replay takes the same path.
+ */
+export async function endRun(db: Db, runId: string, end: RunEnd, usage: StewardUsage | null, modelId: string | null, now = new Date()): Promise<RunEnded> {
   return db.transaction(async (tx) => {
     const locked = await lockedRun(tx, runId);
     if (!locked || locked.run.status !== 'running') return { ended: false };
     const { run, task } = locked;
     const executing = task.status === 'executing';
+    // Under the task's lock, which process takes to attach a message: a message is counted here or finds the task moved on.
+    const seen = 'seenUserMessages' in end ? end.seenUserMessages : undefined;
+    const late = executing && seen !== undefined ? (await userMessageCount(tx, task.id)) - seen : 0;
     const followUp = { wakeAt: new Date(now.getTime() + FOLLOW_UP_MS), headline: 'Review the answer' };
     let failed: string | null = null;
-    if (executing && end.kind === 'answered') {
+    let status: 'finished' | 'failed' | 'cancelled' = 'finished';
+
+    if (executing && end.kind === 'answered' && late > 0) {
+      await recordAnswerBeforeLate(tx, task, end.text, runId, end.seq ?? 0, late);
+      if (end.mayContinue) return { ended: false, continued: true };
+      await queueRun(tx, task, 'process');
+    } else if (executing && end.kind === 'tool') {
+      // The tool moved the task, then a process call woke it before this step (its message, if any, went to this run).
+      if (end.mayContinue) return { ended: false, continued: true };
+      await queueRun(tx, task, 'process');
+    } else if (executing && end.kind === 'step_limit' && late > 0) {
+      await recordActivities(tx, task, [{ kind: 'assistant', content: stepLimitWithMessage(), runId }]);
+      await queueRun(tx, task, 'process');
+    } else if (executing && end.kind === 'answered') {
       await recordActivities(tx, task, [{ kind: 'assistant', content: end.text, runId }]);
       await applyChange(tx, task, { ...plan(task, 'wait', 'awaiting_user_input', followUp, now), readyForReview: true }, 'wait');
     } else if (executing && end.kind === 'step_limit') {
       await recordActivities(tx, task, [{ kind: 'assistant', content: stepLimitMessage(), runId }]);
       await applyChange(tx, task, { ...plan(task, 'wait', 'awaiting_user_input', { ...followUp, headline: 'Continue the task?' }, now), readyForReview: false }, 'wait');
+    } else if (end.kind === 'frozen') {
+      status = 'cancelled';
+      failed = FROZEN_RUN_ERROR;
+      if (executing) {
+        await recordActivities(tx, task, [{ kind: 'assistant', content: frozenMessage(), runId }]);
+        await applyChange(tx, task, plan(task, 'stop', 'on_hold', undefined, now), 'stop');
+      }
     } else if (end.kind === 'not_configured' || end.kind === 'failed') {
+      status = 'failed';
       failed = end.kind === 'not_configured' ? 'model_not_configured' : end.message;
       if (executing) {
         await recordActivities(tx, task, [{ kind: 'assistant', content: end.message, runId }]);
@@ -60,7 +136,7 @@ export async function endRun(db: Db, runId: string, end: RunEnd, usage: StewardU
     }
     await tx
       .update(taskRuns)
-      .set({ status: failed ? 'failed' : 'finished', error: failed, endedAt: now, model: modelId ?? run.model, ...(usage ?? {}) })
+      .set({ status, error: failed, endedAt: now, model: modelId ?? run.model, ...(usage ?? {}) })
       .where(eq(taskRuns.id, run.id));
     return { ended: true };
   });

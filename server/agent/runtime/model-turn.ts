@@ -1,13 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { generateText } from 'ai';
 import type { Db } from '@/db/client';
-import { taskRuns, tasks } from '@/db/schema';
+import { taskRuns, tasks, type TaskRow } from '@/db/schema';
+import type { UserActor } from '@/server/access/actor';
 import { ModelNotConfiguredError } from '@/server/agent/models/errors';
 import { languageModel } from '@/server/agent/models/language-model';
 import type { ModelTier } from '@/server/agent/models/tiers';
 import { stewardUsage, type StewardUsage } from '@/server/agent/models/usage';
 import { runContext } from './context';
-import { ownerActor } from './owner-actor';
+import { accountFrozen, ownerActor } from './owner-actor';
+import { userMessageCount } from './run-state';
 import type { ToolRegistry } from './tools/registry';
 
 export type ToolCallRequest = { toolCallId: string; toolName: string; input: unknown };
@@ -25,14 +27,38 @@ export type ModelTurn =
       tier: ModelTier;
       servedBy: ModelTier;
       billable: boolean;
+      /**
+       * How many messages of the user the call read. A later count above it means the user wrote
+       * while the model was answering: the run must not end without a call that reads it.
+       * Absent on results stored before it existed (nothing is then taken as late).
+       */
+      seenUserMessages?: number;
     }
   | { kind: 'not_configured'; message: string }
-  | { kind: 'stopped'; reason: string };
+  | { kind: 'stopped'; reason: string }
+  /** The account's kill switch is engaged: no call was made. */
+  | { kind: 'frozen' };
+
+/**
+ * The context and the number of user messages it holds. Activities are append-only, so equal
+ * counts before and after the read mean the read saw exactly that many; a message committed in
+ * between makes it read again (rarely more than once). Should the count keep moving, the lower
+ * one is kept: a message may then be taken as late although it was read (one extra call), but a
+ * message is never taken as read when it was not.
+ */
+async function contextAndCount(db: Db, actor: UserActor, task: TaskRow, now: Date) {
+  for (let attempt = 1; ; attempt++) {
+    const before = await userMessageCount(db, task.id);
+    const context = await runContext(db, actor, task, now);
+    const after = await userMessageCount(db, task.id);
+    if (before === after || attempt === 3) return { context, seenUserMessages: before };
+  }
+}
 
 /**
  * One model call of a run: the context as it is now (a message sent during the run is in it), the
  * tools without `execute` so the SDK returns the calls instead of running them. A run stopped
- * meanwhile (stop, mark done) makes no call.
+ * meanwhile (stop, mark done), or whose account is frozen, makes no call.
  */
 export async function modelTurn(db: Db, runId: string, tools: ToolRegistry, now = new Date()): Promise<ModelTurn> {
   const [row] = await db.select({ run: taskRuns, task: tasks }).from(taskRuns).innerJoin(tasks, eq(tasks.id, taskRuns.taskId)).where(eq(taskRuns.id, runId));
@@ -41,6 +67,7 @@ export async function modelTurn(db: Db, runId: string, tools: ToolRegistry, now 
   if (row.task.status !== 'executing') return { kind: 'stopped', reason: `the task is ${row.task.status}` };
   const actor = await ownerActor(db, row.task, runId);
   if (!actor) return { kind: 'stopped', reason: 'the task’s owner can no longer act' };
+  if (accountFrozen(actor)) return { kind: 'frozen' };
 
   let resolved;
   try {
@@ -49,9 +76,10 @@ export async function modelTurn(db: Db, runId: string, tools: ToolRegistry, now 
     if (e instanceof ModelNotConfiguredError) return { kind: 'not_configured', message: e.message };
     throw e;
   }
+  const { context, seenUserMessages } = await contextAndCount(db, actor, row.task, now);
   const result = await generateText({
     model: resolved.model,
-    ...(await runContext(db, actor, row.task, now)),
+    ...context,
     tools: tools.definitions(),
     // The step is retried by the durable engine; one quick retry here absorbs a dropped connection.
     maxRetries: 1,
@@ -66,5 +94,6 @@ export async function modelTurn(db: Db, runId: string, tools: ToolRegistry, now 
     tier: resolved.tier,
     servedBy: resolved.servedBy,
     billable: resolved.billable,
+    seenUserMessages,
   };
 }

@@ -28,3 +28,10 @@ export async function ownerActor(db: Tx, task: Pick<TaskRow, 'accountId' | 'user
     account: { killSwitch: row.account.killSwitch, rateLimitReads: row.account.rateLimitReads, rateLimitWrites: row.account.rateLimitWrites },
   };
 }
+
+/**
+ * Whether the owner's account is frozen (its kill switch engaged). Read fresh at the start of
+ * every model step and tool step, so a run stops at its next step boundary once an operator
+ * engages the switch, and a run that starts while the account is frozen makes no call at all.
+ */
+export const accountFrozen = (actor: Pick<UserActor, 'account'>): boolean => actor.account.killSwitch;

@@ -10,7 +10,9 @@ export type ToolRun = { runId: string; now: Date };
 /**
  * What a tool call did. `output` goes back to the model (as untrusted data) and into the tool
  * activity; `say` becomes an assistant activity after it (ask_user's question); `endsRun` when
- * the tool moved the task out of executing (completed, waiting), so the run stops there.
+ * the tool moved the task out of executing (completed, waiting), so the run stops there. A
+ * run-ending tool keeps its whole effect in the database: it is undone (its savepoint rolled
+ * back) when a newer message of the user supersedes it, and the model is told so.
  */
 export type ToolOutcome = { output: unknown; say?: string; endsRun?: boolean };
 
