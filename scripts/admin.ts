@@ -12,6 +12,7 @@
  *   npm run --silent admin -- runs [--status S]
  *   npm run --silent admin -- run --id RUN_ID
  *   npm run --silent admin -- set-model --account ID --tier T --model M|default [--base-url URL [--api-key KEY]]
+ *   npm run --silent admin -- set-approval-lock --account ID [--organization ID] --action TYPE (--mode MODE [--window MIN] | --clear)
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -32,6 +33,7 @@ import { recordTrace } from '../server/prompts/traces';
 import { listRuns, runDetail } from '../server/executor/admin';
 import { setHostedDomain } from '../server/hosted/accounts';
 import { setAccountModel } from '../server/agent/models/settings';
+import { setApprovalLock } from '../server/policy/approval-locks';
 import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
@@ -82,6 +84,16 @@ export const commands: Record<string, Command> = {
   'set-rate-limits': (db, a) =>
     setRateLimits(db, need(a, 'account'), { reads: optionalInt(a.reads, 'reads'), writes: optionalInt(a.writes, 'writes') }),
   'set-model': (db, a) => setAccountModel(db, need(a, 'account'), need(a, 'tier'), need(a, 'model'), a['base-url'], a['api-key']),
+  'set-approval-lock': (db, a) =>
+    setApprovalLock(db, {
+      accountId: need(a, 'account'),
+      organizationId: a.organization,
+      actionType: need(a, 'action'),
+      mode: a.mode,
+      timeBoxedWindowMin: optionalInt(a.window, 'window'),
+      // --clear is a boolean flag: parseArgs gives true when present.
+      clear: Boolean(a.clear),
+    }),
 };
 
 const OPTIONS = {
@@ -101,6 +113,11 @@ const OPTIONS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'api-key': { type: 'string' },
+  organization: { type: 'string' },
+  action: { type: 'string' },
+  mode: { type: 'string' },
+  window: { type: 'string' },
+  clear: { type: 'boolean' },
 } as const;
 
 async function main() {

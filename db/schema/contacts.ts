@@ -1,9 +1,19 @@
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
 
 type Json = Record<string, unknown>;
+
+type SearchedColumns = Record<'name' | 'preferredName' | 'email' | 'title' | 'company' | 'emails', AnyPgColumn>;
+
+/**
+ * Every field the list's `search` and `q` look in, as one text: the trigram index holds it, so
+ * a term found in any one field is found here first, and the per-field test only rechecks.
+ */
+export const contactSearchText = (t: SearchedColumns) =>
+  sql`(coalesce(${t.name}, '') || ' ' || coalesce(${t.preferredName}, '') || ' ' || ${t.email} || ' ' || coalesce(${t.title}, '') || ' ' || coalesce(${t.company}->>'name', '') || ' ' || ${t.emails}::text)`;
 
 /** A person a user knows. Owned by one user; rarely-filtered parts are JSON. */
 export const contacts = pgTable(
@@ -49,7 +59,14 @@ export const contacts = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('contacts_user_created').on(t.userId, t.createdAt)],
+  // The list reads one user's contacts newest first (keyset on created_at, id), by status when
+  // filtered by it; tags through GIN, search and q through trigrams (pg_trgm).
+  (t) => [
+    index('contacts_user_list').on(t.userId, t.createdAt, t.id),
+    index('contacts_user_status_list').on(t.userId, t.status, t.createdAt, t.id),
+    index('contacts_tags').using('gin', t.tags),
+    index('contacts_search_trgm').using('gin', sql`${contactSearchText(t)} gin_trgm_ops`),
+  ],
 );
 
 /** Every address of every contact, so "an address already belongs to one of the user's contacts" is one lookup and a constraint. */

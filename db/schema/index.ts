@@ -19,3 +19,5 @@ export * from './invitations';
 export * from './agent';
 export * from './tasks';
 export * from './task-files';
+export * from './autonomy';
+export * from './list-counts';

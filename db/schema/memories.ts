@@ -33,10 +33,13 @@ export const memories = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
+  // The list reads newest first per author and per team (one ordered branch each, keyset on
+  // created_at, id); tags and content searches go through GIN (content by trigrams, pg_trgm).
   (t) => [
-    index('memories_user_created').on(t.userId, t.createdAt),
-    index('memories_team').on(t.teamId),
+    index('memories_user_list').on(t.userId, t.createdAt, t.id),
+    index('memories_team_list').on(t.teamId, t.createdAt, t.id),
     index('memories_tags').using('gin', t.tags),
+    index('memories_content_trgm').using('gin', t.content.op('gin_trgm_ops')),
   ],
 );
 

@@ -1,4 +1,5 @@
-import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { type AnyPgColumn, bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 
@@ -90,6 +91,9 @@ export const promptBlocks = pgTable(
   (t) => [uniqueIndex('prompt_blocks_account_name').on(t.accountId, t.blockName)],
 );
 
+/** What the traces list's `search` looks in (prompt name, model), as one text the trigram index holds. */
+export const traceSearchText = (t: Record<'promptName' | 'modelConfig', AnyPgColumn>) => sql`(${t.promptName} || ' ' || coalesce(${t.modelConfig}->>'model', ''))`;
+
 export const traces = pgTable(
   'traces',
   {
@@ -115,7 +119,8 @@ export const traces = pgTable(
     timestamp: bigint('timestamp', { mode: 'number' }).notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('traces_account_created').on(t.accountId, t.createdAt)],
+  // A tenant's traces newest first (keyset on created_at, id); search through trigrams (pg_trgm).
+  (t) => [index('traces_account_list').on(t.accountId, t.createdAt, t.id), index('traces_search_trgm').using('gin', sql`${traceSearchText(t)} gin_trgm_ops`)],
 );
 
 export type PromptRow = typeof prompts.$inferSelect;

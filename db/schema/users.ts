@@ -1,9 +1,17 @@
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 
 export const userStatuses = ['active', 'inactive', 'suspended'] as const;
 export const organizationRoles = ['admin', 'member', 'guest'] as const;
+
+/**
+ * The fields the users and members lists search, as one text the trigram index holds (first and
+ * last name side by side, as `search` matches "Ada Lovelace"); the per-field test only rechecks.
+ */
+export const userSearchText = (t: Record<'email' | 'name' | 'firstName' | 'lastName', AnyPgColumn>) =>
+  sql`(${t.email} || ' ' || coalesce(${t.name}, '') || ' ' || ${t.firstName} || ' ' || ${t.lastName})`;
 
 export const users = pgTable(
   'users',
@@ -53,8 +61,11 @@ export const users = pgTable(
   (t) => [
     uniqueIndex('users_account_email').on(t.accountId, t.email),
     uniqueIndex('users_account_external_id').on(t.accountId, t.externalId),
-    index('users_account_created').on(t.accountId, t.createdAt),
-    index('users_organization').on(t.organizationId),
+    // Lists newest first (keyset on created_at, id): the account's, by status, an organization's.
+    index('users_account_list').on(t.accountId, t.createdAt, t.id),
+    index('users_account_status_list').on(t.accountId, t.status, t.createdAt, t.id),
+    index('users_organization_list').on(t.organizationId, t.createdAt, t.id),
+    index('users_search_trgm').using('gin', sql`${userSearchText(t)} gin_trgm_ops`),
   ],
 );
 

@@ -1,9 +1,10 @@
-import { and, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
-import { contactAddresses, contacts, users, type ContactRow } from '@/db/schema';
+import { countedTotal, countedVersion, countWhere, readPage } from '@/db/queries/list-page';
+import { contactAddresses, contacts, contactSearchText, users, type ContactRow } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
 import { badRequest, notFound } from '@/server/http/errors';
@@ -128,33 +129,62 @@ export async function listContacts(db: Db, actor: Actor, q: z.infer<typeof ListC
     throw badRequest('userId: required to list contacts with an account key without X-User-Email');
   }
   const filters: SQL[] = [eq(contacts.accountId, actor.accountId), eq(contacts.userId, userId)];
-  if (q.status) filters.push(eq(contacts.status, q.status));
-  if (q.scope) filters.push(eq(contacts.scope, q.scope));
-  if (q.sourceType) filters.push(sql`${contacts.source}->>'type' = ${q.sourceType}`);
+  // The one list_counts facet a single filter maps to ('' for none); null when the total takes a count.
+  const facets: Array<string | null> = [];
+  if (q.status) {
+    filters.push(eq(contacts.status, q.status));
+    facets.push(`status:${q.status}`);
+  }
+  if (q.scope) {
+    filters.push(eq(contacts.scope, q.scope));
+    facets.push(`scope:${q.scope}`);
+  }
+  if (q.sourceType) {
+    filters.push(sql`${contacts.source}->>'type' = ${q.sourceType}`);
+    facets.push(`source:${q.sourceType}`);
+  }
+  // Any single field matching means the combined text matches: the trigram index finds the
+  // candidates through it, the per-field test keeps exactly the spec's matches.
+  const search = (term: string, fields: SQL[]) => and(ilike(contactSearchText(contacts), term), or(...fields))!;
   if (q.search) {
     const term = containsPattern(q.search);
-    filters.push(or(ilike(contacts.name, term), ilike(contacts.preferredName, term), ilike(contacts.email, term))!);
+    filters.push(search(term, [ilike(contacts.name, term), ilike(contacts.preferredName, term), ilike(contacts.email, term)]));
+    facets.push(null);
   }
   if (q.q) {
     const term = containsPattern(q.q);
     filters.push(
-      or(
+      search(term, [
         ilike(contacts.name, term),
         ilike(contacts.preferredName, term),
         ilike(contacts.email, term),
         ilike(contacts.title, term),
         sql`${contacts.company}->>'name' ILIKE ${term}`,
         sql`${contacts.emails}::text ILIKE ${term}`,
-      )!,
+      ]),
     );
+    facets.push(null);
   }
-  const tags = q.tags?.split(',').map((t) => t.trim()).filter(Boolean) ?? [];
-  if (tags.length) filters.push(sql`${contacts.tags} ?| array[${sql.join(tags.map((t) => sql`${t}`), sql`, `)}]::text[]`);
-  const where = and(...filters);
-  const { limit, offset } = pageWindow(q);
-  const [rows, [{ total }]] = await Promise.all([
-    db.select().from(contacts).where(where).orderBy(desc(contacts.createdAt), desc(contacts.id)).limit(limit).offset(offset),
-    db.select({ total: count() }).from(contacts).where(where),
-  ]);
+  const tags = [...new Set(q.tags?.split(',').map((t) => t.trim()).filter(Boolean) ?? [])].sort();
+  if (tags.length) {
+    filters.push(sql`${contacts.tags} ?| array[${sql.join(tags.map((t) => sql`${t}`), sql`, `)}]::text[]`);
+    facets.push(tags.length === 1 ? `tag:${tags[0]}` : null);
+  }
+  const where = and(...filters)!;
+  const facet = facets.length === 0 ? '' : facets.length === 1 ? facets[0] : null;
+  const owner = `u:${actor.accountId}:${userId}`;
+  const { rows, total: counted } = await readPage(
+    db,
+    {
+      table: contacts,
+      parts: [where],
+      // A search reads its matches once (trigram index) and counts them as it goes.
+      total: q.search || q.q ? 'matches' : facet !== null ? countedTotal('contacts', facet, [owner]) : countWhere(contacts, where),
+      version: countedVersion('contacts', [owner]),
+      key: JSON.stringify(['contacts', owner, q.status ?? null, q.scope ?? null, q.sourceType ?? null, q.search ?? null, q.q ?? null, tags]),
+    },
+    pageWindow(q),
+  );
+  const total = counted ?? 0;
   return { ok: true as const, contacts: await presentContacts(db, actor.accountId, rows), ...pageInfo(q, total) };
 }

@@ -53,6 +53,12 @@ export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undef
   onboardingExempt?: boolean;
   /** Refused with 423 while the account kill switch is engaged. */
   killSwitch?: boolean;
+  /**
+   * Needs a person (spec: approvals, edits and cancels): a caller not acting as a user (an account
+   * key without X-User-Email, a certificate) gets 403 before anything is looked up. The service
+   * enforces it; this declares it for the generated security cases.
+   */
+  needsPerson?: boolean;
   params?: PS;
   query?: QS;
   body?: BS;

@@ -1,8 +1,9 @@
-import { and, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
+import { countedTotal, countedVersion, countWhere, readPage } from '@/db/queries/list-page';
 import { activeMemberships } from '@/db/queries/memberships';
 import { memories, tasks, teams, type MemoryRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
@@ -48,9 +49,9 @@ async function activeTeamIds(db: Db, userId: string): Promise<string[]> {
 }
 
 /** A user sees their own memories and team-scoped memories of their active teams; nothing else. */
-async function visibleFilter(db: Db, actor: Actor): Promise<SQL> {
+async function visibleFilter(db: Db, actor: Actor, knownTeamIds?: string[]): Promise<SQL> {
   const user = requireUser(actor);
-  const teamIds = await activeTeamIds(db, user.id);
+  const teamIds = knownTeamIds ?? (await activeTeamIds(db, user.id));
   return and(
     eq(memories.accountId, actor.accountId),
     eq(memories.internal, false),
@@ -177,26 +178,74 @@ export async function deleteMemory(db: Db, actor: Actor, id: string) {
 }
 
 
-export async function listMemories(db: Db, actor: Actor, q: z.infer<typeof ListMemoriesQuery>) {
-  const filters: SQL[] = [await visibleFilter(db, actor)];
-  const anyTags: string[] = [];
-  if (q.tags) anyTags.push(...q.tags.split(',').map((t) => t.trim()).filter(Boolean));
-  if (q.contactEmail) anyTags.push(`contact:${q.contactEmail.trim().toLowerCase()}`);
-  if (q.companyId) anyTags.push(`company:${q.companyId.trim()}`);
-  if (anyTags.length) {
-    // Any of the tags: jsonb ?| text[]
-    filters.push(sql`${memories.tags} ?| array[${sql.join(anyTags.map((t) => sql`${t}`), sql`, `)}]::text[]`);
-  }
-  if (q.type) filters.push(q.type === 'structured' || q.type === 'unstructured' ? eq(memories.kind, q.type) : eq(memories.resourceType, q.type));
+/** The filter of one list request, which `tags`, `contactEmail` and `companyId` all feed (any of the tags). */
+function listFilters(q: z.infer<typeof ListMemoriesQuery>) {
+  const anyTags = [...new Set([
+    ...(q.tags ? q.tags.split(',').map((t) => t.trim()).filter(Boolean) : []),
+    ...(q.contactEmail ? [`contact:${q.contactEmail.trim().toLowerCase()}`] : []),
+    ...(q.companyId ? [`company:${q.companyId.trim()}`] : []),
+  ])];
+  const byKind = q.type === 'structured' || q.type === 'unstructured';
+  const filters: SQL[] = [];
+  // Any of the tags: jsonb ?| text[]
+  if (anyTags.length) filters.push(sql`${memories.tags} ?| array[${sql.join(anyTags.map((t) => sql`${t}`), sql`, `)}]::text[]`);
+  if (q.type) filters.push(byKind ? eq(memories.kind, q.type as 'structured' | 'unstructured') : eq(memories.resourceType, q.type));
   if (q.search) filters.push(ilike(memories.content, containsPattern(q.search)));
   if (q.scope) filters.push(eq(memories.scope, q.scope));
-  const where = and(...filters);
-  const { limit, offset } = pageWindow(q);
-  const [rows, [{ total }]] = await Promise.all([
-    db.select().from(memories).where(where).orderBy(desc(memories.createdAt), desc(memories.id)).limit(limit).offset(offset),
-    db.select({ total: count() }).from(memories).where(where),
-  ]);
-  return { ok: true as const, memories: rows.map((m) => toPublicMemory(m)), ...pageInfo(q, total) };
+  // The one facet list_counts keeps for this filter ('' for none), or null when it takes a count.
+  const facets = [
+    ...(anyTags.length ? [anyTags.length === 1 ? `tag:${anyTags[0]}` : null] : []),
+    ...(q.type ? [byKind ? `kind:${q.type}` : `type:${q.type}`] : []),
+    ...(q.scope ? [`scope:${q.scope}`] : []),
+    ...(q.search ? [null] : []),
+  ];
+  const facet = facets.length === 0 ? '' : facets.length === 1 ? facets[0] : null;
+  return { filters, facet, key: [anyTags.sort(), q.type ?? null, q.search ?? null, q.scope ?? null] };
+}
+
+/**
+ * The parts of the visible list: the user's own, and each active team's team memories. A team's
+ * part holds the user's own team memories too (the union drops the repeats): excluding them would
+ * make the index walk past every one of them when the user wrote most of the team's. With a
+ * counted filter, a part whose counter says it has no match is not read at all (a one-time test),
+ * so an index never walks a whole part looking for a tag it does not hold.
+ */
+function memoryParts(account: string, userId: string, teamIds: string[], scope: string | undefined, filters: SQL[], facet: string | null): SQL[] {
+  const listed = and(eq(memories.accountId, account), eq(memories.internal, false));
+  const holds = (owner: string) => (facet ? [sql`${countedTotal('memories', facet, [owner])} > 0`] : []);
+  const own = and(listed, eq(memories.userId, userId), ...filters, ...holds(`u:${account}:${userId}`))!;
+  // Team memories are all scope team: a scope=user list needs none of their parts.
+  const teams = scope === 'user' ? [] : teamIds;
+  return [own, ...teams.map((t) => and(listed, eq(memories.scope, 'team'), eq(memories.teamId, t), ...filters, ...holds(`t:${account}:${t}`))!)];
+}
+
+/**
+ * The user's memories and their active teams' team memories, newest first, in one statement: one
+ * part for the user and one per team (each read through its index), their union paged. `total`
+ * comes from list_counts (own + teams' − the user's team memories, counted in both) unless the
+ * filter needs a count; a search reads its matches once (trigram index) and counts them as it goes.
+ */
+export async function listMemories(db: Db, actor: Actor, q: z.infer<typeof ListMemoriesQuery>) {
+  const user = requireUser(actor);
+  const account = actor.accountId;
+  const teamIds = [...new Set(await activeTeamIds(db, user.id))].sort();
+  const { filters, facet, key } = listFilters(q);
+  const visible = await visibleFilter(db, actor, teamIds);
+  const plus = [`u:${account}:${user.id}`, ...teamIds.map((t) => `t:${account}:${t}`)];
+  const minus = teamIds.map((t) => `ut:${account}:${user.id}:${t}`);
+  const list = { table: memories, version: countedVersion('memories', plus), key: JSON.stringify(['memories', account, user.id, teamIds, ...key]) };
+  const { rows, total } = await readPage(
+    db,
+    q.search
+      ? { ...list, parts: [and(visible, ...filters)!], total: 'matches' }
+      : {
+          ...list,
+          parts: memoryParts(account, user.id, teamIds, q.scope, filters, facet),
+          total: facet !== null ? countedTotal('memories', facet, plus, minus) : countWhere(memories, and(visible, ...filters)),
+        },
+    pageWindow(q),
+  );
+  return { ok: true as const, memories: rows.map((m) => toPublicMemory(m)), ...pageInfo(q, total ?? 0) };
 }
 
 /** The assistant handling a task (its own, else the user's primary): who authored what a run saved. */

@@ -3,7 +3,8 @@ import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
-import { assistants, organizations, teamMemberships, teams, users, type OrganizationRow } from '@/db/schema';
+import { countedTotal, countedVersion, readPage } from '@/db/queries/list-page';
+import { assistants, organizations, teamMemberships, teams, users, userSearchText, type OrganizationRow } from '@/db/schema';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
 import { BareRefusal, badRequest, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
@@ -107,19 +108,29 @@ export async function deleteOrganization(db: Db, actor: Actor, orgId: string) {
 }
 
 
+/** Newest first; the total is the organization's counter (list_counts), or a search's matches counted as they are read. */
 export async function listMembers(db: Db, actor: Actor, orgId: string, q: z.infer<typeof ListMembersQuery>) {
   const org = await organizationFor(db, actor, orgId, 'member');
   const term = q.search ? containsPattern(q.search) : null;
-  const where = and(eq(users.organizationId, org.id), term ? or(ilike(users.email, term), ilike(users.name, term), ilike(users.firstName, term), ilike(users.lastName, term)) : undefined);
-  const { limit, offset } = pageWindow(q);
-  const [rows, [{ total }]] = await Promise.all([
-    db.select().from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset(offset),
-    db.select({ total: count() }).from(users).where(where),
-  ]);
+  // The combined text holds every searched field: the trigram index finds candidates through it.
+  const search = term ? and(ilike(userSearchText(users), term), or(ilike(users.email, term), ilike(users.name, term), ilike(users.firstName, term), ilike(users.lastName, term))) : undefined;
+  const where = and(eq(users.organizationId, org.id), eq(users.accountId, org.accountId), search)!;
+  const owner = `o:${org.accountId}:${org.id}`;
+  const { rows, total } = await readPage(
+    db,
+    {
+      table: users,
+      parts: [where],
+      total: term ? 'matches' : countedTotal('users', '', [owner]),
+      version: countedVersion('users', [owner]),
+      key: JSON.stringify(['members', owner, q.search ?? null]),
+    },
+    pageWindow(q),
+  );
   return {
     ok: true as const,
     members: rows.map((u) => ({ id: u.id, email: u.email, name: u.name, avatarUrl: u.avatarUrl, organizationRole: u.organizationRole, createdAt: u.createdAt.toISOString() })),
-    ...pageInfo(q, total),
+    ...pageInfo(q, total ?? 0),
   };
 }
 

@@ -1,5 +1,6 @@
-import { and, eq, or } from 'drizzle-orm';
+import { and, eq, inArray, or } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
+import { activeMemberships } from '@/db/queries/memberships';
 import { policySettings, type PolicyRow } from '@/db/schema';
 import { SWITCHES, type Switch } from './contracts';
 
@@ -55,4 +56,25 @@ export function resolveApprovalMode(chain: PolicyRow[], actionType: string): { m
     if (cell?.mode) return { mode: cell.mode, timeBoxedWindowMin: cell.timeBoxedWindowMin };
   }
   return { mode: null, timeBoxedWindowMin: null };
+}
+
+/**
+ * Every policy row that applies to one user: the account's, the organization's and one per
+ * team the user is an active member of (a user on several teams is bound by each of them).
+ */
+export async function policyRowsForUser(db: Tx, user: { id: string; accountId: string; organizationId: string | null }): Promise<PolicyRow[]> {
+  const teamIds = (await activeMemberships(db, user.id)).filter((r) => r.t.accountId === user.accountId).map((r) => r.t.id);
+  return db
+    .select()
+    .from(policySettings)
+    .where(
+      and(
+        eq(policySettings.accountId, user.accountId),
+        or(
+          and(eq(policySettings.level, 'account'), eq(policySettings.ownerId, user.accountId)),
+          user.organizationId ? and(eq(policySettings.level, 'organization'), eq(policySettings.ownerId, user.organizationId)) : undefined,
+          teamIds.length ? and(eq(policySettings.level, 'team'), inArray(policySettings.ownerId, teamIds)) : undefined,
+        ),
+      ),
+    );
 }

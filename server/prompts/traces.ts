@@ -1,11 +1,13 @@
-import { and, desc, eq, ilike, or, sql } from 'drizzle-orm';
+import { and, eq, ilike, or, sql } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
-import { traces, type TraceRow } from '@/db/schema';
+import { countedVersion, readPage } from '@/db/queries/list-page';
+import { traces, traceSearchText, type TraceRow } from '@/db/schema';
 import { badRequest, notFound } from '@/server/http/errors';
 import { problemsOf } from '@/server/http/validate';
-import { tenantPage, tenantWindow } from './contracts';
+import { pageWindow } from '@/server/http/pagination';
+import { tenantPage } from './contracts';
 import { TraceInput, type ListTracesQuery } from './traces-contracts';
 
 const summary = (t: TraceRow) => ({
@@ -59,22 +61,25 @@ export async function recordTrace(db: Db, tenantId: string, input: TraceInput): 
 }
 
 
-/** Newest first; `search` matches the prompt name or the model, case-insensitively. */
+/**
+ * Newest first; `search` matches the prompt name or the model, case-insensitively (candidates
+ * through the trigram index on both, then the exact per-field test).
+ */
 export async function listTraces(db: Db, tenantId: string, q: z.infer<typeof ListTracesQuery>) {
-  const { limit, offset } = tenantWindow(q);
   const term = q.search ? containsPattern(q.search) : null;
-  const rows = await db
-    .select()
-    .from(traces)
-    .where(
-      and(
-        eq(traces.accountId, tenantId),
-        term ? or(ilike(traces.promptName, term), sql`${traces.modelConfig}->>'model' ILIKE ${term}`) : undefined,
-      ),
-    )
-    .orderBy(desc(traces.createdAt), desc(traces.id))
-    .limit(limit)
-    .offset(offset);
+  const owner = `a:${tenantId}`;
+  const { rows } = await readPage(
+    db,
+    {
+      table: traces,
+      parts: [and(eq(traces.accountId, tenantId), term ? and(ilike(traceSearchText(traces), term), or(ilike(traces.promptName, term), sql`${traces.modelConfig}->>'model' ILIKE ${term}`)) : undefined)!],
+      total: null,
+      version: countedVersion('traces', [owner]),
+      key: JSON.stringify(['traces', owner, q.search ?? null]),
+    },
+    // One row past the page tells whether there is a next one.
+    { ...pageWindow({ page: q.page, perPage: q.per_page }), lookahead: 1 },
+  );
   return tenantPage(q, rows.map(summary));
 }
 

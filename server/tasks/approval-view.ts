@@ -1,23 +1,20 @@
 import type { Tx } from '@/db/client';
-import { activeMembership } from '@/db/queries/memberships';
 import type { TaskRow } from '@/db/schema';
-import { policyChain } from '@/server/policy/resolve';
+import { taskApprovalBinding } from '@/server/policy/autonomy-resolve';
 
 const SOURCE = { account: 'account', organization: 'org', team: 'team' } as const;
 
 /**
- * What GET /tasks/{taskId} shows about approvals: the task's own mode (null: each action
- * follows the user's autonomy settings, resolved per action type when something is staged),
- * and every cell an account, organization or team locked for the owner, from the one policy
- * resolution (server/policy/resolve.ts).
+ * What GET /tasks/{taskId} shows about approvals, from the one autonomy resolution
+ * (server/policy/autonomy-resolve.ts): the task's own mode as it stands against the locks
+ * (null: each action follows the owner's supervision matrix, resolved per action type and
+ * recipient when something is staged), and every cell an account, organization or team
+ * binds for the owner.
  */
 export async function approvalView(tx: Tx, task: TaskRow, ownerOrganizationId: string | null) {
-  const team = await activeMembership(tx, task.userId);
-  const chain = await policyChain(tx, { accountId: task.accountId, organizationId: ownerOrganizationId, teamId: team?.m.teamId ?? null });
-  const approvalLocks = chain.flatMap((row) =>
-    Object.entries(row.matrix ?? {})
-      .filter(([, cell]) => cell.locked)
-      .map(([actionType, cell]) => ({ actionType, mode: cell.mode, source: SOURCE[row.level] })),
-  );
-  return { effectiveApprovalMode: task.approvalMode, approvalLocks };
+  const binding = await taskApprovalBinding(tx, { id: task.userId, accountId: task.accountId, organizationId: ownerOrganizationId }, task.approvalMode);
+  return {
+    effectiveApprovalMode: binding.modeInForce,
+    approvalLocks: binding.locks.map((l) => ({ actionType: l.actionType, mode: l.mode, source: SOURCE[l.source] })),
+  };
 }

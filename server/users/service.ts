@@ -3,7 +3,8 @@ import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
-import { assistants, organizations, rosterEntries, teamMemberships, teams, users, type UserRow } from '@/db/schema';
+import { countedTotal, countedVersion, countWhere, readPage } from '@/db/queries/list-page';
+import { assistants, organizations, rosterEntries, teamMemberships, teams, users, userSearchText, type UserRow } from '@/db/schema';
 import { findUserByVerifiedEmail } from '@/server/access/verified-email';
 import { visibleToUser } from '@/server/assistants/access';
 import { administeredOrganization, isAccountWide, type Actor } from '@/server/access/actor';
@@ -15,29 +16,69 @@ import { assertOwnsNoSharedTeam } from '@/server/teams/refusals';
 import { presentUser } from '@/server/user-record/present';
 import type { DeprovisionBody, ListUsersQuery, UpdateUserBody } from './contracts';
 
-/** Account-wide callers list every user; organization keys and admins their organization's; a user only themself. */
+/**
+ * Account-wide callers list every user; organization keys and admins their organization's; a
+ * user only themself. The total of the account's or an organization's users, alone or by
+ * status, is kept in list_counts; other filters count through the indexes.
+ */
 export async function listUsers(db: Db, actor: Actor, q: z.infer<typeof ListUsersQuery>) {
-  const filters: SQL[] = [eq(users.accountId, actor.accountId)];
+  const account = actor.accountId;
+  const filters: SQL[] = [eq(users.accountId, account)];
+  // Whose counters answer: the account's, or one organization's; none for a user listing themself.
+  let owner: string | null = `a:${account}`;
   if (!isAccountWide(actor)) {
     const org = administeredOrganization(actor);
-    if (org) filters.push(eq(users.organizationId, org));
-    else filters.push(eq(users.id, actor.user?.id ?? ''));
+    if (org) {
+      filters.push(eq(users.organizationId, org));
+      owner = `o:${account}:${org}`;
+    } else {
+      filters.push(eq(users.id, actor.user?.id ?? ''));
+      owner = null;
+    }
   }
-  if (q.status) filters.push(eq(users.status, q.status));
-  if (q.email) filters.push(eq(users.email, q.email.trim().toLowerCase()));
-  if (q.externalId) filters.push(eq(users.externalId, q.externalId));
-  if (q.organizationId) filters.push(eq(users.organizationId, q.organizationId));
+  const facets: Array<string | null> = [];
+  if (q.status) {
+    filters.push(eq(users.status, q.status));
+    facets.push(`status:${q.status}`);
+  }
+  if (q.email) {
+    filters.push(eq(users.email, q.email.trim().toLowerCase()));
+    facets.push(null);
+  }
+  if (q.externalId) {
+    filters.push(eq(users.externalId, q.externalId));
+    facets.push(null);
+  }
+  if (q.organizationId) {
+    filters.push(eq(users.organizationId, q.organizationId));
+    if (owner === `a:${account}`) owner = `o:${account}:${q.organizationId}`;
+    else if (owner !== `o:${account}:${q.organizationId}`) facets.push(null);
+  }
   if (q.search) {
+    // The combined text holds every searched field: the trigram index finds candidates through it.
     const term = containsPattern(q.search);
-    filters.push(or(ilike(users.email, term), ilike(users.name, term), ilike(users.firstName, term), ilike(users.lastName, term), sql`(${users.firstName} || ' ' || ${users.lastName}) ILIKE ${term}`)!);
+    filters.push(
+      and(
+        ilike(userSearchText(users), term),
+        or(ilike(users.email, term), ilike(users.name, term), ilike(users.firstName, term), ilike(users.lastName, term), sql`(${users.firstName} || ' ' || ${users.lastName}) ILIKE ${term}`),
+      )!,
+    );
+    facets.push(null);
   }
-  const where = and(...filters);
-  const { limit, offset } = pageWindow(q);
-  const [rows, [{ total }]] = await Promise.all([
-    db.select().from(users).where(where).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset(offset),
-    db.select({ total: count() }).from(users).where(where),
-  ]);
-  return { ok: true as const, users: await Promise.all(rows.map((u) => presentUser(db, u))), ...pageInfo(q, total) };
+  const where = and(...filters)!;
+  const facet = facets.length === 0 ? '' : facets.length === 1 ? facets[0] : null;
+  const { rows, total } = await readPage(
+    db,
+    {
+      table: users,
+      parts: [where],
+      total: q.search ? 'matches' : owner && facet !== null ? countedTotal('users', facet, [owner]) : countWhere(users, where),
+      version: owner ? countedVersion('users', [owner]) : null,
+      key: owner ? JSON.stringify(['users', owner, q.status ?? null, q.email ?? null, q.externalId ?? null, q.organizationId ?? null, q.search ?? null]) : null,
+    },
+    pageWindow(q),
+  );
+  return { ok: true as const, users: await Promise.all(rows.map((u) => presentUser(db, u))), ...pageInfo(q, total ?? 0) };
 }
 
 /**

@@ -188,6 +188,14 @@ const proposedTask = async (s: TestServer, o: Owner) => {
   return { taskId };
 };
 
+const ownRecipientException = async (s: TestServer, o: Owner) => {
+  const r = await made(
+    'recipient exception',
+    call(s, `/users/${o.user.id}/preferences/supervision/exceptions`, { key: o.userKey, body: { match: { kind: 'domain', value: `p${rand()}.example` }, mode: 'auto', appliesTo: ['messaging'] } }),
+  );
+  return { userId: o.user.id, exceptionId: r.recipientException.id as string };
+};
+
 /** Keyed by path template; each method at that path may refine it. Each area adds its own entries. */
 export const fixtures: Record<string, Fixture> = {
   '/assistants/{assistantId}': {
@@ -258,6 +266,14 @@ export const fixtures: Record<string, Fixture> = {
     create: ownUser,
     methods: { PUT: { body: () => ({ schedulingPreferences: { availability: { workingHours: { TU: [{ start: '10:00', end: '12:00' }] } } } }) } },
   },
+  '/users/{userId}/preferences/supervision/matrix': { ownership: 'user', create: ownUser, methods: { PATCH: { body: () => ({ matrix: { calendar: { mode: 'manual' } } }) } } },
+  '/users/{userId}/preferences/supervision/matrix/reset': { ownership: 'user', create: ownUser },
+  '/users/{userId}/preferences/supervision/exceptions': {
+    ownership: 'user',
+    create: ownUser,
+    methods: { POST: { body: () => ({ match: { kind: 'domain', value: `p${rand()}.example` }, mode: 'auto', appliesTo: ['messaging'] }) } },
+  },
+  '/users/{userId}/preferences/supervision/exceptions/{exceptionId}': { ownership: 'user', create: ownRecipientException, methods: { DELETE: { spends: true } } },
   '/api-keys/{keyId}': { ownership: 'user', create: ownRevokedKey, methods: { DELETE: { spends: true } } },
   '/api-keys/{keyId}/revoke': { ownership: 'user', create: ownKey, methods: { POST: { spends: true } } },
 };

@@ -135,10 +135,13 @@ describe.each(secured.map((e) => [`${e.method} ${e.path}`, e] as const))('%s', (
     const url = fill(ep.path, target);
     const refusals: Array<[string, Call, number]> = [
       // A user-only endpoint refuses a bare account key before looking at the resource.
-      ['another account (account key)', { key: outsider.accountKey }, ep.auth === 'user' ? 401 : 404],
+      // One that needs a person refuses a caller who is not one (403) before looking at the resource.
+      ['another account (account key)', { key: outsider.accountKey }, ep.needsPerson ? 403 : ep.auth === 'user' ? 401 : 404],
       ['another account (user key)', { key: outsider.key }, 404],
       ['another account (account key acting as its user)', { key: outsider.accountKey, as: outsider.email }, 404],
     ];
+    // Approvals need a person: even the owner's own account key, not acting as anyone, is refused.
+    if (ep.needsPerson) refusals.push(['the owner’s account key without X-User-Email', { key: owner.account.key }, 403]);
     if (fixture.ownership === 'user') {
       refusals.push(['another user (user key)', { key: stranger.key }, 404], ['another user (account key acting as them)', { key: stranger.accountKey, as: stranger.email }, 404]);
     }
