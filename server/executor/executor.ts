@@ -34,7 +34,9 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let active = 0;
-  let cronBusy: Promise<unknown> | null = null;
+  /** Counts pokes, so a worker knows whether work was announced while it looked for some. */
+  let wakeups = 0;
+  let cronBusy: Promise<void> | null = null;
 
   const listener = new pg.Client({ connectionString: opts.databaseUrl });
   listener.on('error', () => {});
@@ -42,51 +44,73 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   await listener.query(`LISTEN ${NOTIFY_CHANNEL}`);
   listener.on('notification', () => poke());
 
-  /** Claims and drives runs until none is runnable; each worker works on its own, so one long run never holds the others up. */
+  /**
+   * Claims and drives runs until none is runnable; each worker works on its own, so one long run
+   * never holds the others up. Workers start one at a time: a worker that found a run lets
+   * another look for the next, so one new run costs one claim that finds nothing, not one per
+   * idle worker. A worker that found nothing while work was announced looks again.
+   */
   async function worker() {
     while (!stopped) {
-      const run = await claimRun(opts.db, owner, clock.now(), leaseMs);
-      if (!run) return;
+      const announced = wakeups;
+      const claimed = await claimRun(opts.db, owner, clock.now(), leaseMs);
+      if (!claimed) {
+        if (announced !== wakeups) continue;
+        return;
+      }
+      if (active < workers) startWorker();
       try {
-        await driveRun(deps, run);
+        await driveRun(deps, claimed.run, claimed.fn);
       } catch (err) {
         // The lease lapses and the run is picked up again; nothing is lost.
-        logger.error({ err, runId: run.id }, 'executor: run failed to advance');
+        logger.error({ err, runId: claimed.run.id }, 'executor: run failed to advance');
       }
     }
   }
 
   /** When every worker is idle: sleep until the next due run or cron (NOTIFY wakes earlier). */
   async function scheduleNext() {
-    if (stopped || active > 0) return;
+    if (stopped || active > 0 || cronBusy) return;
     try {
       const wake = await nextWakeAt(opts.db);
       const delay = wake ? Math.max(0, Math.min(idleMs, wake.getTime() - clock.now().getTime())) : idleMs;
       clearTimeout(timer);
-      if (!stopped && active === 0) timer = setTimeout(poke, Math.max(delay, 20));
+      if (!stopped && active === 0 && !cronBusy) timer = setTimeout(poke, Math.max(delay, 20));
     } catch (err) {
       logger.error({ err }, 'executor: scheduling failed');
       timer = setTimeout(poke, 1000);
     }
   }
 
+  function startWorker() {
+    active++;
+    void worker()
+      .catch((err) => logger.error({ err }, 'executor: worker failed'))
+      .finally(() => {
+        active--;
+        if (active === 0) void scheduleNext();
+      });
+  }
+
+  /**
+   * Work arrived or is due. Workers start claiming at once; due cron triggers are fired beside
+   * them (not before: a run just sent waits for no cron bookkeeping), and the runs those start
+   * are claimed by the poke that follows.
+   */
   function poke() {
     if (stopped) return;
+    wakeups++;
     cronBusy ??= fireDueCrons(opts.db, clock.now())
-      .catch((err) => logger.error({ err }, 'executor: cron firing failed'))
-      .finally(() => {
+      .catch((err) => {
+        logger.error({ err }, 'executor: cron firing failed');
+        return 0;
+      })
+      .then((started) => {
         cronBusy = null;
+        if (started > 0) poke();
+        else if (active === 0) void scheduleNext();
       });
-    while (active < workers) {
-      active++;
-      void cronBusy
-        .then(worker)
-        .catch((err) => logger.error({ err }, 'executor: worker failed'))
-        .finally(() => {
-          active--;
-          if (active === 0) void scheduleNext();
-        });
-    }
+    if (active < workers) startWorker();
   }
 
   poke();
@@ -97,6 +121,7 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
       stopped = true;
       clearTimeout(timer);
       while (active > 0) await new Promise((r) => setTimeout(r, 10));
+      await cronBusy;
       await listener.end().catch(() => {});
     },
   };

@@ -1,6 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { Db } from '@/db/client';
-import { executorFunctions, executorRuns, executorStepLog, type ExecutorRunRow } from '@/db/schema';
+import { executorFunctions, executorRuns, executorStepLog, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';
 import { callFunction, type Op } from './protocol';
 import { NOTIFY_CHANNEL, ingestEvents, maxAttempts, resolveWait, startRun, type FunctionConfig } from './store';
 
@@ -31,18 +32,40 @@ export function sleepUntil(name: string, now: Date): Date {
 
 const timeoutAt = (timeout: unknown, now: Date) => (typeof timeout === 'string' ? sleepUntil(timeout, now) : new Date(now.getTime() + 365 * 86_400_000));
 
-async function log(db: Db, runId: string, op: Op, attempt: number) {
-  await db.insert(executorStepLog).values({ runId, stepId: op.id, name: op.displayName ?? op.name ?? null, op: op.op, attempt, data: op.error ?? op.data ?? null });
+type RunChange = Partial<typeof executorRuns.$inferInsert>;
+type StepLogRow = PgInsertValue<typeof executorStepLog>;
+
+/** A step execution for the log; clock_timestamp() keeps several written by one statement in order. */
+const logRow = (runId: string, op: Op, attempt: number): StepLogRow => ({
+  runId,
+  stepId: op.id,
+  name: op.displayName ?? op.name ?? null,
+  op: op.op,
+  attempt,
+  data: op.error ?? op.data ?? null,
+  createdAt: sql`clock_timestamp()`,
+});
+
+/**
+ * The run's new state together with the step executions that led to it, in one statement: a
+ * round trip per step instead of two, and a logged step is never without its stored result.
+ */
+async function persist(db: Db, runId: string, change: RunChange, logs: StepLogRow[]): Promise<ExecutorRunRow> {
+  const update = (q: Pick<Db, 'update'>) => q.update(executorRuns).set(change).where(eq(executorRuns.id, runId)).returning();
+  if (!logs.length) return (await update(db))[0];
+  const logged = db.$with('logged').as(db.insert(executorStepLog).values(logs).returning({ id: executorStepLog.id }));
+  return (await update(db.with(logged)))[0];
 }
 
 /**
  * Drives one claimed run as far as it can go now: calls the serve endpoint, stores each
  * step's result, and stops when the run finishes, sleeps, waits or must retry later.
  */
-export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow): Promise<void> {
+export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: ExecutorFunctionRow | null): Promise<void> {
   const { db, clock } = deps;
   let run = claimed;
-  const [fn] = await db.select().from(executorFunctions).where(eq(executorFunctions.id, run.functionId));
+  // The claim reads the function with the run; read it here only when it did not.
+  const fn = registered === undefined ? (await db.select().from(executorFunctions).where(eq(executorFunctions.id, run.functionId)))[0] : registered;
   if (!fn) return finish(deps, run, 'failed', null, { name: 'FunctionNotFound', message: `No function ${run.functionId} is registered` });
   const cfg = fn.config as unknown as FunctionConfig;
   const max = maxAttempts(cfg);
@@ -56,31 +79,44 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow): Promi
     stack.push(w.stepId);
   }
   let attempt = run.attempt;
-  const save = async (set: Partial<typeof executorRuns.$inferInsert>) => {
-    [run] = await db
-      .update(executorRuns)
-      .set({ steps, stack, attempt, wait: null, ...set })
-      .where(eq(executorRuns.id, run.id))
-      .returning();
+  /** Step executions not yet written: they go with the next write of the run's state. */
+  const logs: StepLogRow[] = [];
+  const log = (op: Op) => void logs.push(logRow(run.id, op, attempt));
+  const save = async (set: RunChange) => {
+    run = await persist(db, run.id, { steps, stack, attempt, wait: null, ...set }, logs.splice(0));
   };
-  const call = (stepId: string, disableImmediate: boolean) =>
-    callFunction({
-      url: fn.url,
-      functionId: fn.id,
-      stepId,
-      signingKey: deps.signingKey,
-      event: run.event,
-      steps,
-      stack,
-      runId: run.id,
-      attempt,
-      maxAttempts: max,
-      disableImmediateExecution: disableImmediate,
-    });
-  const record = async (op: Op, result: Json) => {
+  const call = async (stepId: string, disableImmediate: boolean) => {
+    // The app may work on one step for minutes (a model call): the lease is renewed meanwhile, so
+    // no other worker takes the run over (and calls the step again) while this one still drives it.
+    const renew = setInterval(() => {
+      void db
+        .update(executorRuns)
+        .set({ leaseUntil: new Date(clock.now().getTime() + deps.leaseMs) })
+        .where(and(eq(executorRuns.id, run.id), eq(executorRuns.leaseOwner, deps.owner), eq(executorRuns.status, 'running')))
+        .catch(() => {});
+    }, Math.max(100, Math.floor(deps.leaseMs / 3)));
+    try {
+      return await callFunction({
+        url: fn.url,
+        functionId: fn.id,
+        stepId,
+        signingKey: deps.signingKey,
+        event: run.event,
+        steps,
+        stack,
+        runId: run.id,
+        attempt,
+        maxAttempts: max,
+        disableImmediateExecution: disableImmediate,
+      });
+    } finally {
+      clearInterval(renew);
+    }
+  };
+  const record = (op: Op, result: Json) => {
     steps[op.id] = result;
     stack.push(op.id);
-    await log(db, run.id, op, attempt);
+    log(op);
     attempt = 0;
   };
   /** A failed attempt: retry later with backoff, or give up. */
@@ -90,14 +126,14 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow): Promi
       await save({ status: 'queued', availableAt: new Date(clock.now().getTime() + backoffMs(attempt - 1, retryAfter, clock.now())), leaseOwner: null, leaseUntil: null });
       return;
     }
-    await finish(deps, run, 'failed', null, error, { steps, stack, attempt });
+    await finish(deps, run, 'failed', null, error, { steps, stack, attempt }, logs.splice(0));
   };
 
   let queue: { stepId: string; disableImmediate: boolean }[] = [{ stepId: 'step', disableImmediate: false }];
   while (queue.length) {
     const { stepId, disableImmediate } = queue.shift()!;
     const res = await call(stepId, disableImmediate);
-    if (res.kind === 'done') return finish(deps, run, 'completed', res.output, null, { steps, stack, attempt });
+    if (res.kind === 'done') return finish(deps, run, 'completed', res.output, null, { steps, stack, attempt }, logs.splice(0));
     if (res.kind === 'error') return retryOrFail(res.error, res.retryAfter, res.retriable);
 
     const planned = res.ops.filter((o) => o.op === 'StepPlanned');
@@ -108,17 +144,17 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow): Promi
     }
     for (const op of res.ops) {
       if (op.op === 'StepRun') {
-        await record(op, { type: 'data', data: op.data ?? null });
+        record(op, { type: 'data', data: op.data ?? null });
       } else if (op.op === 'StepFailed') {
-        await record(op, { type: 'error', error: (op.error ?? op.data) as Json });
+        record(op, { type: 'error', error: (op.error ?? op.data) as Json });
       } else if (op.op === 'StepError') {
-        await log(db, run.id, op, attempt);
+        log(op);
         return retryOrFail((op.error ?? {}) as Json, res.retryAfter, !res.noRetry);
       } else if (op.op === 'Sleep') {
-        await log(db, run.id, op, attempt);
+        log(op);
         return save({ status: 'sleeping', wait: { kind: 'sleep', stepId: op.id }, availableAt: sleepUntil(String(op.name), clock.now()), leaseOwner: null, leaseUntil: null });
       } else if (op.op === 'WaitForEvent') {
-        await log(db, run.id, op, attempt);
+        log(op);
         const opts = op.opts ?? {};
         return save({
           status: 'waiting',
@@ -128,11 +164,11 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow): Promi
           leaseUntil: null,
         });
       } else if (op.op === 'InvokeFunction') {
-        await log(db, run.id, op, attempt);
+        log(op);
         const opts = (op.opts ?? {}) as { function_id?: string; payload?: { data?: Json }; timeout?: string };
         const [target] = await db.select().from(executorFunctions).where(eq(executorFunctions.id, String(opts.function_id)));
         if (!target) {
-          await record(op, { type: 'error', error: { name: 'Error', message: `No function ${opts.function_id} to invoke` } });
+          record(op, { type: 'error', error: { name: 'Error', message: `No function ${opts.function_id} to invoke` } });
           continue;
         }
         await save({ status: 'waiting', wait: { kind: 'invoke', stepId: op.id }, availableAt: timeoutAt(opts.timeout, clock.now()), leaseOwner: null, leaseUntil: null });
@@ -140,7 +176,7 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow): Promi
         await db.execute(sql`SELECT pg_notify(${NOTIFY_CHANNEL}, '')`);
         return;
       } else {
-        await record(op, { type: 'error', error: { name: 'UnsupportedOp', message: `${op.op} is not supported by the built-in executor` } });
+        record(op, { type: 'error', error: { name: 'UnsupportedOp', message: `${op.op} is not supported by the built-in executor` } });
       }
     }
     await save({ leaseUntil: new Date(clock.now().getTime() + deps.leaseMs) });
@@ -149,13 +185,10 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow): Promi
 }
 
 /** Ends a run; a failure emits inngest/function.failed (onFailure handlers), and an invoked run answers its parent. */
-async function finish(deps: RunnerDeps, run: ExecutorRunRow, status: 'completed' | 'failed', output: unknown, error: Json | null, state: Partial<typeof executorRuns.$inferInsert> = {}) {
+async function finish(deps: RunnerDeps, run: ExecutorRunRow, status: 'completed' | 'failed', output: unknown, error: Json | null, state: RunChange = {}, logs: StepLogRow[] = []) {
   const { db, clock } = deps;
   const now = clock.now();
-  await db
-    .update(executorRuns)
-    .set({ ...state, status, output: output ?? null, error, finishedAt: now, wait: null, leaseOwner: null, leaseUntil: null })
-    .where(eq(executorRuns.id, run.id));
+  await persist(db, run.id, { ...state, status, output: output ?? null, error, finishedAt: now, wait: null, leaseOwner: null, leaseUntil: null }, logs);
   if (status === 'failed') {
     await ingestEvents(db, [{ name: 'inngest/function.failed', data: { function_id: run.functionId, run_id: run.id, error: error ?? {}, event: run.event } }], now);
   }

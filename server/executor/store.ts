@@ -51,6 +51,8 @@ export type IncomingEvent = { id?: string; name: string; data?: Json; ts?: numbe
 export async function ingestEvents(db: Db, events: IncomingEvent[], now: Date): Promise<string[]> {
   const ids: string[] = [];
   const functions = await db.select().from(executorFunctions);
+  let woken = false;
+  let more = false;
   for (const e of events) {
     const [row] = await db
       .insert(executorEvents)
@@ -61,15 +63,21 @@ export async function ingestEvents(db: Db, events: IncomingEvent[], now: Date): 
     for (const fn of functions) {
       const cfg = fn.config as unknown as FunctionConfig;
       for (const t of cfg.triggers ?? []) {
-        if (t.event === e.name && matches(t.expression, { event })) await startRun(db, fn, event, now);
+        if (t.event === e.name && matches(t.expression, { event })) {
+          await startRun(db, fn, event, now);
+          // The first run started wakes the executors at once: they claim it while the rest is recorded.
+          if (woken) more = true;
+          else await notify(db);
+          woken = true;
+        }
       }
       for (const c of cfg.cancel ?? []) {
         if (c.event === e.name) await cancelMatching(db, fn.id, c.if, event, now);
       }
     }
-    await resumeWaiting(db, event, row.receivedAt, now);
+    if ((await resumeWaiting(db, event, row.receivedAt, now)) > 0) more = true;
   }
-  await notify(db);
+  if (!woken || more) await notify(db);
   return ids;
 }
 
@@ -99,19 +107,22 @@ async function cancelMatching(db: Db, functionId: string, expression: string | u
   }
 }
 
-/** Runs waiting for this event whose `if` holds get it as their step's result. */
-async function resumeWaiting(db: Db, event: Json, receivedAt: Date, now: Date) {
+/** Runs waiting for this event whose `if` holds get it as their step's result; how many did. */
+async function resumeWaiting(db: Db, event: Json, receivedAt: Date, now: Date): Promise<number> {
   const waiting = await db
     .select()
     .from(executorRuns)
     .where(and(eq(executorRuns.status, 'waiting'), sql`${executorRuns.wait}->>'kind' = 'event'`, sql`${executorRuns.wait}->>'event' = ${event.name as string}`));
+  let resumed = 0;
   for (const run of waiting) {
     const wait = run.wait as { stepId: string; if?: string; since: number };
     // Only events that arrive after the wait began count (arrival is real time, like the event's ts).
     if (receivedAt.getTime() < wait.since) continue;
     if (!matches(wait.if, { event, async: run.event })) continue;
     await resolveWait(db, run, { type: 'data', data: event }, now);
+    resumed++;
   }
+  return resumed;
 }
 
 /** Gives a waiting or sleeping run its step result and makes it runnable now. */
@@ -129,16 +140,21 @@ export async function resolveWait(db: Db, run: ExecutorRunRow, result: Json, now
     .where(and(eq(executorRuns.id, run.id), inArray(executorRuns.status, ['waiting', 'sleeping'])));
 }
 
+/** A claimed run with its function as registered (null when none is: the run then fails). */
+export type ClaimedRun = { run: ExecutorRunRow; fn: ExecutorFunctionRow | null };
+
 /**
  * Claims one runnable run with FOR UPDATE SKIP LOCKED and a lease, so two processes never
  * run the same run at once and a crashed process's runs return when the lease ends. A run
- * whose concurrency key already has `limit` running runs is skipped.
+ * whose concurrency key already has `limit` running runs is skipped. The function is read in
+ * the same query, for the concurrency limit and for driving the run.
  */
-export async function claimRun(db: Db, owner: string, now: Date, leaseMs: number): Promise<ExecutorRunRow | null> {
+export async function claimRun(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedRun | null> {
   return db.transaction(async (tx) => {
     const candidates = await tx
-      .select()
+      .select({ run: executorRuns, fn: executorFunctions })
       .from(executorRuns)
+      .leftJoin(executorFunctions, eq(executorFunctions.id, executorRuns.functionId))
       .where(
         and(
           or(
@@ -149,25 +165,22 @@ export async function claimRun(db: Db, owner: string, now: Date, leaseMs: number
       )
       .orderBy(executorRuns.availableAt)
       .limit(10)
-      .for('update', { skipLocked: true });
-    for (const run of candidates) {
-      if (run.concurrencyKey && run.status !== 'running') {
-        const [fn] = await tx.select().from(executorFunctions).where(eq(executorFunctions.id, run.functionId));
-        const limit = fn ? (concurrencyOf(fn.config as unknown as FunctionConfig)?.limit ?? 0) : 0;
-        // Serialize claims per key so two processes cannot both see a free slot.
-        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${run.concurrencyKey}))`);
-        const [{ n }] = await tx
-          .select({ n: sql<number>`count(*)::int` })
-          .from(executorRuns)
-          .where(and(eq(executorRuns.concurrencyKey, run.concurrencyKey), eq(executorRuns.status, 'running')));
-        if (limit > 0 && n >= limit) continue;
-      }
+      .for('update', { of: executorRuns, skipLocked: true });
+    for (const { run, fn } of candidates) {
+      const limit = fn ? (concurrencyOf(fn.config as unknown as FunctionConfig)?.limit ?? 0) : 0;
+      const keyed = run.concurrencyKey !== null && run.status !== 'running' && limit > 0;
+      // Serialize claims per key so two processes cannot both see a free slot. The update below
+      // is a later statement, so it counts every run claimed and committed before the lock.
+      if (keyed) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${run.concurrencyKey}))`);
+      const slotFree = keyed
+        ? sql`(SELECT count(*) FROM ${executorRuns} WHERE ${executorRuns.concurrencyKey} = ${run.concurrencyKey} AND ${executorRuns.status} = 'running') < ${limit}`
+        : undefined;
       const [claimed] = await tx
         .update(executorRuns)
         .set({ status: 'running', leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
-        .where(eq(executorRuns.id, run.id))
+        .where(and(eq(executorRuns.id, run.id), slotFree))
         .returning();
-      return claimed;
+      if (claimed) return { run: claimed, fn };
     }
     return null;
   });

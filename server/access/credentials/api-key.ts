@@ -15,13 +15,14 @@ const prepared = new WeakMap<Db, ReturnType<typeof prepare>>();
 function prepare(db: Db) {
   return {
     keyByHash: db
-      .select({ key: apiKeys, account: { killSwitch: accounts.killSwitch, rateLimitReads: accounts.rateLimitReads, rateLimitWrites: accounts.rateLimitWrites } })
+      .select({ key: apiKeys, account: { killSwitch: accounts.killSwitch, rateLimitReads: accounts.rateLimitReads, rateLimitWrites: accounts.rateLimitWrites }, user: users })
       .from(apiKeys)
       .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+      // A user key's user comes with the key: one round trip instead of two on every user-key request.
+      .leftJoin(users, eq(users.id, apiKeys.userId))
       .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
       .limit(1)
       .prepare('auth_key_by_hash'),
-    userById: db.select().from(users).where(eq(users.id, sql.placeholder('id'))).limit(1).prepare('auth_user_by_id'),
   };
 }
 function statements(db: Db) {
@@ -50,7 +51,7 @@ export const apiKeyCredential: Authenticator<Actor> = {
     if (row.key.expiresAt && row.key.expiresAt <= now) throw invalidKey();
     const level = row.key.userId ? 'user' : row.key.organizationId ? 'organization' : 'account';
     // A user key whose user was deleted authenticates no one.
-    const keyUser = level === 'user' ? await userById(db, row.key.userId!) : null;
+    const keyUser: UserRow | null = level === 'user' ? row.user : null;
     if (level === 'user' && !keyUser) throw invalidKey();
     lastUsed.touch(row.key.id, now);
 
@@ -77,8 +78,3 @@ export const apiKeyCredential: Authenticator<Actor> = {
     return { ...base, user, actingVia: 'x_user_email' };
   },
 };
-
-async function userById(db: Db, id: string): Promise<UserRow | null> {
-  const [row] = await statements(db).userById.execute({ id });
-  return row ?? null;
-}
