@@ -46,6 +46,9 @@ export default async function Home() {
         <p>You do not belong to an organization.</p>
       )}
       <p>
+        <Link href="/approvals">Approvals</Link>: what your assistants staged and wait for you to approve
+      </p>
+      <p>
         <Link href="/invitations">Invitations</Link> from organizations, to accept or decline
       </p>
       <h2>Your teams</h2>

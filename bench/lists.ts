@@ -17,7 +17,7 @@
  * one ended (keyset). Figures are client-side (fetch from this process), sequential: latencies,
  * not throughput. Each answer's status and total are checked.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,45 +28,14 @@ import { applyMigrations } from '../db/migrate';
 import { createAccount } from '../server/accounts/service';
 import { createServiceKey } from '../server/prompts/service-keys';
 import { grow, SEARCH_PROMPT, SEARCH_SURNAME, seedContacts, seedMemories, seedTraces, seedUsers, withTrigramIndexesRebuilt } from './lists-seed';
+import { start, stop, waitReady } from './processes';
 
-const root = path.resolve(import.meta.dirname, '..');
 const SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 40);
 const WARMUP = 5;
 const WALK_PAGES = 200;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A TypeScript entry point in its own process group, so stopping it stops everything it started. */
-function start(file: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-}
 
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const done = new Promise((r) => child.once('exit', r));
-  const signal = (s: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, s);
-    } catch {
-      // the group is already gone
-    }
-  };
-  signal('SIGTERM');
-  await Promise.race([done, sleep(10_000)]);
-  if (child.exitCode === null) signal('SIGKILL');
-}
 
-async function waitReady(url: string, timeoutMs = 120_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(200);
-  }
-  throw new Error(`server at ${url} did not start`);
-}
 
 type Get = { path: string; key: string; as?: string };
 

@@ -3,7 +3,7 @@
  * route files) against a bare node:http + pg baseline, on one throwaway PostgreSQL, in
  * the same run. Writes bench/results.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,52 +11,15 @@ import autocannon from 'autocannon';
 import { connect } from '../db/client';
 import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
+import { root, start, stop, waitReady } from './processes';
 
-const root = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 
 type Measure = { reqPerSec: number; p50Ms: number; p99Ms: number; non2xx: number };
 
-async function waitReady(url: string, timeoutMs = 180_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      const r = await fetch(url);
-      if (r.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`server at ${url} did not start`);
-}
 
-/** Runs a TypeScript entry point in its own process group, so stopping it stops everything it started. */
-function start(file: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', file], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-    detached: true,
-  });
-}
 
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const done = new Promise((r) => child.once('exit', r));
-  const signal = (s: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, s);
-    } catch {
-      // the group is already gone
-    }
-  };
-  // SIGTERM, not SIGINT: a shell's background jobs ignore SIGINT, and children inherit that.
-  signal('SIGTERM');
-  await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
-  if (child.exitCode === null) signal('SIGKILL');
-}
 
 async function load(url: string, key: string): Promise<Measure> {
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { Authorization: `Bearer ${key}` } });
@@ -132,12 +95,12 @@ async function benchExecutorIfPresent(): Promise<unknown> {
  * Further benchmark sections, one module each (bench/<name>.ts exporting `bench()`): each starts
  * what it measures and its baseline itself, in this same run, and returns its keys for
  * bench/results.json under its name (`tasks.list.ratio` is `{ tasks: { list: { ratio } } }`).
- * BENCH_ONLY=tasks,lists runs just those sections (the HTTP figures above still run).
+ * BENCH_ONLY=tasks,carts,lists runs just those sections (the HTTP figures above still run).
  */
 async function benchSections(): Promise<Record<string, unknown>> {
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
   const out: Record<string, unknown> = {};
-  for (const name of ['tasks', 'lists']) {
+  for (const name of ['tasks', 'carts', 'lists']) {
     if (only && !only.includes(name)) continue;
     const file = path.join(root, 'bench', `${name}.ts`);
     if (!existsSync(file)) continue;

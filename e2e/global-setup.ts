@@ -8,6 +8,7 @@ import { createAccount } from '../server/accounts/service';
 import { startTxtServer } from '../tests/helpers/dns';
 import { dnsFile, e2eBaseUrl, mailDir } from './support/e2e-env';
 import { startMailCaptureToDir } from './support/mail-capture';
+import { startE2eModel } from './support/model-script';
 import { startTestIdp } from './support/test-idp';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -25,8 +26,9 @@ export type E2eRun = { appPid?: number; runDir: string; closers: Array<() => Pro
 export const runState = globalThis as { __stewardE2e?: E2eRun };
 
 /**
- * A throwaway PostgreSQL, one account, loopback SMTP, DNS and SAML IdP servers, and the
- * production server (`scripts/start.ts`) on the run's free port, its public URL set to it.
+ * A throwaway PostgreSQL, one account, loopback SMTP, DNS and SAML IdP servers, a scripted
+ * model (support/model-script.ts), and the production server (`scripts/start.ts`) on the run's
+ * free port, its public URL set to it.
  * Captured mail and DNS records live in a temporary folder of this run.
  */
 export default async function globalSetup() {
@@ -42,6 +44,9 @@ export default async function globalSetup() {
   run.closers.push(async () => dns.close());
   const idp = await startTestIdp();
   run.closers.push(idp.close);
+  // Task runs (e2e/approvals.spec.ts) talk to a scripted model on loopback; the specs steer it through task messages.
+  const model = await startE2eModel();
+  run.closers.push(model.close);
   const server = await startThrowawayDatabase('e2e');
   run.closers.push(server.stop);
   const { url } = server;
@@ -61,6 +66,8 @@ export default async function globalSetup() {
       NEXT_TELEMETRY_DISABLED: '1',
       SMTP_URL: mail.url,
       DNS_SERVERS: dns.address,
+      STEWARD_MODEL_BASE_URL: model.baseUrl,
+      STEWARD_MODEL_MEDIUM: 'scripted-e2e',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
     detached: true,

@@ -17,6 +17,26 @@ export const events = {
   taskRunRequested: eventType('steward/task.run-requested', {
     schema: z.object({ taskId: z.string().min(1), runId: z.string().min(1), accountId: z.string().min(1) }),
   }),
+  /**
+   * A cart was released (auto at the run's end, approved, or its time box ended with execute):
+   * cart-execute sends it. Sent inside the releasing transaction (transactionId): the function
+   * acts once that transaction has committed, and never after a rollback.
+   */
+  cartExecuteRequested: eventType('steward/cart.execute-requested', {
+    schema: z.object({ cartId: z.string().min(1), accountId: z.string().min(1), transactionId: z.string().min(1).nullable() }),
+  }),
+  /** A cart became time-boxed: cart-timebox waits until expiresAt, then executes or cancels it (same transaction rule). */
+  cartTimeBoxStarted: eventType('steward/cart.time-box-started', {
+    schema: z.object({ cartId: z.string().min(1), accountId: z.string().min(1), expiresAt: z.iso.datetime({ offset: true }), transactionId: z.string().min(1) }),
+  }),
+  /** A cart waits for the person's approval: cart-notify mails them (same transaction rule). */
+  cartPendingApproval: eventType('steward/cart.pending-approval', {
+    schema: z.object({ cartId: z.string().min(1), accountId: z.string().min(1), transactionId: z.string().min(1) }),
+  }),
+  /** The person approved or cancelled a time-boxed cart: its timer stops (cancelOn). */
+  cartDecided: eventType('steward/cart.decided', { schema: z.object({ cartId: z.string().min(1), accountId: z.string().min(1) }) }),
+  /** End every time box that is due and restart releases whose execution never began now (the cron does it every minute). */
+  cartsTimeBoxesDue: eventType('steward/carts.time-boxes-due', { schema: z.object({}).loose() }),
 } as const;
 
 export type StewardEventName = (typeof events)[keyof typeof events]['name'];

@@ -64,7 +64,8 @@ async function startDurableWork(databaseUrl: string) {
   process.env.INNGEST_EVENT_KEY = eventKey;
   const ingress = await startIngress({ db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0), serveUrl: inngestServeUrl() });
   process.env.STEWARD_EXECUTOR_URL = ingress.url;
-  const executor = await startExecutor({ db, databaseUrl, signingKey });
+  // STEWARD_EXECUTOR_LEASE_MS: how long a crashed process's runs wait before another takes them over.
+  const executor = await startExecutor({ db, databaseUrl, signingKey, leaseMs: Number(process.env.STEWARD_EXECUTOR_LEASE_MS) || undefined });
   return {
     stop: async () => {
       await executor.stop();
@@ -156,6 +157,9 @@ async function main() {
 
   // Durable work: the built-in executor unless an Inngest server is configured.
   const durable = usesInngestServer() ? null : await startDurableWork(selected.url);
+  // Inbound mail (STEWARD_INBOUND_SMTP_PORT, unset: off; `npm run dev` listens on 2525): replies wake the tasks waiting on them.
+  if (dev && process.env.STEWARD_INBOUND_SMTP_PORT === undefined) process.env.STEWARD_INBOUND_SMTP_PORT = '2525';
+  const inbound = process.env.STEWARD_INBOUND_SMTP_PORT ? await (await import('../server/inbound-mail')).startInboundMail(sharedDatabase().db) : null;
 
   const kernel = createKernelDeps(sharedDatabase(), credentials);
   // On the lean path Inngest's serve endpoint answers in this process like every other /api route
@@ -212,6 +216,7 @@ async function main() {
     logger.info({ signal }, 'stopping');
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await inbound?.close();
     await durable?.stop();
     await kernel.lastUsed.flush();
     await sharedDatabase().close();

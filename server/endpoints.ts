@@ -16,6 +16,7 @@ import { scimEndpoints } from '@/server/scim/endpoints';
 import { samlEndpoints } from '@/server/hosted/saml-metadata';
 import { signInEndpoints } from '@/server/sign-in/endpoints';
 import { taskEndpoints } from '@/server/tasks/endpoints';
+import { approvalsEndpoints } from '@/server/approvals/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -38,4 +39,5 @@ export const endpoints: AnyEndpoint[] = [
   ...contactEndpoints,
   ...fileEndpoints,
   ...taskEndpoints,
+  ...approvalsEndpoints,
 ];

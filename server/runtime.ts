@@ -1,5 +1,6 @@
 import { sharedDatabase } from '@/db/client';
 import { transactionOutcome } from '@/db/queries/transaction-outcome';
+import { registerCartSignals, type CartSignal } from '@/server/approvals/signals';
 import { logger } from '@/server/logger';
 import { registerRunDispatcher, type QueuedRun } from '@/server/tasks/runs';
 import './task-hooks';
@@ -7,9 +8,32 @@ import './task-hooks';
 /*
  * Composition of the agent runtime (entry floor): the tasks area records queued runs, and this
  * file starts them by sending the task-run event (inngest/functions/task-run.ts), once the
- * transaction that queued the run has committed. Imported by every process that serves the API
- * (scripts/start.ts, server/route-handlers.ts) and by tests that run tasks.
+ * transaction that queued the run has committed. The approvals area's carts are executed and
+ * timed the same way: their signals become the cart events (inngest/functions/cart-*.ts), which
+ * carry the releasing transaction's id and act only once it has committed (a cart that waits for
+ * approval is mailed to its owner the same way). Imported by every
+ * process that serves the API (scripts/start.ts, server/route-handlers.ts) and by tests that run tasks.
  */
+
+/** Loaded on first use: the Inngest client reads the executor's keys and URL when it loads, and scripts/start.ts sets them after this module is imported. */
+const engine = () => Promise.all([import('@/inngest/client'), import('@/inngest/events')]).then(([c, e]) => ({ inngest: c.inngest, events: e.events }));
+
+async function sendCartSignal(signal: CartSignal): Promise<void> {
+  const { inngest, events } = await engine();
+  // One id per releasing transaction: an Inngest server drops a repeated send of the same release.
+  if (signal.kind === 'execute') {
+    const data = { cartId: signal.cartId, accountId: signal.accountId, transactionId: signal.transactionId };
+    await inngest.send(events.cartExecuteRequested.create(data, { id: `cart-execute-${signal.cartId}-${signal.transactionId}` }));
+  } else if (signal.kind === 'time_box') {
+    const data = { cartId: signal.cartId, accountId: signal.accountId, expiresAt: signal.expiresAt, transactionId: signal.transactionId };
+    await inngest.send(events.cartTimeBoxStarted.create(data, { id: `cart-time-box-${signal.cartId}-${signal.transactionId}` }));
+  } else if (signal.kind === 'pending_approval') {
+    const data = { cartId: signal.cartId, accountId: signal.accountId, transactionId: signal.transactionId };
+    await inngest.send(events.cartPendingApproval.create(data, { id: `cart-pending-${signal.cartId}-${signal.transactionId}` }));
+  } else {
+    await inngest.send(events.cartDecided.create({ cartId: signal.cartId, accountId: signal.accountId }));
+  }
+}
 
 async function dispatch(run: QueuedRun): Promise<void> {
   const outcome = await transactionOutcome(sharedDatabase().db, run.transactionId);
@@ -17,9 +41,7 @@ async function dispatch(run: QueuedRun): Promise<void> {
     if (outcome === 'unknown') logger.warn({ runId: run.runId }, 'task run not started: its transaction did not end in time');
     return;
   }
-  // Loaded on first use: the Inngest client reads the executor's keys and URL when it loads,
-  // and scripts/start.ts sets them after this module is imported.
-  const [{ inngest }, { events }] = await Promise.all([import('@/inngest/client'), import('@/inngest/events')]);
+  const { inngest, events } = await engine();
   await inngest.send(events.taskRunRequested.create({ taskId: run.taskId, runId: run.runId, accountId: run.accountId }));
 }
 
@@ -27,3 +49,6 @@ registerRunDispatcher((run) => {
   // Never fails the request that queued the run: a run that cannot be sent stays queued, logged.
   dispatch(run).catch((err: unknown) => logger.error({ err, runId: run.runId, taskId: run.taskId }, 'task run could not be started'));
 });
+
+// Awaited inside the releasing transaction: a failed send fails it (approve answers 500 and changes nothing).
+registerCartSignals(sendCartSignal);

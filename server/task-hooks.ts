@@ -1,14 +1,18 @@
 import { registerOpenTasks } from '@/server/assistants/open-tasks';
 import { registerTaskLinks } from '@/server/contacts/task-links';
 import { registerFileSharing } from '@/server/files/access';
+import { discardTaskCarts } from '@/server/approvals/discard';
+import { registerCartDiscard } from '@/server/tasks/cart-discard';
 import { moveWaitingOnContacts, openTasks, sharedThroughTask } from '@/server/tasks/hooks';
 
 /*
  * Composition (entry floor): the tasks area's answers to the hooks lower areas expose. Releasing
  * an assistant counts and hands on its open tasks; a contact merge moves the tasks waiting on the
- * merged contact; a file attached to a task is readable by the task's followers. Imported by
+ * merged contact; a file attached to a task is readable by the task's followers; marking a task
+ * done discards the carts it has not released. Imported by
  * server/runtime.ts (every process that serves the API) and by tests.
  */
 registerOpenTasks(openTasks);
 registerTaskLinks(moveWaitingOnContacts);
 registerFileSharing(sharedThroughTask);
+registerCartDiscard((tx, taskId, reason) => discardTaskCarts(tx, taskId, reason));

@@ -50,7 +50,9 @@ export const assistants = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('assistants_account_email').on(t.accountId, t.email).where(sql`${t.email} IS NOT NULL`), index('assistants_account').on(t.accountId)],
+  // An assistant address is unique across the deployment, not per account: inbound mail to it
+  // must reach exactly one account (server/inbound-mail.ts).
+  (t) => [uniqueIndex('assistants_email').on(t.email).where(sql`${t.email} IS NOT NULL`), index('assistants_account').on(t.accountId)],
 );
 
 /** Which assistants a user has hired; the primary one is users.primary_assistant_id. */

@@ -83,8 +83,10 @@ export const tasks = pgTable(
   },
   (t) => [
     // A page of one user's tasks, newest first (id breaks ties so pages never overlap).
-    index('tasks_user_created').on(t.userId, t.createdAt.desc(), t.id.desc()),
-    index('tasks_account_created').on(t.accountId, t.createdAt.desc(), t.id.desc()),
+    // Ascending on purpose: lists read them backwards for ORDER BY ... DESC. Drizzle's .desc() means
+    // DESC NULLS LAST, which does not match a plain DESC order, and Postgres then sorts every row.
+    index('tasks_user_created').on(t.userId, t.createdAt, t.id),
+    index('tasks_account_created').on(t.accountId, t.createdAt, t.id),
     index('tasks_parent').on(t.parentTaskId),
     index('tasks_assistant_status').on(t.assistantId, t.status),
     // What the runtime wakes: set alarms and scheduled starts, by time.
@@ -101,7 +103,8 @@ export const tasks = pgTable(
 
 export type TaskRow = typeof tasks.$inferSelect;
 
-export const activityKinds = ['user', 'assistant', 'peer', 'tool'] as const;
+/** `contact`: a message from outside the user (an email reply of a person the task waits on), always untrusted data. */
+export const activityKinds = ['user', 'assistant', 'peer', 'tool', 'contact'] as const;
 export const deliveryStates = ['staged', 'held', 'provider_accepted', 'unknown'] as const;
 
 /** The task conversation: messages of the user, the assistant and peers, and the assistant's tool calls. */
@@ -128,7 +131,7 @@ export const taskActivities = pgTable(
     toolOutput: jsonb('tool_output').$type<unknown>(),
     createdAt: createdAt(),
   },
-  (t) => [index('task_activities_task_created').on(t.taskId, t.createdAt.desc(), t.id.desc())],
+  (t) => [index('task_activities_task_created').on(t.taskId, t.createdAt, t.id)],
 );
 
 export type TaskActivityRow = typeof taskActivities.$inferSelect;
@@ -150,7 +153,7 @@ export const taskRuns = pgTable(
      * task), a scheduled start, an alarm, a reply, a wake-up, or the task's subtasks having all
      * ended. No CHECK constraint holds these values: a new one needs no migration.
      */
-    trigger: text('trigger', { enum: ['process', 'schedule', 'alarm', 'reply', 'wake', 'subtasks'] }).notNull(),
+    trigger: text('trigger', { enum: ['process', 'schedule', 'alarm', 'reply', 'wake', 'subtasks', 'cart'] }).notNull(),
     modelTier: text('model_tier', { enum: modelTiers }).notNull(),
     model: text('model'),
     startedAt: ts('started_at'),

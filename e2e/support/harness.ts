@@ -20,7 +20,16 @@ export async function api<T = any>(p: string, opts: { method?: string; body?: un
   return { status: res.status, body: (await res.json().catch(() => null)) as T };
 }
 
-type Mail = { to: string[]; text: string };
+type Mail = { to: string[]; subject: string; text: string };
+
+/** Every message the loopback SMTP server captured so far for `to` (captured since `since`), oldest first. */
+export function mailsTo(to: string, since = 0): Mail[] {
+  return readdirSync(mailDir())
+    .filter((f) => Number(f.split('-')[0]) >= since)
+    .sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]) || Number(a.split('-')[1].split('.')[0]) - Number(b.split('-')[1].split('.')[0]))
+    .map((f) => JSON.parse(readFileSync(path.join(mailDir(), f), 'utf8')) as Mail)
+    .filter((m) => m.to.includes(to));
+}
 
 /** The newest message the loopback SMTP server captured for `to`, waiting for it to arrive. */
 export async function mailTo(to: string, since = 0): Promise<Mail> {

@@ -1,3 +1,6 @@
+import { cartExecute } from './cart-execute';
+import { cartNotify } from './cart-notify';
+import { cartSweep, cartTimeBox } from './cart-timebox';
 import { domainRecheck } from './domain-recheck';
 import { heartbeat } from './heartbeat';
 import { signInSweep } from './sign-in-sweep';
@@ -5,4 +8,4 @@ import { taskRun } from './task-run';
 import { taskWakeups } from './task-wakeups';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify];

@@ -46,8 +46,8 @@ export async function createAndHire(db: Db, actor: Actor, userId: string, input:
   const result = await db.transaction(async (tx) => {
     const existing = (await rosterOf(tx, user.id)).find((r) => r.a.name.toLowerCase() === input.name.toLowerCase());
     if (existing) return { created: false, assistant: existing.a };
-    const email = input.email ?? (await freeAddresses(tx, actor.accountId, input.name, 1))[0];
-    if (!email || (await emailTaken(tx, actor.accountId, email))) throw badRequest('email: already used by another assistant of this account');
+    const email = input.email ?? (await freeAddresses(tx, input.name, 1))[0];
+    if (!email || (await emailTaken(tx, email))) throw badRequest('email: already used by another assistant');
     const [a] = await tx
       .insert(assistants)
       .values({ accountId: actor.accountId, scope: 'user', userId: user.id, organizationId: user.organizationId, country: user.country, ...profileColumns({ ...input, email }) } as typeof assistants.$inferInsert)

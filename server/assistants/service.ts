@@ -37,7 +37,7 @@ export async function createAssistant(db: Db, actor: Actor, input: z.infer<typeo
   if (!isAccountWide(actor)) throw forbidden('Creating assistants needs an account-wide key without X-User-Email; users hire with POST /users/{userId}/assistants');
   const owner = await scopeOwner(db, actor.accountId, input);
   const row = await db.transaction(async (tx) => {
-    if (await emailTaken(tx, actor.accountId, input.email)) throw badRequest('email: already used by another assistant of this account');
+    if (await emailTaken(tx, input.email)) throw badRequest('email: already used by another assistant');
     const [a] = await tx
       .insert(assistants)
       .values({ accountId: actor.accountId, scope: input.scope, ...owner, ...profileColumns(input) } as typeof assistants.$inferInsert)
@@ -84,7 +84,7 @@ async function changeableAssistant(tx: Tx, actor: Actor, id: string) {
 export async function updateAssistant(db: Db, actor: Actor, id: string, input: z.infer<typeof UpdateAssistantBody>) {
   const row = await db.transaction(async (tx) => {
     const a = await changeableAssistant(tx, actor, id);
-    if (input.email && input.email !== a.email && (await emailTaken(tx, actor.accountId, input.email))) throw badRequest('email: already used by another assistant of this account');
+    if (input.email && input.email !== a.email && (await emailTaken(tx, input.email))) throw badRequest('email: already used by another assistant');
     const set = changedFields(profileColumns(input));
     if (!set) return a;
     const [u] = await tx.update(assistants).set(set).where(eq(assistants.id, a.id)).returning();
@@ -111,11 +111,11 @@ export async function deleteAssistant(db: Db, actor: Actor, id: string) {
 
 export async function checkEmail(db: Db, actor: Actor, slug: string) {
   const email = `${slug}@${assistantDomain()}`;
-  return { ok: true as const, available: !(await emailTaken(db, actor.accountId, email)), email };
+  return { ok: true as const, available: !(await emailTaken(db, email)), email };
 }
 
 export async function generateEmails(db: Db, actor: Actor, name: string) {
-  return { ok: true as const, suggestions: await freeAddresses(db, actor.accountId, name, 3) };
+  return { ok: true as const, suggestions: await freeAddresses(db, name, 3) };
 }
 
 /**

@@ -71,7 +71,7 @@ const CONSTRAINT_FIELDS: Record<string, FieldProblem> = {
   contact_addresses_user_address: { field: 'email', problem: 'already an address of another of your contacts' },
   organization_domains_verified_domain: { field: 'domain', problem: 'verified by another organization of this account' },
   organization_domains_org_domain: { field: 'domain', problem: 'already added to this organization' },
-  assistants_account_email: { field: 'email', problem: 'already used by another assistant of this account' },
+  assistants_email: { field: 'email', problem: 'already used by another assistant' },
   phone_line_requests_one_pending: { field: 'phoneLineRequest', problem: 'a pending request already exists for this user' },
   slack_apps_assistant_kind_user: { field: 'kind', problem: 'this assistant already has a Slack app of this kind' },
   prompts_account_name: { field: 'promptName', problem: 'already exists' },

@@ -1,4 +1,8 @@
+import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { parseConnectionUrl } from 'nodemailer/lib/shared';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { Db } from '@/db/client';
 import { mailOutbox } from '@/db/schema';
 import { logger } from '@/server/logger';
@@ -37,4 +41,159 @@ export async function sendMail(db: Db, mail: Mail): Promise<{ status: 'sent' | '
   const stored = redact.reduce((t, secret) => t.split(secret).join('[redacted]'), record.text);
   await db.insert(mailOutbox).values({ ...record, text: stored, status, error });
   return { status };
+}
+
+/** A message an assistant sends for a user (an approved dispatch): exactly these headers and this text. */
+export type OutboundMail = {
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  text: string;
+  /** `<id@host>`, chosen before sending: a send whose answer was lost is recognised by it. */
+  messageId: string;
+  /** An iTIP message (RFC 5546): the text/calendar alternative with this method, and the .ics attached. */
+  calendar?: { method: 'REQUEST' | 'CANCEL'; content: string };
+};
+
+/**
+ * What became of one outbound message. `failed`: the SMTP server certainly did not take it (it
+ * answered with a refusal, or the message never reached it). `unknown`: the message may have been
+ * taken: the connection broke, or timed out, after the message was handed over and before the
+ * server's answer arrived. A caller must never send an `unknown` message again on its own.
+ */
+export type MailDelivery = { outcome: 'accepted'; response: string; rejected: string[] } | { outcome: 'failed'; reason: string } | { outcome: 'unknown'; reason: string };
+
+type SmtpError = Error & { responseCode?: number; response?: string };
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 500);
+
+/*
+ * Connections are kept open a short while after a message and reused (after RSET) for the next:
+ * an SMTP session's set-up (greeting, EHLO, TLS, AUTH) costs more than a message on it, and
+ * releases often come in bursts. Each connection carries one message at a time.
+ */
+type Pooled = { conn: SMTPConnection; dead: boolean; timer: NodeJS.Timeout | null };
+/** An idle connection must not keep the process alive (a script that sent one message exits). */
+const socketOf = (p: Pooled) => (p.conn as unknown as { _socket?: { ref?: () => void; unref?: () => void } })._socket;
+const idle = new Map<string, Pooled[]>();
+const IDLE_MS = 10_000;
+const MAX_IDLE = 4;
+
+function takeIdle(url: string): Pooled | null {
+  const list = idle.get(url) ?? [];
+  for (let p = list.pop(); p; p = list.pop()) {
+    if (p.timer) clearTimeout(p.timer);
+    if (!p.dead) {
+      socketOf(p)?.ref?.();
+      return p;
+    }
+  }
+  return null;
+}
+
+function keepIdle(url: string, p: Pooled) {
+  const list = idle.get(url) ?? [];
+  if (p.dead || list.length >= MAX_IDLE) return void p.conn.quit();
+  p.timer = setTimeout(() => {
+    idle.set(url, (idle.get(url) ?? []).filter((q) => q !== p));
+    p.conn.quit();
+  }, IDLE_MS);
+  p.timer.unref();
+  socketOf(p)?.unref?.();
+  list.push(p);
+  idle.set(url, list);
+}
+
+/** Closes every kept connection (shutdown, tests). */
+export function closeMailConnections(): void {
+  for (const list of idle.values()) for (const p of list) {
+    if (p.timer) clearTimeout(p.timer);
+    p.conn.quit();
+  }
+  idle.clear();
+}
+
+async function openConnection(url: string): Promise<Pooled> {
+  const options = parseConnectionUrl(url) as ConstructorParameters<typeof SMTPConnection>[0] & { auth?: { user: string; pass: string } };
+  const conn = new SMTPConnection(options);
+  const p: Pooled = { conn, dead: false, timer: null };
+  // Errors also reach the pending callback; these listeners keep an 'error' event from going unhandled and retire the connection.
+  conn.on('error', () => void (p.dead = true));
+  conn.on('end', () => void (p.dead = true));
+  await new Promise<void>((resolve, reject) => conn.connect((err?: Error | null) => (err ? reject(err) : resolve())));
+  const auth = options.auth;
+  if (auth?.user) await new Promise<void>((resolve, reject) => conn.login(auth, (err) => (err ? reject(err) : resolve())));
+  return p;
+}
+
+/**
+ * Sends one message through the SMTP server in SMTP_URL (`smtp://user:pass@host:port`,
+ * `smtps://...`, nodemailer's query options such as `?socketTimeout=10000`) and says exactly what
+ * is known of it (MailDelivery). The message is handed over as a stream: the SMTP client reads it
+ * only once the server has accepted the envelope and DATA, so a failure before the first read
+ * means the server never had the message (`failed`; on a reused connection that had gone stale,
+ * one fresh connection is tried), while a broken connection after it is `unknown`. Nothing is
+ * recorded here: the caller records intent before and the outcome after. Without SMTP_URL nothing
+ * is sent and the outcome is `failed`: a message is never reported as sent when it was not.
+ */
+export async function deliverMail(mail: OutboundMail, smtpUrl = process.env.SMTP_URL): Promise<MailDelivery> {
+  if (!smtpUrl) return { outcome: 'failed', reason: 'No SMTP server is configured (SMTP_URL is not set): the message was not sent' };
+  let raw: Buffer;
+  let envelope: { from: string | false; to: string[] };
+  try {
+    const node = new MailComposer({
+      from: mail.from,
+      to: mail.to,
+      cc: mail.cc,
+      bcc: mail.bcc,
+      subject: mail.subject,
+      text: mail.text,
+      messageId: mail.messageId,
+      date: new Date(),
+      ...(mail.calendar ? { icalEvent: { method: mail.calendar.method, content: mail.calendar.content, filename: 'invite.ics' } } : {}),
+    }).compile();
+    envelope = node.getEnvelope() as typeof envelope;
+    raw = await node.build();
+  } catch (e) {
+    return { outcome: 'failed', reason: `The message could not be built: ${oneLine((e as Error).message)}` };
+  }
+  for (let attempt = 0; ; attempt++) {
+    const reused = attempt === 0 ? takeIdle(smtpUrl) : null;
+    let p: Pooled;
+    try {
+      p = reused ?? (await openConnection(smtpUrl));
+    } catch (e) {
+      return { outcome: 'failed', reason: `The SMTP server could not be reached: ${oneLine((e as Error).message)}` };
+    }
+    let streamed = false;
+    const message = new Readable({
+      read() {
+        streamed = true;
+        this.push(raw);
+        this.push(null);
+      },
+    });
+    try {
+      const info = await new Promise<{ response?: string; rejected?: string[] }>((resolve, reject) =>
+        p.conn.send({ from: envelope.from || mail.from, to: envelope.to }, message, (err, result) => (err ? reject(err) : resolve(result as never))),
+      );
+      // Ready for the next message: RSET, then kept; a connection that cannot reset is closed.
+      p.conn.reset((err) => (err ? p.conn.close() : keepIdle(smtpUrl, p)));
+      return { outcome: 'accepted', response: oneLine(info.response ?? ''), rejected: info.rejected ?? [] };
+    } catch (e) {
+      p.dead = true;
+      p.conn.close();
+      const err = e as SmtpError;
+      // The server's own refusal (4xx/5xx) is definite, before or after the message.
+      if (err.responseCode) return { outcome: 'failed', reason: `The SMTP server refused the message: ${oneLine(err.message)}` };
+      if (!streamed) {
+        if (reused) continue;
+        return { outcome: 'failed', reason: `The SMTP server did not take the message: ${oneLine(err.message)}` };
+      }
+      logger.warn({ err, messageId: mail.messageId }, 'mail: the SMTP server’s answer to a message was lost');
+      return { outcome: 'unknown', reason: `The connection to the SMTP server ended before it confirmed the message: ${oneLine(err.message)}` };
+    }
+  }
 }

@@ -11,6 +11,7 @@ import { toPublicTask } from './present';
 import { queueRun } from './runs';
 import { plan, type TaskChange } from './transitions';
 import { follows } from './followers';
+import { pendingCartSummary } from '@/db/queries/carts';
 
 /*
  * Tasks the assistant proposes and holds for the user (spec document 2: POST /tasks/{taskId}/approve,
@@ -44,7 +45,7 @@ function requireHeld(task: TaskRow, action: 'approve' | 'decline'): void {
   const why = task.createdBy !== 'agent' ? 'was not proposed by the assistant' : `is already ${task.proposalStatus ?? 'resolved'}`;
   throw conflict(
     `The task ${why} (status ${task.status}): only a task awaiting approval can be ${action}d`,
-    { status: task.status, proposalStatus: task.proposalStatus },
+    { taskStatus: task.status, proposalStatus: task.proposalStatus },
     'not_pending_approval',
   );
 }
@@ -91,7 +92,7 @@ export async function declineTask(db: Db, actor: Actor, id: string, input: z.inf
     requireHeld(task, 'decline');
     const row = await applyChange(tx, task, { ...plan(task, 'put_status', 'archived'), proposalStatus: 'declined' }, 'put_status');
     await saveReason(tx, row, input.reason, null);
-    return { ok: true as const, task: toPublicTask(row, ownerEmail) };
+    return { ok: true as const, task: toPublicTask(row, ownerEmail, await pendingCartSummary(tx, row.id)) };
   });
 }
 

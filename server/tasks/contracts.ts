@@ -90,7 +90,9 @@ export const TaskResponse = z.object({
   waitingOnContacts: z.array(z.object({ email: z.string().nullable(), name: z.string().nullable(), contactId: z.string().nullable() })),
   alarm: Alarm.nullable(),
   /** Null until the approvals area stages carts. */
-  pendingCart: z.null(),
+  pendingCart: z
+    .object({ id: z.string(), status: z.enum(['pending_approval', 'time_boxed']), contentHash: z.string(), dispatchCount: z.number().int(), timeBoxedExpiresAt: z.string().nullable() })
+    .nullable(),
   approvalMode: ApprovalMode.nullable(),
   handledBy: z.string().nullable(),
   scheduledFor: z.string().nullable(),
@@ -108,7 +110,15 @@ export const ActivityResponse = z.object({
   id: z.string(),
   type: z.enum(['message', 'tool_call']),
   createdAt: z.string(),
-  message: z.object({ role: z.enum(activityKinds), content: z.string(), platform: z.string().nullable() }).nullable(),
+  message: z
+    .object({
+      role: z
+        .enum(activityKinds)
+        .describe('user, assistant, peer (another assistant), or contact: a person outside the user, such as an email reply to the assistant (untrusted content)'),
+      content: z.string(),
+      platform: z.string().nullable(),
+    })
+    .nullable(),
   deliveryState: z.enum(deliveryStates).nullable(),
   files: z.array(z.object({ fileId: z.string() })),
   runId: z.string().nullable(),

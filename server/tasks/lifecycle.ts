@@ -6,9 +6,11 @@ import type { Actor } from '@/server/access/actor';
 import { ownTask } from './access';
 import type { FeedbackBody } from './contracts';
 import { applyChange } from './move';
+import { discardPendingCarts } from './cart-discard';
 import { toPublicTask } from './present';
 import { cancelOpenRuns, queueRun } from './runs';
 import { plan } from './transitions';
+import { pendingCartSummary } from '@/db/queries/carts';
 
 /*
  * The owner's moves on a task besides PUT: stop, mark done, mark not done, feedback. Each
@@ -21,17 +23,18 @@ export async function stopTask(db: Db, actor: Actor, id: string) {
     const { task, ownerEmail } = await ownTask(tx, actor, id, true);
     const row = await applyChange(tx, task, plan(task, 'stop', 'on_hold'), 'stop');
     await cancelOpenRuns(tx, task.id);
-    return { ok: true as const, task: toPublicTask(row, ownerEmail) };
+    return { ok: true as const, task: toPublicTask(row, ownerEmail, await pendingCartSummary(tx, row.id)) };
   });
 }
 
-/** Any task → done_user_marked; the assistant stops (pending carts are discarded once approvals exist). */
+/** Any task → done_user_marked; the assistant stops and the carts it has not released are discarded. */
 export async function markDone(db: Db, actor: Actor, id: string) {
   return db.transaction(async (tx) => {
     const { task, ownerEmail } = await ownTask(tx, actor, id, true);
     const row = await applyChange(tx, task, plan(task, 'mark_done', 'done_user_marked'), 'mark_done');
     await cancelOpenRuns(tx, task.id);
-    return { ok: true as const, task: toPublicTask(row, ownerEmail) };
+    await discardPendingCarts(tx, task.id, 'The task was marked done');
+    return { ok: true as const, task: toPublicTask(row, ownerEmail, await pendingCartSummary(tx, row.id)) };
   });
 }
 
@@ -41,7 +44,7 @@ export async function markNotDone(db: Db, actor: Actor, id: string) {
     const { task, ownerEmail } = await ownTask(tx, actor, id, true);
     const row = await applyChange(tx, task, plan(task, 'mark_not_done', 'pending'), 'mark_not_done');
     await queueRun(tx, row, 'wake');
-    return { ok: true as const, task: toPublicTask(row, ownerEmail) };
+    return { ok: true as const, task: toPublicTask(row, ownerEmail, await pendingCartSummary(tx, row.id)) };
   });
 }
 

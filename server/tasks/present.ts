@@ -1,10 +1,11 @@
 import type { TaskActivityRow, TaskRow } from '@/db/schema';
 import { publicFollowers } from './followers';
+import type { PendingCartSummary } from '@/db/queries/carts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** A task row as the API shows it; `owner` is the owner's email (the spec's field), ownerId their id; the owner leads `followers` (always one). */
-export function toPublicTask(t: TaskRow, ownerEmail: string) {
+export function toPublicTask(t: TaskRow, ownerEmail: string, pendingCart: PendingCartSummary | null = null) {
   return {
     id: t.id,
     type: 'task' as const,
@@ -22,7 +23,7 @@ export function toPublicTask(t: TaskRow, ownerEmail: string) {
     plan: t.plan,
     waitingOnContacts: t.waitingOnContacts,
     alarm: t.alarmStatus && t.alarmWakeAt ? { wakeAt: t.alarmWakeAt.toISOString(), headline: t.alarmHeadline, status: t.alarmStatus } : null,
-    pendingCart: null,
+    pendingCart,
     approvalMode: t.approvalMode,
     handledBy: t.status === 'handled_by_other' ? t.handledByAssistantId : null,
     scheduledFor: iso(t.scheduledFor),
@@ -37,7 +38,11 @@ export function toPublicTask(t: TaskRow, ownerEmail: string) {
   };
 }
 
-/** Messages carry `message{role, content, platform}`; tool calls carry `toolCall`. */
+/**
+ * Messages carry `message{role, content, platform}`; tool calls carry `toolCall`. A `contact`
+ * message (an email reply of a person the task waits on) shows with role `contact` and its
+ * platform (`email`); it has no delivery state (it came in).
+ */
 export function toPublicActivity(a: TaskActivityRow) {
   const isTool = a.kind === 'tool';
   return {

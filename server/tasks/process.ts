@@ -48,7 +48,7 @@ export async function processTask(db: Db, actor: Actor, id: string, input: z.inf
     const { task } = await ownTask(tx, actor, id, true);
     // A task the assistant proposed runs only once its user approved it (POST /tasks/{id}/approve).
     if (task.proposalStatus === 'pending_user_approval') {
-      throw conflict('The task awaits approval: approve or decline it first', { status: task.status, proposalStatus: task.proposalStatus }, 'pending_approval');
+      throw conflict('The task awaits approval: approve or decline it first', { taskStatus: task.status, proposalStatus: task.proposalStatus }, 'pending_approval');
     }
     const message = input.message?.trim() ? input.message : undefined;
     const fileIds = await readableFileIds(tx, task, input.files);

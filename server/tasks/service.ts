@@ -15,6 +15,7 @@ import { hasStarted } from './runs';
 import { settleParent } from './subtasks';
 import { plan, type TaskChange } from './transitions';
 import { followersToStore } from './followers';
+import { pendingCartSummaries, pendingCartSummary } from '@/db/queries/carts';
 
 const RECENT_ACTIVITY = 20;
 
@@ -110,7 +111,8 @@ export async function listTasks(db: Db, actor: Actor, q: z.infer<typeof ListTask
     .orderBy(desc(tasks.createdAt), desc(tasks.id))
     .limit(limit)
     .offset(offset);
-  return { ok: true as const, tasks: rows.map((r) => toPublicTask(r.task, r.ownerEmail)), page: q.page, perPage: q.perPage };
+  const pending = await pendingCartSummaries(db, rows.map((r) => r.task.id));
+  return { ok: true as const, tasks: rows.map((r) => toPublicTask(r.task, r.ownerEmail, pending.get(r.task.id) ?? null)), page: q.page, perPage: q.perPage };
 }
 
 /** One task with its recent activity and what applies to its approvals. */
@@ -124,7 +126,7 @@ export async function getTask(db: Db, actor: Actor, id: string) {
     .limit(RECENT_ACTIVITY);
   return {
     ok: true as const,
-    task: { ...toPublicTask(task, ownerEmail), recentActivity: recent.map(toPublicActivity), ...(await approvalView(db, task, ownerOrganizationId)) },
+    task: { ...toPublicTask(task, ownerEmail, await pendingCartSummary(db, task.id)), recentActivity: recent.map(toPublicActivity), ...(await approvalView(db, task, ownerOrganizationId)) },
   };
 }
 
@@ -136,7 +138,7 @@ export async function updateTask(db: Db, actor: Actor, id: string, input: z.infe
     if (input.status !== undefined) {
       // A proposal the assistant holds for the user moves only by approve or decline (approval.ts).
       if (task.proposalStatus === 'pending_user_approval') {
-        throw conflict('status: the task awaits approval; approve or decline it first', { status: task.status, proposalStatus: task.proposalStatus }, 'pending_approval');
+        throw conflict('status: the task awaits approval; approve or decline it first', { taskStatus: task.status, proposalStatus: task.proposalStatus }, 'pending_approval');
       }
       change = plan(task, 'put_status', input.status);
       if (input.status === 'scheduled') {
@@ -150,12 +152,12 @@ export async function updateTask(db: Db, actor: Actor, id: string, input: z.infe
       change.scheduledFor = new Date(input.scheduledFor);
     }
     if (input.modelTier !== undefined && input.modelTier !== task.modelTier) {
-      if (await hasStarted(tx, task.id)) throw conflict('modelTier: fixed after the first run', { status: task.status }, 'model_tier_fixed');
+      if (await hasStarted(tx, task.id)) throw conflict('modelTier: fixed after the first run', { taskStatus: task.status }, 'model_tier_fixed');
       change.modelTier = input.modelTier;
     }
     if (input.approvalMode !== undefined) change.approvalMode = input.approvalMode;
     const row = Object.keys(change).length ? await applyChange(tx, task, change, 'put_status') : task;
-    return { ok: true as const, task: toPublicTask(row, ownerEmail) };
+    return { ok: true as const, task: toPublicTask(row, ownerEmail, await pendingCartSummary(tx, row.id)) };
   });
 }
 

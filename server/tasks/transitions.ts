@@ -17,8 +17,11 @@ export const PUT_STATUSES = ['pending', 'scheduled', 'paused', 'on_hold', 'archi
 /** Statuses a reply, an alarm or the user's process call wakes (back to pending, then a run). */
 const WAKEABLE: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'subtasks_running'];
 
-/** Stopped or at rest: the user's process call (a new message) reopens them. */
-const RESUMABLE: readonly TaskStatus[] = ['on_hold', 'message_received', 'conversation'];
+/**
+ * Stopped, at rest, or failed: the user's process call (a new message) reopens them. A task in
+ * error is included (spec 4: "a later process call works once a model is set").
+ */
+const RESUMABLE: readonly TaskStatus[] = ['on_hold', 'message_received', 'conversation', 'error'];
 
 /** Running or open: what stop can stop. */
 const OPEN: readonly TaskStatus[] = [
@@ -77,7 +80,7 @@ export function allowed(from: TaskStatus, move: Move, to: TaskStatus): boolean {
 
 /** 409 naming the current status: the client sees why, and what the task is now. */
 export const refused = (from: TaskStatus, move: Move | 'process') =>
-  conflict(`The task is ${from}: ${move.replace(/_/g, '-')} is not possible from that status`, { status: from }, 'invalid_transition');
+  conflict(`The task is ${from}: ${move.replace(/_/g, '-')} is not possible from that status`, { taskStatus: from }, 'invalid_transition');
 
 export type Alarm = { wakeAt: Date; headline: string | null };
 
@@ -97,7 +100,7 @@ export function plan(task: Pick<TaskRow, 'status' | 'alarmStatus' | 'alarmWakeAt
   if (alarm) Object.assign(change, { alarmStatus: 'set', alarmWakeAt: alarm.wakeAt, alarmHeadline: alarm.headline });
   if (NEEDS_ALARM.includes(to)) {
     const active = alarm ? alarm.wakeAt > now : task.alarmStatus === 'set' && task.alarmWakeAt !== null;
-    if (!active) throw new AppError(409, 'alarm_required', `A task cannot become ${to} without an active alarm`, { status: task.status });
+    if (!active) throw new AppError(409, 'alarm_required', `A task cannot become ${to} without an active alarm`, { taskStatus: task.status });
   } else if (task.alarmStatus === 'set' && !alarm) {
     // The alarm firing marks itself `fired` before it wakes the task; any other way out cancels it.
     change.alarmStatus = 'cancelled';

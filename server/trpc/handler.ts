@@ -3,6 +3,8 @@ import { sharedDatabase } from '@/db/client';
 import { errorResponse, toResponse } from '@/server/http/reply';
 import { withApiHeaders } from '@/server/http/response-headers';
 import { logger } from '@/server/logger';
+// The hosted app's decisions (approve a cart) start durable work: the same composition as the API.
+import '@/server/runtime';
 import { appRouter } from './app-router';
 import { portalContext, type PortalContext } from './context';
 

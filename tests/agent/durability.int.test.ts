@@ -51,6 +51,8 @@ async function startServer(): Promise<ChildProcess> {
     PORT: String(port),
     HOST: '127.0.0.1',
     STEWARD_PAGES: 'off',
+    // A short lease: after the kill, the restarted executor takes the dead process's run over in seconds.
+    STEWARD_EXECUTOR_LEASE_MS: '3000',
     STEWARD_PUBLIC_URL: `http://127.0.0.1:${port}`,
     STEWARD_MODEL_BASE_URL: llm.baseUrl,
     STEWARD_MODEL_MEDIUM: MODEL,

@@ -59,7 +59,7 @@ describe('a task run with a real model', () => {
     expect(sent).toContain('Task: Book a table\n\nFor four people\nat 8 pm');
     expect(first.messages.at(-1)).toEqual({ role: 'user', content: 'Somewhere quiet please' });
     expect(first.tools!.map((t: any) => t.function.name).sort()).toEqual(
-      ['ask_user', 'complete_task', 'create_subtasks', 'create_task', 'save_memory', 'search_contacts', 'search_memories', 'set_alarm', 'update_plan', 'wait_for_reply'].sort(),
+      ['ask_user', 'complete_task', 'create_calendar_event', 'create_subtasks', 'create_task', 'save_memory', 'search_contacts', 'search_memories', 'send_email', 'send_message', 'set_alarm', 'update_plan', 'wait_for_reply'].sort(),
     );
 
     // The second call replays the first tool call and its (untrusted) result.
@@ -148,6 +148,15 @@ describe('a task run with a real model', () => {
     expect(activity.content).toContain('STEWARD_MODEL_MEDIUM');
     expect(activity.content).toContain('STEWARD_MODEL_BASE_URL');
     expect(llm.requests).toHaveLength(0);
+
+    // Nothing is lost: once a model is set, the next process call runs the task.
+    Object.assign(process.env, { STEWARD_MODEL_BASE_URL: llm.baseUrl, STEWARD_MODEL_MEDIUM: MODEL });
+    llm.enqueue({ toolCalls: [{ name: 'complete_task', arguments: { summary: 'Booked' } }] });
+    const again = await call(app(), `/tasks/${taskId}/process`, { key: a.key, body: { message: 'A model is set now' } });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(await ended(again.body.process.executionId)).toMatchObject({ status: 'finished' });
+    expect((await taskRow(taskId)).status).toBe('completed');
+    expect(JSON.stringify(llm.requests[0].messages)).toContain('A model is set now');
   });
 
   it('stops after 25 tool steps with an activity saying so', async () => {

@@ -33,6 +33,26 @@ describe('assistants', () => {
     expect((await call(app(), `/assistants/${ava.id}`, { key: other.key })).status).toBe(404);
   });
 
+  it('an assistant address belongs to one account of the deployment: mail to it must reach exactly one', async () => {
+    const hire = async () => {
+      const acct = await newAccount(app());
+      const u = await newUser(app(), acct);
+      const key = await userKey(app(), acct, u.id);
+      const res = await call(app(), `/users/${u.id}/assistants`, { key, body: { name: 'Ada Lovelace' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return { acct, email: res.body.assistant.email as string };
+    };
+    const one = await hire();
+    const two = await hire();
+    expect(two.email).not.toBe(one.email);
+    const taken = await call(app(), '/assistants', { key: two.acct.key, body: { name: 'Copy', email: one.email.toUpperCase() } });
+    expect(taken.status).toBe(400);
+    expect(JSON.stringify(taken.body)).toContain('email');
+    const check = await call(app(), `/assistants/check-email?slug=${encodeURIComponent(one.email.split('@')[0])}`, { key: two.acct.key });
+    expect(check.status).toBe(200);
+    expect(check.body.available).toBe(false);
+  });
+
   it('roster: create-and-hire is idempotent on name; the first becomes primary; hire refuses invisible assistants', async () => {
     const { acct, a, b } = await setup();
     const first = await call(app(), `/users/${a.id}/assistants`, { key: a.key, body: { name: 'Max', avatar: 'https://img.example/max.png' } });

@@ -2,6 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '@/db/client';
 import { credentials } from '@/server/credentials';
+// The composition every serving process has: the tasks area's answers to lower areas' hooks.
+import '@/server/task-hooks';
 import { endpoints as allEndpoints } from '@/server/endpoints';
 import type { AnyEndpoint } from '@/server/http/endpoint';
 import { createApiCore } from '@/server/http/kernel';

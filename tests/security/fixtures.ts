@@ -1,5 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { tasks } from '@/db/schema';
+import { ownerActor } from '@/server/agent/runtime/owner-actor';
+import { stageDispatch, submitCart } from '@/server/approvals/staging';
 import type { TestServer } from '../helpers/server';
 import type { AccountFixture } from '../helpers/client';
 import { call, newUser, userKey } from '../helpers/client';
@@ -196,6 +198,34 @@ const ownRecipientException = async (s: TestServer, o: Owner) => {
   return { userId: o.user.id, exceptionId: r.recipientException.id as string };
 };
 
+/**
+ * A cart of the owner waiting for approval (email as the user is manual for a new user): a real
+ * task processed, its run stages an email as the staging tool does (as the owner), then submits.
+ */
+const pendingCart = async (s: TestServer, o: Owner) => {
+  const { taskId } = await ownTask(s, o);
+  const processed = await made('process', call(s, `/tasks/${taskId}/process`, { key: o.userKey, body: { message: 'Write to Bob' } }));
+  const runId = processed.process.executionId as string;
+  const db = s.database.db;
+  const [task] = await db.select().from(tasks).where(eq(tasks.id, taskId));
+  const actor = await ownerActor(db, task, runId);
+  if (!actor) throw new Error('fixture: the task owner cannot act');
+  const { cartId } = await db.transaction((tx) =>
+    stageDispatch(tx, actor, task, runId, { type: 'email', platform: 'email', actionType: 'email_as_user', to: ['bob@example.org'], subject: 'Hello', body: 'Hi Bob' }),
+  );
+  const outcome = await db.transaction((tx) => submitCart(tx, cartId));
+  if (outcome.status !== 'pending_approval') throw new Error(`fixture: the cart is ${outcome.status}, not pending_approval`);
+  const read = await made('cart', call(s, `/portal/carts/${cartId}`, { key: o.userKey }));
+  return { cartId, index: '0', contentHash: read.cart.contentHash as string };
+};
+
+/** A cart approved and released: undo works within its window (30 s for a new user). */
+const releasedCart = async (s: TestServer, o: Owner) => {
+  const m = await pendingCart(s, o);
+  await made('approve', call(s, `/portal/carts/${m.cartId}/approve`, { key: o.userKey, body: { contentHash: m.contentHash } }));
+  return m;
+};
+
 /** Keyed by path template; each method at that path may refine it. Each area adds its own entries. */
 export const fixtures: Record<string, Fixture> = {
   '/assistants/{assistantId}': {
@@ -274,6 +304,17 @@ export const fixtures: Record<string, Fixture> = {
     methods: { POST: { body: () => ({ match: { kind: 'domain', value: `p${rand()}.example` }, mode: 'auto', appliesTo: ['messaging'] }) } },
   },
   '/users/{userId}/preferences/supervision/exceptions/{exceptionId}': { ownership: 'user', create: ownRecipientException, methods: { DELETE: { spends: true } } },
+  '/portal/carts/{cartId}': { ownership: 'user', create: pendingCart },
+  '/portal/carts/{cartId}/snapshots': { ownership: 'user', create: pendingCart },
+  '/portal/carts/{cartId}/dispatches/{index}/undo': { ownership: 'user', create: releasedCart, methods: { POST: { spends: true } } },
+  '/portal/carts/{cartId}/approve': { ownership: 'user', create: pendingCart, methods: { POST: { body: (m) => ({ contentHash: m.contentHash }), spends: true } } },
+  '/portal/carts/{cartId}/cancel': { ownership: 'user', create: pendingCart, methods: { POST: { body: () => ({ reason: 'Not now' }), spends: true } } },
+  '/portal/carts/{cartId}/dispatches/{index}/edit': { ownership: 'user', create: pendingCart, methods: { PATCH: { body: () => ({ body: 'Hi Bob, edited' }) } } },
+  '/portal/carts/{cartId}/dispatches/{index}': {
+    ownership: 'user',
+    create: pendingCart,
+    methods: { PATCH: { body: () => ({ subject: 'Hello again' }) }, DELETE: { spends: true } },
+  },
   '/api-keys/{keyId}': { ownership: 'user', create: ownRevokedKey, methods: { DELETE: { spends: true } } },
   '/api-keys/{keyId}/revoke': { ownership: 'user', create: ownKey, methods: { POST: { spends: true } } },
 };

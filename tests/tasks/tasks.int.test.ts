@@ -220,7 +220,7 @@ describe('tasks: statuses', () => {
     await call(app(), `/tasks/${task.id}/mark-done`, { key: a.key, method: 'POST' });
     const refused = await call(app(), `/tasks/${task.id}/process`, { key: a.key, body: { message: 'more' } });
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ error_code: 'invalid_transition', status: 'done_user_marked' });
+    expect(refused.body).toMatchObject({ error_code: 'invalid_transition', status: 409, taskStatus: 'done_user_marked' });
     expect(refused.body.error).toContain('done_user_marked');
     expect(await db().select().from(taskActivities).where(eq(taskActivities.taskId, task.id))).toEqual([]);
   });
@@ -243,7 +243,7 @@ describe('tasks: statuses', () => {
     expect(run.status).toBe('cancelled');
     const again = await call(app(), `/tasks/${task.id}/stop`, { key: a.key, method: 'POST' });
     expect(again.status).toBe(409);
-    expect(again.body.status).toBe('on_hold');
+    expect(again.body).toMatchObject({ status: 409, taskStatus: 'on_hold' });
 
     const resumed = ProcessResponse.parse((await call(app(), `/tasks/${task.id}/process`, { key: a.key, body: { message: 'carry on' } })).body);
     expect(resumed.process.executionId).not.toBe(p.process.executionId);
@@ -260,7 +260,7 @@ describe('tasks: statuses', () => {
     expect(reopened.body.task).toMatchObject({ status: 'pending', completedAt: null });
     const notDoneAgain = await call(app(), `/tasks/${task.id}/mark-not-done`, { key: a.key, method: 'POST' });
     expect(notDoneAgain.status).toBe(409);
-    expect(notDoneAgain.body.status).toBe('pending');
+    expect(notDoneAgain.body).toMatchObject({ status: 409, taskStatus: 'pending' });
     // The wake-up run mark-not-done queued takes the next message: still one open run.
     await call(app(), `/tasks/${task.id}/process`, { key: a.key, body: { message: 'how about Friday' } });
     const open = (await db().select().from(taskRuns).where(eq(taskRuns.taskId, task.id))).filter((r) => r.status === 'queued');

@@ -124,7 +124,7 @@ describe('tasks: approve and decline what the assistant proposed', () => {
     const again = await approve(a, held.id);
     expect(again.status).toBe(409);
     // `status` names the task's status, as every refused move does (transitions.ts refused()).
-    expect(again.body).toMatchObject({ error_code: 'not_pending_approval', status: 'executing', proposalStatus: 'approved' });
+    expect(again.body).toMatchObject({ error_code: 'not_pending_approval', status: 409, taskStatus: 'executing', proposalStatus: 'approved' });
     expect(await runsOf(held.id)).toHaveLength(1);
   });
 
@@ -166,7 +166,7 @@ describe('tasks: approve and decline what the assistant proposed', () => {
     const task = await userTask(a);
     for (const res of [await approve(a, task.id), await decline(a, task.id)]) {
       expect(res.status).toBe(409);
-      expect(res.body).toMatchObject({ error_code: 'not_pending_approval', status: 'pending', proposalStatus: null });
+      expect(res.body).toMatchObject({ error_code: 'not_pending_approval', status: 409, taskStatus: 'pending', proposalStatus: null });
     }
     expect((await rowOf(task.id)).status).toBe('pending');
     expect(await runsOf(task.id)).toEqual([]);

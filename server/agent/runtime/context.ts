@@ -3,6 +3,7 @@ import type { ModelMessage } from 'ai';
 import type { Db } from '@/db/client';
 import { assistants, taskActivities, taskRuns, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
+import { cartOutcomeNotes } from '@/server/approvals/outcomes';
 import { subtaskReports } from '@/server/tasks/subtasks';
 import { getScheduling } from '@/server/users/scheduling';
 import { conversationMessages } from './conversation';
@@ -19,7 +20,8 @@ export const taskMessage = (task: Pick<TaskRow, 'title' | 'description'>) =>
 
 /**
  * What the model sees on every call of a run, in the contract's order (spec: What the model
- * sees): the system message (with why this run started, when an alarm or the subtasks woke it),
+ * sees): the system message (with why this run started, when an alarm, the subtasks or a cart's
+ * outcome woke it, and the outcomes of carts since the previous run),
  * the owner's memories, the task, then its conversation so far (the newest user message last, as
  * it was recorded). A task with subtasks also gets their report, as untrusted data, between the
  * earlier runs' conversation and this run's. Everything is read as the task's owner; a task's
@@ -48,6 +50,7 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
       .limit(1),
     subtaskReports(db, task),
   ]);
+  const carts = run ? await cartOutcomeNotes(db, task.id, run.id) : [];
   activities.reverse();
   const workingHours = scheduling.schedulingPreferences.availability.workingHours as Parameters<typeof systemMessage>[0]['workingHours'];
   // The system message travels in the SDK's `system` option: it is sent first, and only Steward writes it.
@@ -56,7 +59,7 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
     user: actor.user,
     workingHours,
     now,
-    wakeNote: wakeNote(task, run?.trigger ?? null, subtasks, actor.user.timezone),
+    wakeNote: wakeNote(task, run?.trigger ?? null, subtasks, actor.user.timezone, carts),
   });
   const messages: ModelMessage[] = [];
   if (memories.length) {

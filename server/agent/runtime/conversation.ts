@@ -21,6 +21,7 @@ export function conversationMessages(activities: TaskActivityRow[]): ModelMessag
       results = null;
       if (a.kind === 'user') messages.push({ role: 'user', content: a.content });
       else if (a.kind === 'peer') messages.push({ role: 'user', content: asUntrustedData(`peer:${a.platform ?? 'message'}`, a.content) });
+      else if (a.kind === 'contact') messages.push({ role: 'user', content: asUntrustedData(`contact:${a.platform ?? 'message'}`, a.content) });
       else {
         messages.push({ role: 'assistant', content: a.content });
         lastText = { index: messages.length - 1, runId: a.runId, text: a.content };

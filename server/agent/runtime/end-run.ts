@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
-import { taskActivities, taskRuns, type TaskRow } from '@/db/schema';
+import { taskActivities, taskRuns, type TaskRow, type TaskStatus } from '@/db/schema';
 import type { StewardUsage } from '@/server/agent/models/usage';
+import { discardRunCart, submitRunCart } from '@/server/approvals/run-cart';
+import type { SubmitOutcome } from '@/server/approvals/staging';
 import { recordActivities } from '@/server/tasks/activities';
 import { applyChange } from '@/server/tasks/move';
 import { queueRun } from '@/server/tasks/runs';
@@ -39,6 +41,22 @@ export type RunEnd =
   | { kind: 'stopped'; reason: string }
   | { kind: 'frozen' };
 
+/** Statuses a run's own tools leave the task in: a run that ended in one of them ended normally. */
+const RUN_OUTCOMES: readonly TaskStatus[] = ['executing', 'completed', 'awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'scheduled', 'subtasks_running'];
+
+/**
+ * The run's open cart when the run ends (spec: Carts and dispatch): a run that ended normally
+ * (an answer, a tool that moved the task, the step limit) submits it; one that failed, was
+ * stopped, or whose task the user stopped or closed meanwhile releases nothing it staged.
+ */
+async function settleRunCart(tx: Tx, runId: string, end: RunEnd, task: TaskRow, now: Date): Promise<SubmitOutcome | null> {
+  const normal = end.kind === 'answered' || end.kind === 'tool' || end.kind === 'step_limit';
+  if (normal && RUN_OUTCOMES.includes(task.status)) return submitRunCart(tx, runId, now);
+  const why = normal ? `the task was ${task.status.replace(/_/g, ' ')} before the run ended` : end.kind === 'frozen' ? 'the account was frozen' : 'the run did not finish';
+  await discardRunCart(tx, runId, `Not released: ${why}`, now);
+  return null;
+}
+
 /** `continued`: the run does not end here but makes another model call (a message came in that the last one did not read). */
 export type RunEnded = { ended: boolean; continued?: boolean };
 
@@ -72,7 +90,7 @@ async function recordAnswerBeforeLate(tx: Tx, task: Pick<TaskRow, 'id' | 'accoun
       content: text,
       runId,
       createdAt: sql`(SELECT a.created_at - interval '1 microsecond' FROM task_activities a
-        WHERE a.task_id = ${task.id} AND a.kind = 'user' ORDER BY a.created_at DESC, a.id DESC LIMIT 1 OFFSET ${late - 1})`,
+        WHERE a.task_id = ${task.id} AND a.kind IN ('user', 'contact') ORDER BY a.created_at DESC, a.id DESC LIMIT 1 OFFSET ${late - 1})`,
     })
     .onConflictDoNothing();
 }
@@ -98,24 +116,34 @@ export async function endRun(db: Db, runId: string, end: RunEnd, usage: StewardU
     // Under the task's lock, which process takes to attach a message: a message is counted here or finds the task moved on.
     const seen = 'seenUserMessages' in end ? end.seenUserMessages : undefined;
     const late = executing && seen !== undefined ? (await userMessageCount(tx, task.id)) - seen : 0;
-    const followUp = { wakeAt: new Date(now.getTime() + FOLLOW_UP_MS), headline: 'Review the answer' };
+    let followUp = { wakeAt: new Date(now.getTime() + FOLLOW_UP_MS), headline: 'Review the answer' };
     let failed: string | null = null;
     let status: 'finished' | 'failed' | 'cancelled' = 'finished';
 
+    // The run goes on (its cart stays open for what it stages next): the answer is kept where it stood.
     if (executing && end.kind === 'answered' && late > 0) {
       await recordAnswerBeforeLate(tx, task, end.text, runId, end.seq ?? 0, late);
       if (end.mayContinue) return { ended: false, continued: true };
+    }
+    if (executing && end.kind === 'tool' && end.mayContinue) return { ended: false, continued: true };
+
+    // What the run staged is released (submitted, its mode queued with this transaction) or dropped.
+    const cart = await settleRunCart(tx, runId, end, task, now);
+    const awaitsPerson = cart?.next === 'wait' || cart?.next === 'start_timer';
+    if (awaitsPerson) followUp = { ...followUp, headline: cart?.next === 'wait' ? 'Approve or cancel the staged actions' : 'Review the staged actions before they go out' };
+
+    if (executing && end.kind === 'answered' && late > 0) {
       await queueRun(tx, task, 'process');
     } else if (executing && end.kind === 'tool') {
       // The tool moved the task, then a process call woke it before this step (its message, if any, went to this run).
-      if (end.mayContinue) return { ended: false, continued: true };
       await queueRun(tx, task, 'process');
     } else if (executing && end.kind === 'step_limit' && late > 0) {
       await recordActivities(tx, task, [{ kind: 'assistant', content: stepLimitWithMessage(), runId }]);
       await queueRun(tx, task, 'process');
     } else if (executing && end.kind === 'answered') {
       await recordActivities(tx, task, [{ kind: 'assistant', content: end.text, runId }]);
-      await applyChange(tx, task, { ...plan(task, 'wait', 'awaiting_user_input', followUp, now), readyForReview: true }, 'wait');
+      // With actions awaiting the user (approval, or a review window) the work is not finished: not ready for review.
+      await applyChange(tx, task, { ...plan(task, 'wait', 'awaiting_user_input', followUp, now), readyForReview: !awaitsPerson }, 'wait');
     } else if (executing && end.kind === 'step_limit') {
       await recordActivities(tx, task, [{ kind: 'assistant', content: stepLimitMessage(), runId }]);
       await applyChange(tx, task, { ...plan(task, 'wait', 'awaiting_user_input', { ...followUp, headline: 'Continue the task?' }, now), readyForReview: false }, 'wait');

@@ -1,4 +1,4 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, inArray } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { taskActivities, taskRuns, tasks, type TaskRow, type TaskRunRow } from '@/db/schema';
 
@@ -21,7 +21,8 @@ export async function lockedRun(tx: Tx, runId: string): Promise<{ run: TaskRunRo
 }
 
 /**
- * How many messages the user has written to the task. Activities are only ever appended, so
+ * How many messages the task has received (the user's, and replies of the people it waits on).
+ * Activities are only ever appended, so
  * comparing this count with the one a model call saw tells whether a message arrived after the
  * model read the conversation (a message sent during the run must not go unanswered).
  */
@@ -29,6 +30,6 @@ export async function userMessageCount(tx: Tx, taskId: string): Promise<number> 
   const [row] = await tx
     .select({ n: count() })
     .from(taskActivities)
-    .where(and(eq(taskActivities.taskId, taskId), eq(taskActivities.kind, 'user')));
+    .where(and(eq(taskActivities.taskId, taskId), inArray(taskActivities.kind, ['user', 'contact'])));
   return row?.n ?? 0;
 }

@@ -30,6 +30,7 @@ const TOOL_RULES = [
   'When the task is done, call complete_task with a summary. When you need something only the user can give, call ask_user.',
   'When you answer in plain text without a tool call, the run ends and the user reviews your answer.',
   'To stop until a later time, call set_alarm.',
+  'send_email, send_message and create_calendar_event do not send anything at once: they stage the action, and when this run ends it is released as the user’s autonomy settings say (at once, after a review window, or only once the user approves). Never say something was sent before you are told it was; you are told the outcome in a later run.',
   'After writing to people other than the user, call wait_for_reply with their emails and when to follow up if they stay silent.',
   'For separate work the user should track on its own, call create_task (needsApproval: true when the user did not ask for it). To split this task into independent parts, call create_subtasks: this task waits until they have all ended, then you continue with their results.',
   `You have at most ${MAX_TOOL_STEPS} tool steps in one run.`,

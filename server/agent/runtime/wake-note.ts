@@ -5,7 +5,8 @@ import { asUntrustedData } from './untrusted';
 
 /*
  * Why a run started, in Steward's words (not the user's): a follow-up alarm that fired with
- * nobody having replied, or the subtasks the task waited on having all ended. It travels in the
+ * nobody having replied, the subtasks the task waited on having all ended, or staged actions
+ * (carts) that were approved, cancelled, rejected, executed or failed. It travels in the
  * system message, which only Steward writes and every chat template accepts; the subtasks'
  * results, which come from runs that read outside content, travel as untrusted data.
  */
@@ -29,8 +30,14 @@ export function wakeNote(
   trigger: TaskRunRow['trigger'] | null,
   subtasks: SubtaskReport[],
   timezone: string,
+  carts: string[] = [],
 ): string[] {
   const lines: string[] = [];
+  // Carts that reached their outcome since the task's previous run (approvals/outcomes.ts): every run until then is told.
+  if (carts.length) {
+    lines.push(trigger === 'cart' ? 'Actions you staged earlier have reached their outcome:' : 'Since your previous run, actions you staged have reached their outcome:');
+    lines.push(...carts, 'Take the outcome into account: tell the user what matters, and continue the task from there.');
+  }
   const open = subtasks.filter((s) => !hasEnded(s.status)).length;
   if (trigger === 'alarm' && task.alarmStatus === 'fired' && task.alarmWakeAt) {
     const when = `${task.alarmWakeAt.toISOString()} (${localTime(task.alarmWakeAt, timezone)} for the user)`;

@@ -1,0 +1,51 @@
+/**
+ * What every benchmark section needs to run servers beside it: start a TypeScript entry point in
+ * its own process group (so stopping it stops everything it started), wait until it answers, stop
+ * it, and summarise latency samples.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const root = path.resolve(import.meta.dirname, '..');
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function start(file: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+}
+
+export async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const done = new Promise((r) => child.once('exit', r));
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, s);
+    } catch {
+      // the group is already gone
+    }
+  };
+  // SIGTERM, not SIGINT: a shell's background jobs ignore SIGINT, and children inherit that.
+  signal('SIGTERM');
+  await Promise.race([done, sleep(10_000)]);
+  if (child.exitCode === null) signal('SIGKILL');
+}
+
+export async function waitReady(url: string, timeoutMs = 180_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`server at ${url} did not start`);
+}
+
+export type Spread = { p50: number; p90: number; p99: number; n: number };
+
+export function spread(samples: number[]): Spread {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => Number(s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)].toFixed(1));
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), n: s.length };
+}

@@ -1,0 +1,27 @@
+import { sharedDatabase } from '@/db/client';
+import { transactionOutcome } from '@/db/queries/transaction-outcome';
+import { notifyPendingApproval } from '@/server/approvals/notify';
+import { inngest } from '../client';
+import { events } from '../events';
+
+const db = () => sharedDatabase().db;
+
+/**
+ * A cart waits for its owner's approval: once the transaction that submitted it has committed,
+ * the owner gets the approval email (server/approvals/notify.ts: one per cart, a link to
+ * /approvals and a one-time Reject link). An SMTP refusal is retried with backoff.
+ */
+export const cartNotify = inngest.createFunction({ id: 'cart-notify', retries: 4, triggers: [events.cartPendingApproval] }, async ({ event, step }) => {
+  const { cartId, transactionId } = event.data;
+  const submitted = await step.run('submitted', async () => {
+    const outcome = await transactionOutcome(db(), transactionId);
+    if (outcome === 'unknown') throw new Error(`the transaction that submitted cart ${cartId} has not ended yet`);
+    return outcome;
+  });
+  if (submitted === 'aborted') return { sent: false, reason: 'the submission was rolled back' };
+  return step.run('notify', async () => {
+    const r = await notifyPendingApproval(db(), cartId);
+    if (!r.sent && r.reason === 'mail_failed') throw new Error('the SMTP server refused the approval email');
+    return r;
+  });
+});

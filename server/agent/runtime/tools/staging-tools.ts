@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import type { Tx } from '@/db/client';
+import type { TaskRow } from '@/db/schema';
+import type { UserActor } from '@/server/access/actor';
+import type { StagedDispatch } from '@/server/approvals/contracts';
+import { stageDispatch } from '@/server/approvals/staging';
+import { MESSAGE_PLATFORMS } from '@/server/channels/outbound';
+import { invalidFields } from '@/server/http/errors';
+import { resolveTaskDispatchMode, type ActionType } from '@/server/policy/autonomy-resolve';
+import { defineTool, type ToolOutcome, type ToolRun } from './registry';
+
+/*
+ * The staging tools (spec document 4, Tools): nothing leaves here. Each adds a dispatch to the
+ * run's open cart, as the task's owner, through the approvals area's staging service; the cart is
+ * released when the run ends, as the owner's autonomy settings say. The model is told it is
+ * staged, not sent, and how it will be released, so it never reports a send that has not happened.
+ */
+
+const Email = z.email({ message: 'must be an email address' }).max(320);
+const Emails = (what: string) => z.array(Email).max(50, `must list at most 50 ${what}`);
+const IsoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with an offset' });
+
+const RELEASE: Record<'auto' | 'time-boxed' | 'manual', string> = {
+  auto: 'It is sent when this run ends (the user lets this kind of action go out on its own), after a short undo window if they set one.',
+  'time-boxed': 'When this run ends the user gets a review window; unless they stop it, it then goes out (or is dropped, as they chose).',
+  manual: 'It waits for the user’s approval when this run ends: end the run without claiming it was sent (answer in text, or ask_user).',
+};
+
+async function stage(db: Tx, actor: UserActor, task: TaskRow, run: ToolRun, input: StagedDispatch): Promise<ToolOutcome> {
+  const staged = await stageDispatch(db, actor, task, run.runId, input);
+  const recipients = [...(input.to ?? []), ...(input.cc ?? []), ...(input.bcc ?? [])];
+  const { mode } = await resolveTaskDispatchMode(db, actor.user, input.actionType as ActionType, recipients, task.approvalMode ?? null);
+  return {
+    output: {
+      staged: true,
+      sent: false,
+      cartId: staged.cartId,
+      dispatchIndex: staged.index,
+      release: mode,
+      note: `Staged, not sent. ${RELEASE[mode]} You are told the outcome in a later run.`,
+    },
+  };
+}
+
+export const sendEmail = defineTool({
+  name: 'send_email',
+  description:
+    'Write an email. It is staged, not sent at once: when this run ends it is released as the user’s autonomy settings say (at once, after a review window, or once the user approves), and you are told the outcome later. ' +
+    'asUser: true sends it from the user’s own address (usually needs their approval); otherwise it comes from your own address.',
+  input: z.object({
+    to: Emails('recipients').min(1, 'must name at least one recipient'),
+    cc: Emails('recipients').optional(),
+    bcc: Emails('recipients').optional(),
+    subject: z.string().trim().min(1, 'must not be empty').max(998),
+    body: z.string().min(1, 'must not be empty').max(100_000),
+    asUser: z.boolean().optional(),
+  }),
+  handler: (db, actor, task, input, run) =>
+    stage(db, actor, task, run, {
+      type: 'email',
+      platform: 'email',
+      actionType: input.asUser ? 'email_as_user' : 'email_as_assistant',
+      to: input.to,
+      cc: input.cc ?? [],
+      bcc: input.bcc ?? [],
+      subject: input.subject,
+      body: input.body,
+      description: `Email ${input.asUser ? 'as the user' : 'from the assistant'} to ${input.to.join(', ')}`,
+    }),
+});
+
+export const sendMessage = defineTool({
+  name: 'send_message',
+  description:
+    `Send a text message on ${MESSAGE_PLATFORMS.join(', ')} to one recipient (a phone number in E.164 for sms, whatsapp and imessage; a user or channel id for slack and teams). ` +
+    'Like send_email it is staged and released when this run ends, as the user’s autonomy settings say.',
+  input: z.object({
+    platform: z.enum(MESSAGE_PLATFORMS, { message: `must be one of ${MESSAGE_PLATFORMS.join(', ')}` }),
+    to: z.string().trim().min(1, 'must not be empty').max(320),
+    body: z.string().min(1, 'must not be empty').max(10_000),
+  }),
+  handler: (db, actor, task, input, run) =>
+    stage(db, actor, task, run, {
+      type: 'message',
+      platform: input.platform,
+      actionType: 'messaging',
+      to: [input.to],
+      body: input.body,
+      description: `${input.platform} message to ${input.to}`,
+    }),
+});
+
+export const createCalendarEvent = defineTool({
+  name: 'create_calendar_event',
+  description:
+    'Create a calendar event and invite its attendees (an invitation email they can accept). Staged like send_email: sent when this run ends, as the user’s autonomy settings say. ' +
+    'start and end are ISO 8601 date-times with an offset.',
+  input: z.object({
+    title: z.string().trim().min(1, 'must not be empty').max(500),
+    start: IsoDateTime,
+    end: IsoDateTime,
+    attendees: Emails('attendees').min(1, 'must name at least one attendee'),
+    location: z.string().trim().max(500).optional(),
+  }),
+  handler: (db, actor, task, input, run) => {
+    if (new Date(input.end).getTime() <= new Date(input.start).getTime()) throw invalidFields([{ field: 'end', problem: 'must be after start' }]);
+    const event = { title: input.title, start: input.start, end: input.end, attendees: input.attendees, location: input.location ?? null };
+    return stage(db, actor, task, run, {
+      type: 'calendar_event',
+      platform: 'calendar',
+      actionType: 'calendar',
+      // The attendees are the recipients the person sees (and may change); the invitation goes to them.
+      to: input.attendees,
+      payload: event,
+      description: `Calendar invitation “${input.title}” (${input.start} to ${input.end}) to ${input.attendees.join(', ')}`,
+    });
+  },
+});
+
+export const stagingTools = [sendEmail, sendMessage, createCalendarEvent];

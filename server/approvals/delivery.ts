@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { and, eq, inArray, isNull, lte, or } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { assistants, cartDispatches, cartDispatchVersions, carts, type CartDispatchRow, type DispatchContent } from '@/db/schema';
+import { sendChannelMessage } from '@/server/channels/outbound';
+import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
+import { eventOf, invitationIcs, invitationText } from './invitation';
+
+/*
+ * One dispatch of a released cart, exactly once (spec document 4, Carts and dispatch). Execution
+ * runs three durable steps per dispatch, keyed by the cart, the version released and the index:
+ *   1. intent: the Message-ID Steward gives the message is recorded before anything is sent;
+ *   2. send: the attempt is claimed (executedAt, in its own committed write), then the message
+ *      goes out; the step's result is what the provider said;
+ *   3. record: that result becomes the dispatch's delivery state.
+ * A finished step is never run again, so a failed record step records the stored answer and
+ * sends nothing. A send step that runs again finds its own claim: the earlier attempt stopped
+ * somewhere between the claim and its stored result, so the message may have left. SMTP has no
+ * way to ask a server whether it took a Message-ID, so the state becomes `unknown` (spec: no
+ * confirmed delivery record; do not assume either way) and nothing is sent a second time.
+ */
+
+/** Delivery states this module writes beyond the schema's list; `undone`: the person undid it within its window. */
+export const UNDONE: CartDispatchRow['deliveryState'] = 'undone';
+/** A released dispatch not sent yet: a send may claim it. */
+const SENDABLE: CartDispatchRow['deliveryState'][] = ['staged', 'held'];
+/** Dispatches held after release for undo (spec: irreversible actions). */
+export const IRREVERSIBLE: CartDispatchRow['type'][] = ['email', 'message'];
+
+/** One dispatch as execution handles it: the version its release named, and its idempotency key. */
+export type DispatchJob = { dispatchId: string; cartId: string; index: number; versionId: string; type: CartDispatchRow['type']; key: string };
+
+export const jobKey = (cartId: string, versionId: string, index: number) => `${cartId}:${versionId}:${index}`;
+
+/** The host a Message-ID names: the sender's domain, as mail clients expect. */
+function messageHost(from: string | null): string {
+  const domain = from?.split('@')[1]?.replace(/>.*$/, '').trim().toLowerCase();
+  if (domain && /^[a-z0-9.-]+$/.test(domain)) return domain;
+  try {
+    return new URL(process.env.STEWARD_PUBLIC_URL ?? '').hostname || 'steward.local';
+  } catch {
+    return 'steward.local';
+  }
+}
+
+/** `<id@host>`, the same for every attempt at one dispatch version: replies (In-Reply-To) and reconciliation find it. */
+export const messageIdFor = (key: string, from: string | null) => `<steward.${createHash('sha256').update(key).digest('hex').slice(0, 32)}@${messageHost(from)}>`;
+
+async function contentOf(db: Db, versionId: string): Promise<DispatchContent | null> {
+  const [v] = await db.select({ content: cartDispatchVersions.content }).from(cartDispatchVersions).where(eq(cartDispatchVersions.id, versionId));
+  return v?.content ?? null;
+}
+
+export type Intent = { go: true; messageId: string | null } | { go: false; state: string } | { go: false; heldUntil: string };
+
+/** Step 1: the Message-ID is recorded before sending (kept if an earlier attempt recorded it). Not sendable (undone, final): nothing to do. */
+export async function recordIntent(db: Db, job: DispatchJob, now = new Date()): Promise<Intent> {
+  const [row] = await db.select().from(cartDispatches).where(eq(cartDispatches.id, job.dispatchId));
+  if (!row || row.removedAt || !SENDABLE.includes(row.deliveryState)) return { go: false, state: row?.deliveryState ?? 'removed' };
+  if (row.holdUntil && row.holdUntil > now && !row.executedAt) return { go: false, heldUntil: row.holdUntil.toISOString() };
+  if (row.type !== 'email' && row.type !== 'calendar_event') return { go: true, messageId: null };
+  if (row.providerMessageId) return { go: true, messageId: row.providerMessageId };
+  const content = await contentOf(db, job.versionId);
+  const messageId = messageIdFor(job.key, content?.from ?? null);
+  await db
+    .update(cartDispatches)
+    .set({ providerMessageId: messageId })
+    .where(and(eq(cartDispatches.id, job.dispatchId), isNull(cartDispatches.providerMessageId)));
+  return { go: true, messageId };
+}
+
+export type SendResult =
+  | { outcome: 'accepted'; providerMessageId: string | null; detail: string }
+  | { outcome: 'failed'; reason: string }
+  | { outcome: 'unknown'; reason: string }
+  /** Nothing was sent by this step: undone within the window, removed, or already settled. */
+  | { outcome: 'skipped'; state: string };
+
+const RETRIED_SEND =
+  'A send of it had begun and its result was never recorded (the process stopped or lost the answer): it may or may not have been delivered, so it was not sent again';
+
+/**
+ * Step 2: claims the attempt (only one ever succeeds: the dispatch must be sendable, out of its
+ * undo window, and never attempted), commits the claim, then sends. No write follows the send:
+ * the step's stored result carries the answer to step 3.
+ */
+export async function sendDispatch(db: Db, job: DispatchJob, now = new Date()): Promise<SendResult> {
+  const [claimed] = await db
+    .update(cartDispatches)
+    .set({ executedAt: now })
+    .where(
+      and(
+        eq(cartDispatches.id, job.dispatchId),
+        isNull(cartDispatches.executedAt),
+        isNull(cartDispatches.removedAt),
+        inArray(cartDispatches.deliveryState, SENDABLE),
+        or(isNull(cartDispatches.holdUntil), lte(cartDispatches.holdUntil, now)),
+      ),
+    )
+    .returning();
+  if (!claimed) {
+    const [row] = await db.select().from(cartDispatches).where(eq(cartDispatches.id, job.dispatchId));
+    if (row && row.executedAt && SENDABLE.includes(row.deliveryState)) return { outcome: 'unknown', reason: RETRIED_SEND };
+    return { outcome: 'skipped', state: row?.deliveryState ?? 'removed' };
+  }
+  const content = await contentOf(db, job.versionId);
+  if (!content) return { outcome: 'failed', reason: 'The released version of the action no longer exists' };
+  try {
+    return await deliver(db, job, claimed, content, now);
+  } catch (e) {
+    // Whatever threw did so before anything left (each channel reports its own send): nothing was sent.
+    return { outcome: 'failed', reason: `The action could not be prepared: ${(e as Error).message}` };
+  }
+}
+
+const fromMail = (d: MailDelivery, messageId: string): SendResult =>
+  d.outcome === 'accepted'
+    ? { outcome: 'accepted', providerMessageId: messageId, detail: d.rejected.length ? `accepted; refused recipients: ${d.rejected.join(', ')}` : 'accepted by the SMTP server' }
+    : d;
+
+async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: DispatchContent, now: Date): Promise<SendResult> {
+  const messageId = row.providerMessageId ?? messageIdFor(job.key, content.from);
+  if (content.files.length) return { outcome: 'failed', reason: 'Sending attachments is not supported yet: nothing was sent' };
+  if (row.type === 'email') {
+    if (!content.from) return { outcome: 'failed', reason: 'The sender has no email address: nothing was sent' };
+    if (!content.to.length && !content.cc.length && !content.bcc.length) return { outcome: 'failed', reason: 'The email has no recipient' };
+    const sent = await deliverMail({ from: content.from, to: content.to, cc: content.cc, bcc: content.bcc, subject: content.subject ?? '', text: content.body ?? '', messageId });
+    return fromMail(sent, messageId);
+  }
+  if (row.type === 'calendar_event') {
+    const event = eventOf(content);
+    if ('problem' in event) return { outcome: 'failed', reason: `The invitation was not sent: ${event.problem}` };
+    if (!content.from) return { outcome: 'failed', reason: 'The organizer has no email address: the invitation was not sent' };
+    if (!content.to.length) return { outcome: 'failed', reason: 'The event has no attendee to invite' };
+    const [cart] = await db.select({ name: assistants.name }).from(carts).leftJoin(assistants, eq(assistants.id, carts.assistantId)).where(eq(carts.id, job.cartId));
+    const ics = invitationIcs({ uid: `${row.id}@${messageHost(content.from)}`, event, organizer: { name: cart?.name ?? content.from, email: content.from }, attendees: content.to, now });
+    const sent = await deliverMail({
+      from: content.from,
+      to: content.to,
+      cc: [],
+      bcc: [],
+      subject: `Invitation: ${event.title}`,
+      text: invitationText(event),
+      messageId,
+      calendar: { method: 'REQUEST', content: ics },
+    });
+    return fromMail(sent, messageId);
+  }
+  if (row.type === 'message') {
+    if (content.to.length !== 1) return { outcome: 'failed', reason: 'A message goes to exactly one recipient' };
+    const sent = await sendChannelMessage({ platform: content.platform, to: content.to[0], body: content.body ?? '', idempotencyKey: job.key });
+    return sent.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: sent.providerMessageId, detail: `accepted by the ${content.platform} provider` } : sent;
+  }
+  return { outcome: 'failed', reason: 'Actions of installed skills cannot be executed in this deployment yet: nothing was sent' };
+}
+
+/**
+ * Step 3: the answer becomes the delivery state. A definite answer (accepted, failed) replaces
+ * `unknown` (a second attempt of the same dispatch that only saw the claim); `unknown` never
+ * replaces a definite answer.
+ */
+export async function recordOutcome(db: Db, job: DispatchJob, result: SendResult): Promise<{ deliveryState: string }> {
+  if (result.outcome === 'skipped') return { deliveryState: result.state };
+  const from: CartDispatchRow['deliveryState'][] = result.outcome === 'unknown' ? SENDABLE : [...SENDABLE, 'unknown'];
+  const set =
+    result.outcome === 'accepted'
+      ? { deliveryState: 'provider_accepted' as const, providerMessageId: result.providerMessageId, failureReason: null }
+      : { deliveryState: result.outcome, failureReason: result.reason };
+  const [row] = await db
+    .update(cartDispatches)
+    .set(set)
+    .where(and(eq(cartDispatches.id, job.dispatchId), inArray(cartDispatches.deliveryState, from)))
+    .returning({ deliveryState: cartDispatches.deliveryState });
+  if (row) return row;
+  const [now] = await db.select({ deliveryState: cartDispatches.deliveryState }).from(cartDispatches).where(eq(cartDispatches.id, job.dispatchId));
+  return { deliveryState: now?.deliveryState ?? 'removed' };
+}

@@ -1,0 +1,130 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
+import { assistants, inboundMessages } from '@/db/schema';
+import { logger } from '@/server/logger';
+import { InboundRefusal, inboundListenerConfig, startInboundListener, type InboundListener, type InboundMail } from '@/server/mail/inbound-listener';
+import { attachReply } from '@/server/tasks/inbound-reply';
+
+/*
+ * Composition (entry floor): the inbound SMTP listener (kernel) routes mail to the areas above it.
+ * Mail is accepted for the addresses of existing assistants. Each message is kept in
+ * inbound_messages, once per receiving assistant, before the SMTP server answers 250: a reply
+ * to Steward's mail from a person a task waits on attaches to that task and wakes it
+ * (tasks/inbound-reply.ts); everything else stays `unmatched` for the assistant's email chats;
+ * mail whose DMARC failed is `quarantined`. Nothing accepted is dropped.
+ */
+
+type Assistant = { id: string; accountId: string };
+
+/** The assistants an address belongs to (an address is unique per account; deleted assistants' addresses are retired). */
+async function assistantsAt(db: Db, address: string): Promise<Assistant[]> {
+  return db
+    .select({ id: assistants.id, accountId: assistants.accountId })
+    .from(assistants)
+    .where(and(sql`lower(${assistants.email}) = ${address.toLowerCase()}`, isNull(assistants.deletedAt)));
+}
+
+/** In-Reply-To first, then References newest first: the nearest message of the thread decides. */
+const referencesOf = (mail: InboundMail) => [...new Set([...mail.inReplyTo, ...[...mail.references].reverse()])];
+
+/**
+ * The one assistant each recipient address stands for. Addresses are unique per account only, so
+ * one address may be held in several accounts: a reply settles it (the thread names mail that one
+ * of them sent); otherwise the message is refused with a bounce rather than handed to an account
+ * it may not be meant for. Decided before anything is stored: the message is delivered whole or not at all.
+ */
+async function routes(db: Db, mail: InboundMail): Promise<Array<{ recipient: string; assistant: Assistant }>> {
+  const out: Array<{ recipient: string; assistant: Assistant }> = [];
+  for (const recipient of new Set(mail.envelope.rcptTo)) {
+    let holders = await assistantsAt(db, recipient);
+    if (holders.length > 1) {
+      const senders = new Set((await sentEmailsByMessageId(db, referencesOf(mail))).map((s) => s.assistantId));
+      holders = holders.filter((a) => senders.has(a.id));
+      if (holders.length !== 1) {
+        logger.warn({ recipient, messageId: mail.messageId }, 'inbound mail: the address is held in more than one account; refused');
+        throw new InboundRefusal(550, `5.1.1 <${recipient}>: this address is ambiguous here (held by more than one account); the message was not delivered`);
+      }
+    }
+    // An assistant deleted between RCPT TO and the end of DATA: refused like an unknown address.
+    if (!holders.length) throw new InboundRefusal(550, `5.1.1 <${recipient}>: no such mailbox here`);
+    out.push({ recipient, assistant: holders[0] });
+  }
+  return out;
+}
+
+async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: Assistant): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [stored] = await tx
+      .insert(inboundMessages)
+      .values({
+        accountId: assistant.accountId,
+        assistantId: assistant.id,
+        recipient,
+        messageId: mail.messageId,
+        inReplyTo: mail.inReplyTo,
+        references: mail.references,
+        fromAddress: mail.from.address,
+        fromName: mail.from.name,
+        toAddresses: mail.to,
+        ccAddresses: mail.cc,
+        subject: mail.subject,
+        textBody: mail.text,
+        htmlBody: mail.html,
+        attachments: mail.attachments,
+        mailFrom: mail.envelope.mailFrom,
+        remoteIp: mail.client.ip,
+        helo: mail.client.helo,
+        sizeBytes: mail.sizeBytes,
+        spf: mail.auth.spf.result,
+        dkim: mail.auth.dkim.result,
+        dmarc: mail.auth.dmarc.result,
+        auth: mail.auth,
+      })
+      .onConflictDoNothing()
+      .returning({ id: inboundMessages.id });
+    // The same message delivered again (the sender never saw our 250): kept and acted on once already.
+    if (!stored) {
+      logger.info({ messageId: mail.messageId, assistantId: assistant.id }, 'inbound mail: duplicate delivery ignored');
+      return;
+    }
+    const reply = await attachReply(tx, {
+      accountId: assistant.accountId,
+      assistantId: assistant.id,
+      from: mail.from,
+      subject: mail.subject,
+      text: mail.text,
+      references: referencesOf(mail),
+      dmarc: mail.auth.dmarc.result,
+    });
+    // DMARC failed: the From address is not the sender's; kept and flagged, never handed on as theirs.
+    const result = mail.auth.dmarc.result === 'fail' ? { ...reply, status: 'quarantined' as const, reason: 'dmarc_fail' } : reply;
+    await tx
+      .update(inboundMessages)
+      .set({ status: result.status, reason: result.reason, taskId: result.taskId, activityId: result.activityId })
+      .where(eq(inboundMessages.id, stored.id));
+    const log = { inboundMessageId: stored.id, assistantId: assistant.id, messageId: mail.messageId, from: mail.from.address, taskId: result.taskId, reason: result.reason };
+    if (result.status === 'attached') logger.info({ ...log, woke: result.woke }, 'inbound mail: reply attached to its task');
+    else if (result.status === 'quarantined') logger.warn({ ...log, dmarc: mail.auth.dmarc }, 'inbound mail: DMARC failed, message quarantined');
+    else logger.info(log, 'inbound mail: kept unmatched');
+  });
+}
+
+/** The listener's two callbacks over this database. */
+export function inboundMailRouter(db: Db) {
+  return {
+    acceptRecipient: async (address: string) => (await assistantsAt(db, address)).length > 0,
+    onMessage: async (mail: InboundMail) => {
+      for (const { recipient, assistant } of await routes(db, mail)) await deliver(db, mail, recipient, assistant);
+    },
+  };
+}
+
+/** Starts the listener when STEWARD_INBOUND_SMTP_PORT is set (scripts/start.ts); null when it is off. */
+export async function startInboundMail(db: Db, env: Record<string, string | undefined> = process.env): Promise<InboundListener | null> {
+  const config = inboundListenerConfig(env);
+  if (!config) return null;
+  const listener = await startInboundListener({ ...config, ...inboundMailRouter(db) });
+  logger.info({ port: listener.port, starttls: Boolean(config.tls) }, 'inbound mail: SMTP listener started');
+  return listener;
+}

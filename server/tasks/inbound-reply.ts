@@ -1,0 +1,108 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Tx } from '@/db/client';
+import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
+import { accounts, taskActivities, tasks, type InboundMessageStatus, type MailAuthResult, type TaskRow } from '@/db/schema';
+import { MAX_MESSAGE_CHARS } from './contracts';
+import { applyChange } from './move';
+import { openRun, queueRun, queueWakeRun } from './runs';
+import { allowed, plan } from './transitions';
+
+/*
+ * A reply by email wakes the task that waits for it (spec document 4, Inbound email). It counts
+ * as a reply when its In-Reply-To or References names the Message-ID of an email this very
+ * assistant sent from its own address for the task (replies to mail sent as the user reach the
+ * user's mailbox, not Steward), and its From address is one the task waits on (waitingOnContacts,
+ * set by wait_for_reply). Then it becomes the task's `contact` activity, which the model only
+ * ever reads as untrusted data, and the task wakes with a run triggered by `reply`.
+ */
+
+export type InboundReply = {
+  accountId: string;
+  /** The assistant whose address received it. */
+  assistantId: string;
+  from: { address: string; name: string | null };
+  subject: string;
+  text: string;
+  /** In-Reply-To, then References (newest first): the first one Steward sent decides the task. */
+  references: string[];
+  dmarc: MailAuthResult;
+};
+
+export type ReplyOutcome = {
+  status: InboundMessageStatus;
+  /** Why it did not attach (or, attached, why the task did not wake). */
+  reason: string | null;
+  /** The task it replies to, once the reference checks out: kept even when it does not attach. */
+  taskId: string | null;
+  activityId: string | null;
+  woke: boolean;
+};
+
+const outcome = (status: InboundMessageStatus, reason: string | null, taskId: string | null = null): ReplyOutcome => ({ status, reason, taskId, activityId: null, woke: false });
+
+/** The activity text: who wrote, the subject, then the body, within the limit of one task message. */
+function contactContent(reply: InboundReply): string {
+  const who = reply.from.name ? `${reply.from.name} <${reply.from.address}>` : reply.from.address;
+  const text = `Email from ${who}\nSubject: ${reply.subject}\n\n${reply.text.trim()}`;
+  const cut = '\n[message truncated]';
+  return text.length <= MAX_MESSAGE_CHARS ? text : text.slice(0, MAX_MESSAGE_CHARS - cut.length) + cut;
+}
+
+/** The task Steward's sent mail belongs to, locked; only one this assistant sent for its task's owner. */
+async function repliedTask(tx: Tx, reply: InboundReply): Promise<TaskRow | null> {
+  const sent = (await sentEmailsByMessageId(tx, reply.references, reply.accountId)).filter(
+    (s) => s.assistantId === reply.assistantId && s.actionType !== 'email_as_user',
+  );
+  for (const s of sent) {
+    const [task] = await tx
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.id, s.taskId), eq(tasks.accountId, reply.accountId), eq(tasks.userId, s.userId)))
+      .for('update');
+    if (task) return task;
+  }
+  return null;
+}
+
+/** The run that reads the reply: the task's open one, or a new one; null when the task only keeps it. */
+async function runForReply(tx: Tx, task: TaskRow, now: Date): Promise<{ runId: string | null; woke: boolean; reason: string | null }> {
+  const [account] = await tx.select({ frozen: accounts.killSwitch }).from(accounts).where(eq(accounts.id, task.accountId));
+  // A frozen account's tasks do not run: the reply is attached, and the task keeps waiting (its alarm still set).
+  if (account?.frozen) return { runId: null, woke: false, reason: 'account_frozen' };
+  if (allowed(task.status, 'wake', 'pending')) {
+    const woken = await applyChange(tx, task, plan(task, 'wake', 'pending', undefined, now), 'wake');
+    return { runId: (await queueWakeRun(tx, woken, 'reply')).id, woke: true, reason: null };
+  }
+  if (task.status === 'pending') return { runId: (await queueWakeRun(tx, task, 'reply')).id, woke: true, reason: null };
+  if (task.status === 'executing') return { runId: (await openRun(tx, task.id))?.id ?? (await queueRun(tx, task, 'reply')).id, woke: false, reason: null };
+  return { runId: null, woke: false, reason: `task_${task.status}` };
+}
+
+/**
+ * Attaches a reply to the task it answers and wakes it, inside the caller's transaction (which
+ * also records the inbound message). Mail whose DMARC failed is never attached: its From address
+ * is not proven, and attaching it would let anyone speak as the person the task waits on.
+ */
+export async function attachReply(tx: Tx, reply: InboundReply, now = new Date()): Promise<ReplyOutcome> {
+  if (!reply.references.length) return outcome('unmatched', 'no_reference');
+  const task = await repliedTask(tx, reply);
+  if (!task) return outcome('unmatched', 'unknown_reference');
+  if (reply.dmarc === 'fail') return outcome('quarantined', 'dmarc_fail', task.id);
+  const awaited = task.waitingOnContacts.some((c) => c.email?.trim().toLowerCase() === reply.from.address.toLowerCase());
+  if (!awaited) return outcome('unmatched', 'sender_not_awaited', task.id);
+
+  const run = await runForReply(tx, task, now);
+  const [activity] = await tx
+    .insert(taskActivities)
+    .values({
+      taskId: task.id,
+      accountId: task.accountId,
+      kind: 'contact',
+      platform: 'email',
+      content: contactContent(reply),
+      runId: run.runId,
+      createdAt: sql`clock_timestamp()`,
+    })
+    .returning({ id: taskActivities.id });
+  return { status: 'attached', reason: run.reason, taskId: task.id, activityId: activity.id, woke: run.woke };
+}
