@@ -51,3 +51,22 @@ export async function pendingCartSummaries(tx: Tx, taskIds: readonly string[]): 
 export async function pendingCartSummary(tx: Tx, taskId: string): Promise<PendingCartSummary | null> {
   return (await pendingCartSummaries(tx, [taskId])).get(taskId) ?? null;
 }
+
+/**
+ * The task's pending cart as one column of a task query (a correlated subquery), so a page of
+ * tasks and their carts is one round trip. `"tasks"."id"` is the outer row; the expiry is written
+ * in the same ISO form as Date#toISOString.
+ */
+export const pendingCartColumn = sql<PendingCartSummary | null>`(
+  SELECT json_build_object(
+    'id', c.id,
+    'status', c.status,
+    'contentHash', c.content_hash,
+    'dispatchCount', (SELECT count(*)::int FROM cart_dispatches d WHERE d.cart_id = c.id AND d.removed_at IS NULL),
+    'timeBoxedExpiresAt', to_char(c.time_boxed_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  )
+  FROM carts c
+  WHERE c.task_id = "tasks"."id" AND c.status IN ('pending_approval', 'time_boxed')
+  ORDER BY c.created_at DESC, c.id DESC
+  LIMIT 1
+)`;

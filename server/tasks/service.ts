@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
 import { assistants, organizations, rosterEntries, taskActivities, tasks, users, type TaskRow, type UserRow } from '@/db/schema';
@@ -15,7 +15,7 @@ import { hasStarted } from './runs';
 import { settleParent } from './subtasks';
 import { plan, type TaskChange } from './transitions';
 import { followersToStore } from './followers';
-import { pendingCartSummaries, pendingCartSummary } from '@/db/queries/carts';
+import { pendingCartColumn, pendingCartSummary, type PendingCartSummary } from '@/db/queries/carts';
 
 const RECENT_ACTIVITY = 20;
 
@@ -94,6 +94,17 @@ export async function createTask(db: Db, actor: Actor, input: z.infer<typeof Cre
 
 /** Newest first. A user lists their own; an account-wide key lists the account's, narrowed by ownerEmail. */
 export async function listTasks(db: Db, actor: Actor, q: z.infer<typeof ListTasksQuery>) {
+  const { limit, offset } = pageWindow(q);
+  const page = (rows: { task: TaskRow; ownerEmail: string; pendingCart: PendingCartSummary | null }[]) => ({
+    ok: true as const,
+    tasks: rows.map((r) => toPublicTask(r.task, r.ownerEmail, r.pendingCart)),
+    page: q.page,
+    perPage: q.perPage,
+  });
+  // The common call, a user's own newest tasks, is one prepared statement (page, owner and carts).
+  if (actor.user && !q.status && !q.assistant) {
+    return page(await ownPage(db).execute({ accountId: actor.accountId, userId: actor.user.id, limit, offset }));
+  }
   const filters: SQL[] = [eq(tasks.accountId, actor.accountId)];
   if (actor.user) filters.push(eq(tasks.userId, actor.user.id));
   else {
@@ -102,17 +113,28 @@ export async function listTasks(db: Db, actor: Actor, q: z.infer<typeof ListTask
   }
   if (q.status) filters.push(eq(tasks.status, q.status));
   if (q.assistant) filters.push(eq(tasks.assistantId, q.assistant));
-  const { limit, offset } = pageWindow(q);
-  const rows = await db
-    .select({ task: tasks, ownerEmail: users.email })
+  return page(await pageQuery(db, and(...filters)!).limit(limit).offset(offset));
+}
+
+const pageQuery = (db: Db, where: SQL) =>
+  db
+    .select({ task: tasks, ownerEmail: users.email, pendingCart: pendingCartColumn })
     .from(tasks)
     .innerJoin(users, eq(users.id, tasks.userId))
-    .where(and(...filters))
-    .orderBy(desc(tasks.createdAt), desc(tasks.id))
-    .limit(limit)
-    .offset(offset);
-  const pending = await pendingCartSummaries(db, rows.map((r) => r.task.id));
-  return { ok: true as const, tasks: rows.map((r) => toPublicTask(r.task, r.ownerEmail, pending.get(r.task.id) ?? null)), page: q.page, perPage: q.perPage };
+    .where(where)
+    .orderBy(desc(tasks.createdAt), desc(tasks.id));
+
+/** Built once per database handle: building a Drizzle query on every request costs more than running it. */
+const ownPages = new WeakMap<Db, ReturnType<typeof prepareOwnPage>>();
+const prepareOwnPage = (db: Db) =>
+  pageQuery(db, and(eq(tasks.accountId, sql.placeholder('accountId')), eq(tasks.userId, sql.placeholder('userId')))!)
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare('tasks_own_page');
+function ownPage(db: Db) {
+  let p = ownPages.get(db);
+  if (!p) ownPages.set(db, (p = prepareOwnPage(db)));
+  return p;
 }
 
 /** One task with its recent activity and what applies to its approvals. */

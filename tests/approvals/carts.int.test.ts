@@ -316,6 +316,11 @@ describe('the cart state table', () => {
       await call(app(), `/tasks/${taskId}`, { method: 'PUT', key: a.key, body: { approvalMode: 'time-boxed' } });
       const { cartId } = await stage(taskId, runId, emailAsUser({ actionType: 'email_as_assistant' }));
       expect(await submit(cartId)).toMatchObject({ next: 'start_timer', status: 'time_boxed' });
+      // The list shows each task's pending cart exactly as the task's own read does.
+      const one = (await call(app(), `/tasks/${taskId}`, { key: a.key })).body.task.pendingCart;
+      expect(one).toMatchObject({ id: cartId, status: 'time_boxed', dispatchCount: 1, timeBoxedExpiresAt: expect.stringMatching(/Z$/) });
+      const listed = (await call(app(), '/tasks?perPage=100', { key: a.key })).body.tasks.find((t: { id: string }) => t.id === taskId);
+      expect(listed.pendingCart).toEqual(one);
       return cartId;
     };
     const early = await boxedCart();
