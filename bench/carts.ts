@@ -27,29 +27,12 @@ import { createAccount } from '../server/accounts/service';
 import { ownerActor } from '../server/agent/runtime/owner-actor';
 import { stageDispatch, submitCart } from '../server/approvals/staging';
 import { queueRun } from '../server/tasks/runs';
-import { sleep, spread, start, stop, waitReady } from './processes';
+import { sleep, spread, start, stop, waitReady, combine, load, type Load } from './processes';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 50;
 const LISTED_CARTS = 300;
 const RUNS = Number(process.env.BENCH_CART_RUNS ?? 40);
 const WARMUP_RUNS = 3;
-
-type Load = { reqPerSec: number; p50Ms: number; p99Ms: number; non2xx: number };
-
-
-
-
-
-async function load(url: string, key: string, seconds: number): Promise<Load> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { Authorization: `Bearer ${key}` } });
-  return { reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx };
-}
-
-function combine(rounds: Load[]): Load {
-  const mean = (f: (l: Load) => number) => rounds.reduce((a, l) => a + f(l), 0) / rounds.length;
-  return { reqPerSec: Math.round(mean((l) => l.reqPerSec)), p50Ms: Number(mean((l) => l.p50Ms).toFixed(1)), p99Ms: Math.max(...rounds.map((l) => l.p99Ms)), non2xx: rounds.reduce((a, l) => a + l.non2xx, 0) };
-}
 
 /** One API call to the Steward under test; anything but a 2xx stops the bench. */
 async function api(base: string, p: string, key: string, opts: { method?: string; body?: unknown; as?: string } = {}) {

@@ -1,10 +1,11 @@
 /**
  * What every benchmark section needs to run servers beside it: start a TypeScript entry point in
  * its own process group (so stopping it stops everything it started), wait until it answers, stop
- * it, and summarise latency samples.
+ * it, load it with autocannon, and summarise latency samples.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import autocannon from 'autocannon';
 
 export const root = path.resolve(import.meta.dirname, '..');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -48,4 +49,18 @@ export function spread(samples: number[]): Spread {
   const s = [...samples].sort((a, b) => a - b);
   const at = (q: number) => Number(s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)].toFixed(1));
   return { p50: at(0.5), p90: at(0.9), p99: at(0.99), n: s.length };
+}
+
+export type Load = { reqPerSec: number; p50Ms: number; p99Ms: number; non2xx: number };
+
+/** autocannon against one URL with a bearer key for `seconds`. */
+export async function load(url: string, key: string, seconds: number, connections = 50): Promise<Load> {
+  const r = await autocannon({ url, connections, duration: seconds, headers: { Authorization: `Bearer ${key}` } });
+  return { reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx };
+}
+
+/** Rounds of equal length: req/s and p50 are their mean, p99 the worst round's. */
+export function combine(rounds: Load[]): Load {
+  const mean = (f: (l: Load) => number) => rounds.reduce((a, l) => a + f(l), 0) / rounds.length;
+  return { reqPerSec: Math.round(mean((l) => l.reqPerSec)), p50Ms: Number(mean((l) => l.p50Ms).toFixed(1)), p99Ms: Math.max(...rounds.map((l) => l.p99Ms)), non2xx: rounds.reduce((a, l) => a + l.non2xx, 0) };
 }

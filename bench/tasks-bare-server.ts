@@ -5,23 +5,10 @@
  * email and each task's pending cart), written as the same JSON. Nothing else: no validation,
  * rate limit or logging.
  */
-import { createHash } from 'node:crypto';
 import http from 'node:http';
-import pg from 'pg';
+import { lookup, pool } from './bare-key';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const port = Number(process.env.PORT);
-
-async function lookup(auth: string | undefined) {
-  const key = auth?.startsWith('Bearer ') ? auth.slice(7) : '';
-  const hash = createHash('sha256').update(key).digest('hex');
-  const { rows } = await pool.query({
-    name: 'key',
-    text: 'SELECT k.id, k.account_id, k.organization_id, k.user_id, k.scopes, k.status FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1',
-    values: [hash],
-  });
-  return rows[0] && rows[0].status === 'active' ? rows[0] : null;
-}
 
 /**
  * The page in one statement: every column of the tasks and the owner's email, then for those 20

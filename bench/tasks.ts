@@ -26,31 +26,13 @@ import { connect } from '../db/client';
 import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
 import { startScriptedModel, type ModelRequest, type ScriptedReply } from '../tests/helpers/scripted-model';
-import { sleep, spread, start, stop, waitReady } from './processes';
+import { sleep, spread, start, stop, waitReady, combine, load, type Load } from './processes';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 50;
 const TASKS = 10_000;
 const RUNS = Number(process.env.BENCH_TASK_RUNS ?? 40);
 const WARMUP_RUNS = 3;
 const MODEL = 'bench-model';
-
-type Load = { reqPerSec: number; p50Ms: number; p99Ms: number; non2xx: number };
-
-
-
-
-
-async function load(url: string, key: string, seconds: number): Promise<Load> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { Authorization: `Bearer ${key}` } });
-  return { reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx };
-}
-
-/** Rounds of equal length: req/s and p50 are their mean, p99 the worst round's. */
-function combine(rounds: Load[]): Load {
-  const mean = (f: (l: Load) => number) => rounds.reduce((a, l) => a + f(l), 0) / rounds.length;
-  return { reqPerSec: Math.round(mean((l) => l.reqPerSec)), p50Ms: Number(mean((l) => l.p50Ms).toFixed(1)), p99Ms: Math.max(...rounds.map((l) => l.p99Ms)), non2xx: rounds.reduce((a, l) => a + l.non2xx, 0) };
-}
 
 async function warm(url: string, key: string) {
   await autocannon({ url, connections: 10, amount: 1000, headers: { Authorization: `Bearer ${key}` } });
