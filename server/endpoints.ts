@@ -2,6 +2,7 @@ import type { AnyEndpoint } from '@/server/http/endpoint';
 import { accessEndpoints } from '@/server/access/endpoints';
 import { userEndpoints } from '@/server/users/endpoints';
 import { documentEndpoints } from '@/server/http/document-endpoints';
+import { opsEndpoints } from '@/server/http/ops-endpoints';
 import { promptEndpoints } from '@/server/prompts/endpoints';
 import { memoryEndpoints } from '@/server/memories/endpoints';
 import { contactEndpoints } from '@/server/contacts/endpoints';
@@ -21,6 +22,7 @@ import { approvalsEndpoints } from '@/server/approvals/endpoints';
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
   ...documentEndpoints(() => endpoints),
+  ...opsEndpoints,
   ...accessEndpoints,
   ...userEndpoints,
   ...organizationEndpoints,

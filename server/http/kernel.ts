@@ -9,6 +9,7 @@ import { AppError, BareRefusal } from './errors';
 import type { KernelDeps } from './kernel-deps';
 import { clientAddress, originForHost, publicOrigin, requestHost } from './public-origin';
 import type { RateLimits } from './rate-limit';
+import { countRequest } from './metrics';
 import { Reply, TextReply, errorResponse, json, toResponse, type ApiReply } from './reply';
 import type { ApiRequest, RequestInfo } from './request';
 import { addApiHeaders, withApiHeaders } from './response-headers';
@@ -51,6 +52,8 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
     const secure = originForHost(requestHost(req.headers) ?? publicOrigin().host).secure;
     let res: ApiReply;
     let accountId: string | undefined;
+    // The registry's path template labels metrics and spans: bounded, unlike the request path.
+    let route = 'unmatched';
     try {
       if (!url) throw new AppError(400, 'bad_request', 'The request target is not a valid path');
       const pathname = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) || '/' : url.pathname;
@@ -58,6 +61,7 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       if (!match) throw new AppError(404, 'not_found', `No endpoint at ${url.pathname}`);
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       const ep = match.route.methods.get(method);
+      if (ep) route = ep.path;
       if (!ep) {
         const allow = [...match.route.methods.keys()].join(', ');
         throw new AppError(405, 'method_not_allowed', `${req.method} is not supported here; use ${allow}`, { allow });
@@ -112,8 +116,10 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       addApiHeaders(res.headers, secure);
       res.headers['X-Request-Id'] = requestId;
     }
+    const elapsed = performance.now() - started;
+    countRequest(req.method, route, res.status, elapsed / 1000);
     if (logger.isLevelEnabled('info')) {
-      logger.info({ requestId, method: req.method, path: url?.pathname ?? null, status: res.status, ms: Math.round(performance.now() - started), accountId }, 'request');
+      logger.info({ requestId, method: req.method, path: url?.pathname ?? null, status: res.status, ms: Math.round(elapsed), accountId }, 'request');
     }
     return res;
   };

@@ -1,3 +1,4 @@
+import { countModelUsage } from '@/server/http/metrics';
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { taskModelCalls, taskRuns, type TaskModelCallRow, type TaskRow } from '@/db/schema';
@@ -51,6 +52,8 @@ export async function recordModelCall(tx: Tx, call: ModelCall): Promise<TaskMode
     })
     .onConflictDoNothing({ target: [taskModelCalls.runId, taskModelCalls.seq] })
     .returning();
+  // Counted once: a retried step that finds its row already there records nothing new.
+  if (row) countModelUsage(call.modelTier, call.usage);
   return row ?? null;
 }
 
