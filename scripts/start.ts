@@ -27,6 +27,7 @@ import { startIngress } from '../server/executor/ingress';
 import { signBody } from '../server/executor/protocol';
 import { applyFront } from '../server/http/forwarded';
 import { publicOrigin } from '../server/http/public-origin';
+import { startTracing } from '../server/http/tracing';
 import { selectDatabase } from './database';
 
 const dev = process.argv.includes('--dev');
@@ -135,6 +136,8 @@ async function main() {
   // Decided once, before anything serves: a malformed STEWARD_PUBLIC_URL stops here, and every
   // process started from here (the Next.js child, whose PORT differs) uses the same serve URL.
   const origin = publicOrigin();
+  // Traces only when OTEL_* asks for them (server/http/tracing.ts); before the database is opened.
+  const stopTracing = await startTracing();
   process.env.STEWARD_INNGEST_SERVE_URL = inngestServeUrl();
   const selected = await selectDatabase((m) => logger.info(m));
   process.env.DATABASE_URL = selected.url;
@@ -219,6 +222,7 @@ async function main() {
     await inbound?.close();
     await durable?.stop();
     await kernel.lastUsed.flush();
+    await stopTracing?.();
     await sharedDatabase().close();
     await closeNext();
     await selected.stop();

@@ -10,6 +10,7 @@ import type { KernelDeps } from './kernel-deps';
 import { clientAddress, originForHost, publicOrigin, requestHost } from './public-origin';
 import type { RateLimits } from './rate-limit';
 import { countRequest } from './metrics';
+import { inRequestSpan, tracingOn } from './tracing';
 import { Reply, TextReply, errorResponse, json, toResponse, type ApiReply } from './reply';
 import type { ApiRequest, RequestInfo } from './request';
 import { addApiHeaders, withApiHeaders } from './response-headers';
@@ -39,7 +40,11 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
   const router = new Router(endpoints);
   assertCredentialsFor(endpoints, deps);
 
-  return async function handle(incoming, info = {}) {
+  const handle: ApiCore = (incoming, info = {}) =>
+    tracingOn ? inRequestSpan(incoming.method, incoming.headers, (finish) => serve(incoming, info, finish)) : serve(incoming, info);
+  return handle;
+
+  async function serve(incoming: Parameters<ApiCore>[0], info: NonNullable<Parameters<ApiCore>[1]>, finish?: (route: string, status: number, requestId: string) => void) {
     const requestId = validRequestId(incoming.headers.get('x-request-id')) ?? randomUUID();
     // A child logger costs an allocation per request; only make it when something logs.
     let child: Logger | undefined;
@@ -118,6 +123,7 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
     }
     const elapsed = performance.now() - started;
     countRequest(req.method, route, res.status, elapsed / 1000);
+    finish?.(route, res.status, requestId);
     if (logger.isLevelEnabled('info')) {
       logger.info({ requestId, method: req.method, path: url?.pathname ?? null, status: res.status, ms: Math.round(elapsed), accountId }, 'request');
     }
