@@ -34,7 +34,7 @@ const AREAS = [
   'scim', //           SCIM 2.0: identity providers provisioning users and teams
   'sign-in', //        SAML ACS/SLO, next-auth, hosted-app sessions
 ];
-const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace'];
+const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks'];
 
 const folders = (names) => `^server/(${names.join('|')})/`;
 const FEATURE = folders(FEATURES);

@@ -37,6 +37,16 @@ export const events = {
   cartDecided: eventType('steward/cart.decided', { schema: z.object({ cartId: z.string().min(1), accountId: z.string().min(1) }) }),
   /** End every time box that is due and restart releases whose execution never began now (the cron does it every minute). */
   cartsTimeBoxesDue: eventType('steward/carts.time-boxes-due', { schema: z.object({}).loose() }),
+  /** Expire every open handoff whose expiresAt has come now (the cron does it every minute). */
+  handoffsExpiryDue: eventType('steward/handoffs.expiry-due', { schema: z.object({}).loose() }),
+  /** A webhook delivery was recorded and its transaction committed: webhook-deliver sends it, retrying with backoff. */
+  webhookDeliveryRequested: eventType('steward/webhook.delivery-requested', { schema: z.object({ deliveryId: z.string().min(1) }) }),
+  /** Hand over deliveries whose handover was lost (the cron does it every minute). */
+  webhooksSweepDue: eventType('steward/webhooks.sweep-due', { schema: z.object({}).loose() }),
+  /** A chat turn was recorded and its transaction committed: chat-turn runs it (server/chat-runtime.ts sends it). */
+  chatTurnRequested: eventType('steward/chat.turn-requested', {
+    schema: z.object({ turnId: z.string().min(1), chatId: z.string().min(1), accountId: z.string().min(1) }),
+  }),
 } as const;
 
 export type StewardEventName = (typeof events)[keyof typeof events]['name'];

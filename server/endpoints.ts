@@ -18,6 +18,7 @@ import { samlEndpoints } from '@/server/hosted/saml-metadata';
 import { signInEndpoints } from '@/server/sign-in/endpoints';
 import { taskEndpoints } from '@/server/tasks/endpoints';
 import { approvalsEndpoints } from '@/server/approvals/endpoints';
+import { webhookEndpointsApi } from '@/server/webhooks/endpoints';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -42,4 +43,5 @@ export const endpoints: AnyEndpoint[] = [
   ...fileEndpoints,
   ...taskEndpoints,
   ...approvalsEndpoints,
+  ...webhookEndpointsApi,
 ];

@@ -3,6 +3,7 @@ import { transactionOutcome } from '@/db/queries/transaction-outcome';
 import { registerCartSignals, type CartSignal } from '@/server/approvals/signals';
 import { logger } from '@/server/logger';
 import { registerRunDispatcher, type QueuedRun } from '@/server/tasks/runs';
+import { registerWebhookSender } from '@/server/webhooks/emit';
 import './task-hooks';
 
 /*
@@ -52,3 +53,17 @@ registerRunDispatcher((run) => {
 
 // Awaited inside the releasing transaction: a failed send fails it (approve answers 500 and changes nothing).
 registerCartSignals(sendCartSignal);
+
+/**
+ * Webhook deliveries recorded in a transaction go to the engine once it has committed (never after
+ * a rollback). A lost handover is not lost work: the sweep (inngest/functions/webhook-deliver.ts)
+ * finds deliveries nobody took up.
+ */
+registerWebhookSender(({ deliveryIds, transactionId }) => {
+  void (async () => {
+    const outcome = await transactionOutcome(sharedDatabase().db, transactionId);
+    if (outcome !== 'committed') return;
+    const { inngest, events } = await engine();
+    await inngest.send(deliveryIds.map((deliveryId) => events.webhookDeliveryRequested.create({ deliveryId }, { id: `webhook-${deliveryId}` })));
+  })().catch((err: unknown) => logger.warn({ err, deliveryIds }, 'webhooks: handover failed; the sweep will deliver'));
+});

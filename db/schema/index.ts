@@ -24,3 +24,4 @@ export * from './list-counts';
 export * from './carts';
 export * from './inbound-mail';
 export * from './reject-links';
+export * from './webhooks';

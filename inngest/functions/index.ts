@@ -6,6 +6,7 @@ import { heartbeat } from './heartbeat';
 import { signInSweep } from './sign-in-sweep';
 import { taskRun } from './task-run';
 import { taskWakeups } from './task-wakeups';
+import { webhookDeliver, webhookSweep } from './webhook-deliver';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep];

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { carts, type CartRow, type CartStatus } from '@/db/schema';
 import { AppError, badRequest, conflict } from '@/server/http/errors';
+import { emitWebhookEvent } from '@/server/webhooks/emit';
 
 /*
  * The one place cart statuses change (spec document 2, "Approval (cart) statuses"). Services
@@ -72,6 +73,13 @@ export function requireEditable(cart: Pick<CartRow, 'status'>): void {
   }
 }
 
+/** The cart statuses the account's webhook endpoints hear of (spec 4, Outbound events). */
+const CART_EVENTS: Partial<Record<CartStatus, 'cart.pending_approval' | 'cart.executed' | 'cart.failed'>> = {
+  pending_approval: 'cart.pending_approval',
+  executed: 'cart.executed',
+  failed: 'cart.failed',
+};
+
 /** The columns a move writes. */
 export type CartChange = Pick<Partial<CartRow>, 'status' | 'resolvedAt' | 'resolvedByUserId' | 'reason'>;
 
@@ -100,7 +108,14 @@ export async function applyCartChange(tx: Tx, cart: CartRow, change: CartChange 
     .set(change)
     .where(and(eq(carts.id, cart.id), eq(carts.status, cart.status)))
     .returning();
-  if (row) return row;
+  if (row) {
+    const event = row.status !== cart.status ? CART_EVENTS[row.status] : undefined;
+    // In the moving transaction: the account's endpoints hear of it exactly when it commits.
+    if (event) {
+      await emitWebhookEvent(tx, row.accountId, event, { cartId: row.id, taskId: row.taskId, userId: row.userId, status: row.status, contentHash: row.contentHash, reason: row.reason ?? null });
+    }
+    return row;
+  }
   const [now] = await tx.select({ status: carts.status }).from(carts).where(eq(carts.id, cart.id));
   throw refusedCartMove(now?.status ?? cart.status, move);
 }

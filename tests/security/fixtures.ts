@@ -62,6 +62,11 @@ async function made<T = any>(what: string, res: Promise<{ status: number; body: 
 const accountKey = (_m: Made, o: Owner): Credential => ({ key: o.account.key });
 const madeKey = (m: Made): Credential => ({ key: m.key });
 
+/** A webhook endpoint at a public address literal (no DNS on this machine; nothing is delivered without an engine). */
+const ownWebhook = async (s: TestServer, o: Owner) => ({
+  webhookId: (await made('webhook', call(s, '/webhooks', { key: o.account.key, body: { url: 'https://93.184.215.14/hooks' } }))).webhook.id as string,
+});
+
 const ownedContact = async (s: TestServer, o: Owner) => {
   const r = await made('contact', call(s, '/contacts', { key: o.userKey, body: { email: `c${rand()}@example.org` } }));
   return { contactId: r.contact.id };
@@ -315,6 +320,9 @@ export const fixtures: Record<string, Fixture> = {
     create: pendingCart,
     methods: { PATCH: { body: () => ({ subject: 'Hello again' }) }, DELETE: { spends: true } },
   },
+  '/webhooks/{webhookId}': { ownership: 'account', create: ownWebhook, by: accountKey, methods: { PATCH: { body: () => ({ description: 'Changed' }) }, DELETE: { spends: true } } },
+  '/webhooks/{webhookId}/deliveries': { ownership: 'account', create: ownWebhook, by: accountKey },
+  '/webhooks/{webhookId}/test': { ownership: 'account', create: ownWebhook, by: accountKey },
   '/api-keys/{keyId}': { ownership: 'user', create: ownRevokedKey, methods: { DELETE: { spends: true } } },
   '/api-keys/{keyId}/revoke': { ownership: 'user', create: ownKey, methods: { POST: { spends: true } } },
 };

@@ -137,9 +137,11 @@ describe.each(secured.map((e) => [`${e.method} ${e.path}`, e] as const))('%s', (
       // A user-only endpoint refuses a bare account key before looking at the resource.
       // One that needs a person refuses a caller who is not one (403) before looking at the resource.
       ['another account (account key)', { key: outsider.accountKey }, ep.needsPerson ? 403 : ep.auth === 'user' ? 401 : 404],
-      ['another account (user key)', { key: outsider.key }, 404],
-      ['another account (account key acting as its user)', { key: outsider.accountKey, as: outsider.email }, 404],
+      // An account-only endpoint (webhooks) refuses anyone acting as a user before looking at the resource.
+      ['another account (user key)', { key: outsider.key }, ep.auth === 'account' ? 403 : 404],
+      ['another account (account key acting as its user)', { key: outsider.accountKey, as: outsider.email }, ep.auth === 'account' ? 403 : 404],
     ];
+    if (ep.auth === 'account') refusals.push(['the owner’s own user key', { key: owner.userKey }, 403]);
     // Approvals need a person: even the owner's own account key, not acting as anyone, is refused.
     if (ep.needsPerson) refusals.push(['the owner’s account key without X-User-Email', { key: owner.account.key }, 403]);
     if (fixture.ownership === 'user') {

@@ -1,0 +1,95 @@
+import { defineEndpoint } from '@/server/http/endpoint';
+import { PageQuery } from '@/server/http/pagination';
+import {
+  CreateWebhookBody,
+  CreatedWebhookEnvelope,
+  DeletedWebhook,
+  DeliveriesQuery,
+  DeliveryList,
+  TestDelivery,
+  UpdateWebhookBody,
+  WebhookEnvelope,
+  WebhookList,
+  WebhookParams,
+} from './contracts';
+import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, testWebhook, updateWebhook } from './service';
+
+const common = { tags: ['Webhooks'], auth: 'account' as const };
+
+/** Outbound events (spec 4): an account's endpoints, their delivery log, and a test event. */
+export const webhookEndpointsApi = [
+  defineEndpoint({
+    ...common,
+    method: 'POST',
+    path: '/webhooks',
+    summary: 'Register an endpoint for signed events (Standard Webhooks); the secret is shown once',
+    body: CreateWebhookBody,
+    response: CreatedWebhookEnvelope,
+    status: 201,
+    errors: [400, 403],
+    handle: ({ db, actor, body }) => createWebhook(db, actor, body),
+  }),
+  defineEndpoint({
+    ...common,
+    method: 'GET',
+    path: '/webhooks',
+    summary: "The account's webhook endpoints, newest first",
+    query: PageQuery,
+    response: WebhookList,
+    errors: [403],
+    handle: ({ db, actor, query }) => listWebhooks(db, actor, query),
+  }),
+  defineEndpoint({
+    ...common,
+    method: 'GET',
+    path: '/webhooks/{webhookId}',
+    summary: 'One webhook endpoint',
+    params: WebhookParams,
+    response: WebhookEnvelope,
+    errors: [403, 404],
+    handle: ({ db, actor, params }) => getWebhook(db, actor, params.webhookId),
+  }),
+  defineEndpoint({
+    ...common,
+    method: 'PATCH',
+    path: '/webhooks/{webhookId}',
+    summary: 'Change the URL, the event filter or the description; enable an endpoint again',
+    params: WebhookParams,
+    body: UpdateWebhookBody,
+    response: WebhookEnvelope,
+    errors: [400, 403, 404],
+    handle: ({ db, actor, params, body }) => updateWebhook(db, actor, params.webhookId, body),
+  }),
+  defineEndpoint({
+    ...common,
+    method: 'DELETE',
+    path: '/webhooks/{webhookId}',
+    summary: 'Remove an endpoint and its delivery log',
+    params: WebhookParams,
+    response: DeletedWebhook,
+    errors: [403, 404],
+    handle: ({ db, actor, params }) => deleteWebhook(db, actor, params.webhookId),
+  }),
+  defineEndpoint({
+    ...common,
+    method: 'GET',
+    path: '/webhooks/{webhookId}/deliveries',
+    summary: "The endpoint's delivery log, newest first: attempts, last answer, next attempt",
+    params: WebhookParams,
+    query: DeliveriesQuery,
+    response: DeliveryList,
+    errors: [403, 404],
+    handle: ({ db, actor, params, query }) => listDeliveries(db, actor, params.webhookId, query),
+  }),
+  defineEndpoint({
+    ...common,
+    method: 'POST',
+    path: '/webhooks/{webhookId}/test',
+    summary: 'Send a `webhook.test` event to this endpoint now',
+    params: WebhookParams,
+    response: TestDelivery,
+    status: 202,
+    errors: [403, 404, 409],
+    handle: ({ db, actor, params }) => testWebhook(db, actor, params.webhookId),
+  }),
+];
