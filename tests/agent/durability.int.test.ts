@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskRuns } from '@/db/schema';
 import { freePort } from '@/db/embedded';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
 import { createTestDatabase } from '../helpers/database';
+import { startProductionServer, type ProductionServer } from '../helpers/production-server';
 import { startScriptedModel, type ModelRequest, type ScriptedModel } from '../helpers/scripted-model';
 import type { TestServer } from '../helpers/server';
 
@@ -19,79 +18,21 @@ import type { TestServer } from '../helpers/server';
  * (which never finished) is made again once the dead process's lease on the run ends.
  */
 
-const root = path.resolve(import.meta.dirname, '../..');
 const MODEL = 'scripted-durable-1';
-/** Variables of the test process that must not reach the server: it finds its own keys and executor. */
-const NOT_INHERITED = [
-  'INNGEST_BASE_URL',
-  'INNGEST_SIGNING_KEY',
-  'INNGEST_EVENT_KEY',
-  'STEWARD_EXECUTOR_URL',
-  'STEWARD_EXECUTOR_PORT',
-  'STEWARD_INNGEST_SERVE_URL',
-  'STEWARD_MODEL_API_KEY',
-  'STEWARD_MODEL_LOW',
-  'STEWARD_MODEL_HIGH',
-  'STEWARD_MODEL_ULTRA',
-];
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let llm: ScriptedModel;
 let port: number;
 let server: TestServer;
-let running: ChildProcess | null = null;
+let running: ProductionServer | null = null;
 /** What the server printed, for the failure message when it does not start. */
-let output = '';
+const output = () => running?.output() ?? '';
 
-/** `npm start`'s entry point in its own process group, so one signal reaches everything it started. */
-async function startServer(): Promise<ChildProcess> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: database.url,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    STEWARD_PAGES: 'off',
-    // A short lease: after the kill, the restarted executor takes the dead process's run over in seconds.
-    STEWARD_EXECUTOR_LEASE_MS: '3000',
-    STEWARD_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    STEWARD_MODEL_BASE_URL: llm.baseUrl,
-    STEWARD_MODEL_MEDIUM: MODEL,
-    LOG_LEVEL: 'warn',
-    NEXT_TELEMETRY_DISABLED: '1',
-  };
-  for (const n of NOT_INHERITED) delete env[n];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  running = child;
-  output = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 120 s:\n${output.slice(-4000)}`)), 120_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-      // Printed once the API listens and the functions are registered with the executor.
-      if (output.includes('Steward is running at')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr!.on('data', (d: Buffer) => void (output += d.toString()));
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code ?? signal}) before it was ready:\n${output.slice(-4000)}`));
-    });
-  });
-  await ready;
-  return child;
-}
-
-async function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  try {
-    process.kill(-child.pid!, signal);
-  } catch {
-    // the group is already gone
-  }
-  await exited;
+/** `npm start`'s entry point in its own process group, on this file's database and port. */
+async function startServer(): Promise<ProductionServer> {
+  // A short lease: after the kill, the restarted executor takes the dead process's run over in seconds.
+  running = await startProductionServer(database, { STEWARD_EXECUTOR_LEASE_MS: '3000', STEWARD_MODEL_BASE_URL: llm.baseUrl, STEWARD_MODEL_MEDIUM: MODEL }, port);
+  return running;
 }
 
 async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
@@ -99,14 +40,14 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
   for (;;) {
     const v = await fn();
     if (v) return v;
-    if (Date.now() > end) throw new Error(`${what}: not met within ${timeoutMs} ms\n${output.slice(-4000)}`);
+    if (Date.now() > end) throw new Error(`${what}: not met within ${timeoutMs} ms\n${output().slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
 /** Resolves, or fails naming what did not happen in time. */
 function within<T>(what: string, p: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms\n${output.slice(-4000)}`)), ms))]);
+  return Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms\n${output().slice(-4000)}`)), ms))]);
 }
 
 beforeAll(async () => {
@@ -116,7 +57,7 @@ beforeAll(async () => {
   server = { baseUrl: `http://127.0.0.1:${port}/api`, database: database.database } as TestServer;
 });
 afterAll(async () => {
-  if (running) await killGroup(running, 'SIGKILL');
+  await running?.kill('SIGKILL');
   await llm?.close();
   await database?.drop();
 });
@@ -192,7 +133,7 @@ describe('kill -9 of the server in the middle of a run', () => {
 
 /** SIGKILL to the server's whole process group while a model call is held, then the server again on the same database and port. */
 async function killAndRestart(abandoned: Promise<ModelRequest>): Promise<ModelRequest> {
-  await killGroup(running!, 'SIGKILL');
+  await running!.kill('SIGKILL');
   const request = await within('the held model call loses its client', abandoned, 30_000);
   await startServer();
   return request;
