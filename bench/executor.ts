@@ -1,6 +1,16 @@
 /**
- * Executor benchmark: step executions per second through the built-in executor (real
- * Postgres, real HTTP to a real serve endpoint), and this process's CPU while idle.
+ * Executor benchmark, in one run against one throwaway Postgres (real HTTP to a real serve
+ * endpoint in its own process):
+ *  - stepsPerSecond: step executions a second, RUNS runs of the 10-step function at once;
+ *  - idleCpuPercent: this process's CPU (ingress + executor) with nothing to do;
+ *  - sleepingIdleCpuPercent: the same with SLEEPERS runs sleeping or waiting for an event;
+ *  - wakeLatenessP99Ms (and min, p50, max, drainSeconds): when all of them fall due at the same
+ *    moment, how late each one's code resumes (the time its next step runs, minus the time it was
+ *    due). Each resumption is one call of the serve endpoint, so beyond the first few this measures
+ *    how fast the machine works through SLEEPERS calls, not how late the executor notices them.
+ * The sleepers are clones of one real sleeping run and one real waiting run (same memo, same
+ * wait), made in SQL: sending each through the serve endpoint to reach its sleep would only
+ * lengthen the set-up.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,10 +22,22 @@ import { startIngress } from '../server/executor/ingress';
 
 const RUNS = Number(process.env.BENCH_EXECUTOR_RUNS ?? 300);
 const STEPS = 10;
+const SLEEPERS = Number(process.env.BENCH_EXECUTOR_SLEEPERS ?? 10_000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function benchExecutor(): Promise<{ stepsPerSecond: number; idleCpuPercent: number; runs: number; stepsPerRun: number }> {
+/** This process's CPU over `ms`, as a percentage of one core. */
+async function cpuPercent(ms: number) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await sleep(ms);
+  const cpu = process.cpuUsage(cpu0);
+  return Number((((cpu.user + cpu.system) / 1000 / (performance.now() - t0)) * 100).toFixed(2));
+}
+
+export async function benchExecutor() {
   const pgServer = await startThrowawayDatabase('executor_bench');
   const database = connect(pgServer.url, { max: 20 });
+  const q = async <T>(text: string, params: unknown[] = []) => (await database.pool.query(text, params)).rows as T[];
   const signingKey = `signkey-bench-${randomBytes(32).toString('hex')}`;
   const eventKey = randomBytes(12).toString('hex');
   const ingress = await startIngress({ db: database.db, signingKey, eventKey });
@@ -30,34 +52,69 @@ export async function benchExecutor(): Promise<{ stepsPerSecond: number; idleCpu
   }));
   const origin = `http://127.0.0.1:${port}`;
   await fetch(`${origin}/api/inngest`, { method: 'PUT' });
-  const executor = await startExecutor({ db: database.db, databaseUrl: pgServer.url, signingKey, workers: Number(process.env.BENCH_EXECUTOR_WORKERS ?? 8) });
+  const workers = Number(process.env.BENCH_EXECUTOR_WORKERS ?? 8);
+  const executor = await startExecutor({ db: database.db, databaseUrl: pgServer.url, signingKey, workers });
+  const send = (events: unknown[]) => fetch(`${ingress.url}/e/${eventKey}`, { method: 'POST', body: JSON.stringify(events) });
+  const countWhere = async (where: string, params: unknown[] = []) => (await q<{ n: number }>(`SELECT count(*)::int AS n FROM executor_runs WHERE ${where}`, params))[0].n;
 
+  // Throughput.
   const started = performance.now();
-  await fetch(`${ingress.url}/e/${eventKey}`, {
-    method: 'POST',
-    body: JSON.stringify(Array.from({ length: RUNS }, (_, i) => ({ name: 'bench/go', data: { i } }))),
-  });
-  for (;;) {
-    const { rows } = await database.pool.query(`SELECT count(*)::int AS n FROM executor_runs WHERE status = 'completed'`);
-    if (rows[0].n >= RUNS) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await send(Array.from({ length: RUNS }, (_, i) => ({ name: 'bench/go', data: { i } })));
+  while ((await countWhere(`function_id = 'bench-steps' AND status = 'completed'`)) < RUNS) await sleep(20);
   const seconds = (performance.now() - started) / 1000;
 
   // Idle: nothing to do; the executor should sleep until NOTIFY or its safety timer.
-  await new Promise((r) => setTimeout(r, 1000));
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, 5000));
-  const cpu = process.cpuUsage(cpu0);
-  const idleCpuPercent = Number((((cpu.user + cpu.system) / 1000 / (performance.now() - t0)) * 100).toFixed(2));
+  await sleep(1000);
+  const idleCpuPercent = await cpuPercent(5000);
+
+  // SLEEPERS runs asleep or waiting, all due at `dueAt`: half clones of a sleeping run, half of a waiting one.
+  const setupMs = 15_000 + SLEEPERS; // room for the clones and the idle measurement
+  const dueAt = Date.now() + setupMs;
+  await send([{ name: 'bench/sleep', data: { at: new Date(dueAt).toISOString() } }, { name: 'bench/wait', data: {} }]);
+  while ((await countWhere(`status IN ('sleeping', 'waiting')`)) < 2) await sleep(20);
+  await q(`UPDATE executor_runs SET available_at = $1 WHERE status IN ('sleeping', 'waiting')`, [new Date(dueAt)]);
+  for (const [fn, n] of [['bench-sleeper', Math.ceil(SLEEPERS / 2) - 1], ['bench-waiter', Math.floor(SLEEPERS / 2) - 1]] as const) {
+    await q(
+      `INSERT INTO executor_runs (id, function_id, event, status, steps, stack, attempt, wait, available_at)
+       SELECT substr(md5(random()::text || g::text), 1, 24), r.function_id, r.event, r.status, r.steps, r.stack, r.attempt, r.wait, r.available_at
+       FROM executor_runs r, generate_series(1, $2::int) g WHERE r.function_id = $1`,
+      [fn, n],
+    );
+  }
+  await q('ANALYZE executor_runs');
+  const asleep = await countWhere(`status IN ('sleeping', 'waiting')`);
+  // The clones came without a NOTIFY (as runs put to sleep by another process would): the executor
+  // already sleeps until the originals' due time, which is theirs too.
+  await sleep(1000);
+  const sleepingIdleCpuPercent = await cpuPercent(5000);
+  if (Date.now() > dueAt) throw new Error('the sleepers fell due before the idle measurement ended; raise setupMs');
+
+  while ((await countWhere(`function_id IN ('bench-sleeper', 'bench-waiter') AND status = 'completed'`)) < asleep) await sleep(50);
+  const drainSeconds = Number(((Date.now() - dueAt) / 1000).toFixed(1));
+  const late = (await q<{ ms: string }>(`SELECT (output::text)::bigint - $1::bigint AS ms FROM executor_runs WHERE function_id IN ('bench-sleeper', 'bench-waiter')`, [dueAt]))
+    .map((r) => Number(r.ms))
+    .sort((a, b) => a - b);
+  const pct = (p: number) => late[Math.min(late.length - 1, Math.ceil(p * late.length) - 1)];
 
   await executor.stop();
   await ingress.close();
   appProc.kill('SIGTERM');
   await database.close();
   await pgServer.stop();
-  return { stepsPerSecond: Math.round((RUNS * STEPS) / seconds), idleCpuPercent, runs: RUNS, stepsPerRun: STEPS };
+  return {
+    stepsPerSecond: Math.round((RUNS * STEPS) / seconds),
+    idleCpuPercent,
+    runs: RUNS,
+    stepsPerRun: STEPS,
+    workers,
+    sleepingRuns: asleep,
+    sleepingIdleCpuPercent,
+    wakeLatenessMinMs: late[0],
+    wakeLatenessP50Ms: pct(0.5),
+    wakeLatenessP99Ms: pct(0.99),
+    wakeLatenessMaxMs: late[late.length - 1],
+    wakeDrainSeconds: drainSeconds,
+  };
 }
 
 if (process.argv[1]?.endsWith('executor.ts')) {

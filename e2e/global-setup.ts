@@ -68,6 +68,9 @@ export default async function globalSetup() {
       DNS_SERVERS: dns.address,
       STEWARD_MODEL_BASE_URL: model.baseUrl,
       STEWARD_MODEL_MEDIUM: 'scripted-e2e',
+      // The handoff spec's sign-in site listens on loopback (e2e/handoff.spec.ts).
+      STEWARD_WORKSPACE_ALLOW_PRIVATE: '127.0.0.1/32',
+      STEWARD_WORKSPACE_DIR: path.join(runDir, 'workspaces'),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
     detached: true,

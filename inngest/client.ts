@@ -11,8 +11,9 @@ export function inngestOptions() {
   return {
     id: 'steward',
     isDev: false,
-    // Checkpointing needs the Inngest server's API; the built-in executor speaks the plain protocol.
-    checkpointing: false,
+    // Several steps per call: after each step the SDK checkpoints it to the server (the built-in
+    // executor's ingress stores it at once, server/executor/checkpoint.ts) and runs the next one.
+    checkpointing: true,
     baseUrl: process.env.INNGEST_BASE_URL ?? local,
     signingKey: process.env.INNGEST_SIGNING_KEY,
     eventKey: process.env.INNGEST_EVENT_KEY,

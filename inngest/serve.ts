@@ -4,6 +4,7 @@ import { inngestServeUrl } from '@/server/executor/config';
 import type { RateLimits } from '@/server/http/rate-limit';
 import { inngest } from './client';
 import { functions } from './functions';
+import { soakFunction } from './soak-function';
 
 /**
  * The serve endpoint of /api/inngest as one Web handler, for both doors to it: the kernel's
@@ -17,6 +18,8 @@ import { functions } from './functions';
  */
 export function inngestServeHandler(limits: () => RateLimits): (req: Request, clientIp?: string) => Promise<Response> {
   const serveUrl = new URL(inngestServeUrl());
-  const handler = serve({ client: inngest, functions, serveOrigin: serveUrl.origin, servePath: serveUrl.pathname, enableUnauthedSync: false });
+  // npm run soak's test function joins only when STEWARD_SOAK=1: production never registers it.
+  const served = process.env.STEWARD_SOAK === '1' ? [...functions, soakFunction] : functions;
+  const handler = serve({ client: inngest, functions: served, serveOrigin: serveUrl.origin, servePath: serveUrl.pathname, enableUnauthedSync: false });
   return countRefusedCalls(handler, limits);
 }

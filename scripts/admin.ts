@@ -9,8 +9,10 @@
  *   npm run --silent admin -- revoke-service-key --key sk_live_... | --id KEY_ID
  *   npm run --silent admin -- import-trace --tenant ID --file TRACE.json
  *   npm run --silent admin -- set-hosted-domain --account ID --domain D
- *   npm run --silent admin -- runs [--status S]
+ *   npm run --silent admin -- runs [--status S] [--function ID] [--older-than 2h] [--newer-than 7d] [--limit N]
  *   npm run --silent admin -- run --id RUN_ID
+ *   npm run --silent admin -- run cancel --id RUN_ID     (also: runs cancel --id)
+ *   npm run --silent admin -- run replay --id RUN_ID     (a failed run again, from its failed step)
  *   npm run --silent admin -- set-model --account ID --tier T --model M|default [--base-url URL [--api-key KEY]]
  *   npm run --silent admin -- set-approval-lock --account ID [--organization ID] --action TYPE (--mode MODE [--window MIN] | --clear)
  */
@@ -30,10 +32,11 @@ import { accounts } from '../db/schema';
 import { AppError } from '../server/http/errors';
 import { createServiceKey, revokeServiceKey } from '../server/prompts/service-keys';
 import { recordTrace } from '../server/prompts/traces';
-import { listRuns, runDetail } from '../server/executor/admin';
+import { cancelRun, listRuns, replayRun, runDetail } from '../server/executor/admin';
 import { setHostedDomain } from '../server/hosted/accounts';
 import { setAccountModel } from '../server/agent/models/settings';
 import { setApprovalLock } from '../server/policy/approval-locks';
+import { setSegmentFromCli } from '../server/policy/segments-cli';
 import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
@@ -49,6 +52,13 @@ const optionalInt = (v: string | undefined, name: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new AppError(400, 'bad_request', `--${name} must be a positive integer or "default"`);
   return n;
+};
+
+/** `run cancel --id` and `run replay --id` (the same under `runs`). */
+const runAction: Command = (db, a, pos) => {
+  if (pos[0] === 'cancel' && pos.length === 1) return cancelRun(db, need(a, 'id'));
+  if (pos[0] === 'replay' && pos.length === 1) return replayRun(db, need(a, 'id'));
+  throw new AppError(400, 'bad_request', `run takes cancel or replay (with --id), not ${pos.join(' ')}`);
 };
 
 export const commands: Record<string, Command> = {
@@ -79,8 +89,8 @@ export const commands: Record<string, Command> = {
     return recordTrace(db, tenant, trace as TraceInput);
   },
   'set-hosted-domain': (db, a) => setHostedDomain(db, need(a, 'account'), need(a, 'domain')),
-  runs: (db, a) => listRuns(db, a.status),
-  run: (db, a) => runDetail(db, need(a, 'id')),
+  runs: (db, a, pos) => (pos.length ? runAction(db, a, pos) : listRuns(db, { status: a.status, functionId: a.function, olderThan: a['older-than'], newerThan: a['newer-than'], limit: a.limit })),
+  run: (db, a, pos) => (pos.length ? runAction(db, a, pos) : runDetail(db, need(a, 'id'))),
   'set-rate-limits': (db, a) =>
     setRateLimits(db, need(a, 'account'), { reads: optionalInt(a.reads, 'reads'), writes: optionalInt(a.writes, 'writes') }),
   'set-model': (db, a) => setAccountModel(db, need(a, 'account'), need(a, 'tier'), need(a, 'model'), a['base-url'], a['api-key']),
@@ -94,6 +104,7 @@ export const commands: Record<string, Command> = {
       // --clear is a boolean flag: parseArgs gives true when present.
       clear: Boolean(a.clear),
     }),
+  'set-segment': (db, a) => setSegmentFromCli(db, a),
 };
 
 const OPTIONS = {
@@ -118,6 +129,15 @@ const OPTIONS = {
   mode: { type: 'string' },
   window: { type: 'string' },
   clear: { type: 'boolean' },
+  function: { type: 'string' },
+  'older-than': { type: 'string' },
+  'newer-than': { type: 'string' },
+  limit: { type: 'string' },
+  chat: { type: 'string' },
+  task: { type: 'string' },
+  organizations: { type: 'string' },
+  teams: { type: 'string' },
+  users: { type: 'string' },
 } as const;
 
 async function main() {

@@ -65,11 +65,19 @@ async function startDurableWork(databaseUrl: string) {
   process.env.INNGEST_EVENT_KEY = eventKey;
   const ingress = await startIngress({ db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0), serveUrl: inngestServeUrl() });
   process.env.STEWARD_EXECUTOR_URL = ingress.url;
-  // STEWARD_EXECUTOR_LEASE_MS: how long a crashed process's runs wait before another takes them over.
-  const executor = await startExecutor({ db, databaseUrl, signingKey, leaseMs: Number(process.env.STEWARD_EXECUTOR_LEASE_MS) || undefined });
+  let executor: Awaited<ReturnType<typeof startExecutor>> | undefined;
   return {
-    stop: async () => {
-      await executor.stop();
+    /**
+     * Starts claiming runs, once /api/inngest answers: a run claimed before would fail its call and
+     * spend an attempt. STEWARD_EXECUTOR_LEASE_MS: how long a crashed process's runs wait before
+     * another process takes them over.
+     */
+    begin: async () => {
+      executor = await startExecutor({ db, databaseUrl, signingKey, serveUrl: inngestServeUrl(), leaseMs: Number(process.env.STEWARD_EXECUTOR_LEASE_MS) || undefined });
+    },
+    /** In-flight steps get `deadlineMs` to finish; the runs still held then go back to the queue, due now. */
+    stop: async (deadlineMs: number) => {
+      await executor?.stop({ deadlineMs });
       await ingress.close();
     },
   };
@@ -205,10 +213,13 @@ async function main() {
     server = mode === 'lean' ? createNodeServer(createApiCore(endpoints, kernel), { fallback: toNext, mounts }) : http.createServer((req, res) => void toNext(req, res));
     closeNext = async () => void (await app.close?.());
   }
+  // The handoff live view's WebSocket (/api/workspace/live/{handoffId}), in every mode.
+  (await import('../server/workspace-live')).attachWorkspaceLive(server, sharedDatabase().db);
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const url = origin.origin;
   logger.info({ url, api: `${url}/api`, mode, dev, durable: durable ? 'built-in executor' : 'inngest server' }, 'Steward is running');
   await registerFunctions(port);
+  await durable?.begin();
   process.stdout.write(`\nSteward is running at ${url} (API: ${url}/api, reference: ${url}/docs)\n\n`);
 
   let stopping = false;
@@ -217,10 +228,12 @@ async function main() {
     stopping = true;
     shuttingDown = true;
     logger.info({ signal }, 'stopping');
+    // Durable work first, while /api/inngest still answers: no new run is claimed, steps in flight
+    // get STEWARD_SHUTDOWN_MS to finish, and the runs still held then are handed back (no lease wait).
+    await durable?.stop(Number(process.env.STEWARD_SHUTDOWN_MS) || 10_000);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await inbound?.close();
-    await durable?.stop();
     await kernel.lastUsed.flush();
     await stopTracing?.();
     await sharedDatabase().close();

@@ -19,6 +19,12 @@ import { signInEndpoints } from '@/server/sign-in/endpoints';
 import { taskEndpoints } from '@/server/tasks/endpoints';
 import { approvalsEndpoints } from '@/server/approvals/endpoints';
 import { webhookEndpointsApi } from '@/server/webhooks/endpoints';
+import { chatEndpoints } from '@/server/chats/endpoints';
+import { handoffEndpoints } from '@/server/workspace/handoff-endpoints';
+import { workspaceBrowserEndpoints } from '@/server/workspace/browser-endpoints';
+import { segmentEndpoints } from '@/server/policy/segments-endpoints';
+import { mcpSkillEndpoints } from '@/server/workflows/mcp/endpoints';
+import { chatTurnEndpoints } from './chat-runtime';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -44,4 +50,10 @@ export const endpoints: AnyEndpoint[] = [
   ...taskEndpoints,
   ...approvalsEndpoints,
   ...webhookEndpointsApi,
+  ...chatEndpoints,
+  ...handoffEndpoints,
+  ...workspaceBrowserEndpoints,
+  ...segmentEndpoints,
+  ...mcpSkillEndpoints,
+  ...chatTurnEndpoints,
 ];

@@ -5,13 +5,15 @@ import { assistants, inboundMessages } from '@/db/schema';
 import { logger } from '@/server/logger';
 import { InboundRefusal, inboundListenerConfig, startInboundListener, type InboundListener, type InboundMail } from '@/server/mail/inbound-listener';
 import { attachReply } from '@/server/tasks/inbound-reply';
+import { continueEmailChat } from '@/server/chats/email';
 
 /*
  * Composition (entry floor): the inbound SMTP listener (kernel) routes mail to the areas above it.
  * Mail is accepted for the addresses of existing assistants. Each message is kept in
  * inbound_messages, once per receiving assistant, before the SMTP server answers 250: a reply
  * to Steward's mail from a person a task waits on attaches to that task and wakes it
- * (tasks/inbound-reply.ts); everything else stays `unmatched` for the assistant's email chats;
+ * (tasks/inbound-reply.ts); other mail to a user's own assistant opens or continues the owner's
+ * email chat with the sender (chats/email.ts); the rest stays `unmatched`;
  * mail whose DMARC failed is `quarantined`. Nothing accepted is dropped.
  */
 
@@ -98,13 +100,31 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
       dmarc: mail.auth.dmarc.result,
     });
     // DMARC failed: the From address is not the sender's; kept and flagged, never handed on as theirs.
-    const result = mail.auth.dmarc.result === 'fail' ? { ...reply, status: 'quarantined' as const, reason: 'dmarc_fail' } : reply;
+    let result: { status: 'attached' | 'chat' | 'unmatched' | 'quarantined'; reason: string | null; taskId: string | null; activityId: string | null; woke?: boolean } =
+      mail.auth.dmarc.result === 'fail' ? { ...reply, status: 'quarantined' as const, reason: 'dmarc_fail' } : reply;
+    // Mail that answers no task opens or continues the owner's email chat with the sender.
+    if (result.status === 'unmatched') {
+      const chat = await continueEmailChat(tx, {
+        accountId: assistant.accountId,
+        assistantId: assistant.id,
+        inboundMessageId: stored.id,
+        messageId: mail.messageId,
+        from: mail.from,
+        to: mail.to,
+        cc: mail.cc,
+        subject: mail.subject,
+        text: mail.text,
+        attachments: mail.attachments,
+      });
+      if (chat) result = { ...result, status: 'chat', activityId: chat.message.id };
+    }
     await tx
       .update(inboundMessages)
       .set({ status: result.status, reason: result.reason, taskId: result.taskId, activityId: result.activityId })
       .where(eq(inboundMessages.id, stored.id));
     const log = { inboundMessageId: stored.id, assistantId: assistant.id, messageId: mail.messageId, from: mail.from.address, taskId: result.taskId, reason: result.reason };
     if (result.status === 'attached') logger.info({ ...log, woke: result.woke }, 'inbound mail: reply attached to its task');
+    else if (result.status === 'chat') logger.info({ ...log, chatMessageId: result.activityId }, 'inbound mail: added to the email chat with its sender');
     else if (result.status === 'quarantined') logger.warn({ ...log, dmarc: mail.auth.dmarc }, 'inbound mail: DMARC failed, message quarantined');
     else logger.info(log, 'inbound mail: kept unmatched');
   });

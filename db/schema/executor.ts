@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 
@@ -55,7 +56,19 @@ export const executorRuns = pgTable(
     updatedAt: updatedAt(),
     finishedAt: ts('finished_at'),
   },
-  (t) => [index('executor_runs_ready').on(t.status, t.availableAt), index('executor_runs_function').on(t.functionId, t.status)],
+  (t) => [
+    index('executor_runs_ready').on(t.status, t.availableAt),
+    index('executor_runs_function').on(t.functionId, t.status),
+    // What the executor asks on every claim and before it sleeps, answered from these two partial
+    // indexes however many runs sleep or wait: the next run due, and the next lease to lapse.
+    index('executor_runs_due').on(t.availableAt).where(sql`status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL`),
+    index('executor_runs_leased').on(t.leaseUntil).where(sql`status = 'running'`),
+    // An event finds the runs waiting for it without reading the others.
+    index('executor_runs_waiting_event').on(sql`(${t.wait} ->> 'event')`).where(sql`status = 'waiting'`),
+    // The admin CLI's listings, newest first, optionally of one function.
+    index('executor_runs_created').on(t.createdAt),
+    index('executor_runs_function_created').on(t.functionId, t.createdAt),
+  ],
 );
 
 /** Every step execution, for inspection (`npm run admin -- run --id`). */

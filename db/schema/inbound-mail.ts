@@ -8,12 +8,13 @@ import { tasks } from './tasks';
  * What became of a message that reached an assistant's address:
  * - `attached`: a reply to a message Steward sent, from a person the task waits on: it is the
  *   task's `contact` activity (activityId);
- * - `unmatched`: anything else (new mail, a reply from someone the task does not wait on): kept
- *   for the assistant's email chats, never dropped;
+ * - `chat`: anything else to a user's own assistant: the owner's email chat with the sender
+ *   (server/chats/email.ts); `activityId` is the chat message it became;
+ * - `unmatched`: anything else (mail to a shared assistant): kept, never dropped;
  * - `quarantined`: DMARC failed (the From address is not the sender's): kept and flagged, never
  *   attached to a task nor handed on as if it came from that address.
  */
-export const inboundMessageStatuses = ['attached', 'unmatched', 'quarantined'] as const;
+export const inboundMessageStatuses = ['attached', 'chat', 'unmatched', 'quarantined'] as const;
 export type InboundMessageStatus = (typeof inboundMessageStatuses)[number];
 
 /** The results mailauth reports (spec: a `none` or `temperror` verdict is kept like any other). */

@@ -1,4 +1,5 @@
 import { cartExecute } from './cart-execute';
+import { chatTurn, chatTurnEventsSweep } from './chat-turn';
 import { cartNotify } from './cart-notify';
 import { cartSweep, cartTimeBox } from './cart-timebox';
 import { domainRecheck } from './domain-recheck';
@@ -7,6 +8,8 @@ import { signInSweep } from './sign-in-sweep';
 import { taskRun } from './task-run';
 import { taskWakeups } from './task-wakeups';
 import { webhookDeliver, webhookSweep } from './webhook-deliver';
+import { handoffExpiry } from './handoff-expiry';
+import { workspaceSnapshotRetention } from './workspace-snapshot-retention';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep];

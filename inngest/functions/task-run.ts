@@ -5,7 +5,7 @@ import { modelStep } from '@/server/agent/runtime/model-step';
 import { recordRunTrace } from '@/server/agent/runtime/run-trace';
 import { startRun } from '@/server/agent/runtime/start-run';
 import { runToolStep, type ToolStep } from '@/server/agent/runtime/tool-step';
-import { coreTaskTools, MAX_TOOL_STEPS } from '@/server/agent/runtime/tools/core';
+import { MAX_TOOL_STEPS, taskToolsForRun } from '@/server/agent/runtime/tools/core';
 import { inngest } from '../client';
 import { events } from '../events';
 
@@ -36,7 +36,9 @@ export const taskRun = inngest.createFunction(
   },
   async ({ event, step }) => {
     const { runId } = event.data;
-    const tools = coreTaskTools();
+    // Built inside each step (the owner's MCP skills are read from the database): a step replayed
+    // from its stored result builds nothing, and a step that runs sees the skills as they are.
+    const tools = () => taskToolsForRun(db(), runId);
     const started = await step.run('start', () => startRun(db(), runId));
     if (!started.go) return started;
 
@@ -44,7 +46,7 @@ export const taskRun = inngest.createFunction(
     let modelId: string | null = null;
 
     for (let n = 1; ; n++) {
-      const turn = await step.run(`model-${n}`, () => modelStep(db(), runId, n - 1, tools));
+      const turn = await step.run(`model-${n}`, async () => modelStep(db(), runId, n - 1, await tools()));
       // Another model call stays within the run's budget of MAX_TOOL_STEPS calls.
       const mayContinue = n < MAX_TOOL_STEPS;
       let how: RunEnd | null = null;
@@ -58,7 +60,7 @@ export const taskRun = inngest.createFunction(
         else {
           let done: ToolStep = { endsRun: false };
           for (const [i, call] of turn.toolCalls.entries()) {
-            done = await step.run(`tool-${n}-${i}`, () => runToolStep(db(), runId, call, i === 0 ? turn.text : '', tools, turn.seenUserMessages));
+            done = await step.run(`tool-${n}-${i}`, async () => runToolStep(db(), runId, call, i === 0 ? turn.text : '', await tools(), turn.seenUserMessages));
             // Once a call ended the run (complete_task, ask_user, a frozen account...), the calls after it are not run.
             if (done.endsRun) break;
           }

@@ -4,6 +4,7 @@ import type { Db } from '@/db/client';
 import { assistants, cartDispatches, cartDispatchVersions, carts, type CartDispatchRow, type DispatchContent } from '@/db/schema';
 import { sendChannelMessage } from '@/server/channels/outbound';
 import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
+import { executeSkillAction } from '@/server/workflows/mcp/execute';
 import { eventOf, invitationIcs, invitationText } from './invitation';
 
 /*
@@ -24,8 +25,8 @@ import { eventOf, invitationIcs, invitationText } from './invitation';
 export const UNDONE: CartDispatchRow['deliveryState'] = 'undone';
 /** A released dispatch not sent yet: a send may claim it. */
 const SENDABLE: CartDispatchRow['deliveryState'][] = ['staged', 'held'];
-/** Dispatches held after release for undo (spec: irreversible actions). */
-export const IRREVERSIBLE: CartDispatchRow['type'][] = ['email', 'message'];
+/** Dispatches held after release for undo (spec: irreversible actions); an MCP tool that acts cannot be called back either. */
+export const IRREVERSIBLE: CartDispatchRow['type'][] = ['email', 'message', 'skill_action'];
 
 /** One dispatch as execution handles it: the version its release named, and its idempotency key. */
 export type DispatchJob = { dispatchId: string; cartId: string; index: number; versionId: string; type: CartDispatchRow['type']; key: string };
@@ -151,7 +152,12 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     const sent = await sendChannelMessage({ platform: content.platform, to: content.to[0], body: content.body ?? '', idempotencyKey: job.key });
     return sent.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: sent.providerMessageId, detail: `accepted by the ${content.platform} provider` } : sent;
   }
-  return { outcome: 'failed', reason: 'Actions of installed skills cannot be executed in this deployment yet: nothing was sent' };
+  if (row.type === 'skill_action') {
+    // An installed MCP skill's acting tool: called once (this attempt holds the claim), its answer recorded.
+    const done = await executeSkillAction(db, { id: row.id, cartId: job.cartId }, content);
+    return done.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: null, detail: done.detail } : done;
+  }
+  return { outcome: 'failed', reason: `Dispatches of type ${row.type} cannot be executed: nothing was sent` };
 }
 
 /**

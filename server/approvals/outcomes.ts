@@ -28,6 +28,7 @@ function actionLabel({ dispatch, content }: ShownDispatchRow): string {
   if (dispatch.type === 'email') return `email to ${to}${content.subject ? ` ${quoted(content.subject)}` : ''}`;
   if (dispatch.type === 'calendar_event') return `calendar invitation ${quoted(String(content.payload?.title ?? content.subject ?? 'event'))} to ${to}`;
   if (dispatch.type === 'message') return `${content.platform} message to ${to}`;
+  if (dispatch.type === 'skill_action') return `${content.description ?? 'skill action'} (MCP tool)`;
   return `${content.platform} action`;
 }
 

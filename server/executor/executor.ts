@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Db } from '@/db/client';
 import { logger } from '@/server/logger';
 import { driveRun, type Clock } from './runner';
-import { claimRun, fireDueCrons, nextWakeAt, NOTIFY_CHANNEL } from './store';
+import { claimRun, fireDueCrons, nextWakeAt, NOTIFY_CHANNEL, releaseRuns } from './store';
 
 export type ExecutorOptions = {
   db: Db;
@@ -16,9 +16,24 @@ export type ExecutorOptions = {
   leaseMs?: number;
   /** Longest sleep between checks when nothing is scheduled (a safety net; NOTIFY does the waking). */
   idleMs?: number;
+  /** How long `stop()` lets in-flight calls finish before it hands their runs back (STEWARD_SHUTDOWN_MS). */
+  shutdownMs?: number;
+  /** false: one step per call (the SDK does not checkpoint). */
+  checkpointing?: boolean;
+  /** This process's serve endpoint; calls go there rather than to the URL the last registering process stored. */
+  serveUrl?: string;
 };
 
-export type Executor = { stop: () => Promise<void>; poke: () => void; owner: string };
+export type Executor = {
+  /**
+   * Stops claiming, lets the calls in flight finish for up to `deadlineMs` (no new call starts),
+   * then hands every run this executor still holds back to the queue, due now, and notifies:
+   * another process picks them up at once rather than after the lease.
+   */
+  stop: (opts?: { deadlineMs?: number }) => Promise<{ released: number }>;
+  poke: () => void;
+  owner: string;
+};
 
 /**
  * The built-in executor: claims runnable runs from Postgres and drives them through the
@@ -30,8 +45,8 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   const leaseMs = opts.leaseMs ?? 60_000;
   const workers = opts.workers ?? 4;
   const idleMs = opts.idleMs ?? 30_000;
-  const deps = { db: opts.db, signingKey: opts.signingKey, clock, owner, leaseMs };
   let stopped = false;
+  const deps = { db: opts.db, signingKey: opts.signingKey, clock, owner, leaseMs, checkpointing: opts.checkpointing, serveUrl: opts.serveUrl, stopping: () => stopped };
   let timer: NodeJS.Timeout | undefined;
   let active = 0;
   /** Counts pokes, so a worker knows whether work was announced while it looked for some. */
@@ -56,6 +71,11 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
       const claimed = await claimRun(opts.db, owner, clock.now(), leaseMs);
       if (!claimed) {
         if (announced !== wakeups) continue;
+        return;
+      }
+      if (stopped) {
+        // Claimed while the executor was stopping: give it straight back.
+        await releaseRuns(opts.db, owner, clock.now(), claimed.run.id);
         return;
       }
       if (active < workers) startWorker();
@@ -117,12 +137,19 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   return {
     owner,
     poke,
-    stop: async () => {
+    stop: async (o = {}) => {
       stopped = true;
       clearTimeout(timer);
-      while (active > 0) await new Promise((r) => setTimeout(r, 10));
+      const deadline = Date.now() + (o.deadlineMs ?? opts.shutdownMs ?? 10_000);
+      while (active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await cronBusy;
+      const released = await releaseRuns(opts.db, owner, clock.now()).catch((err) => {
+        logger.error({ err }, 'executor: could not release its runs; they return when their lease ends');
+        return 0;
+      });
+      if (released > 0) logger.info({ released }, 'executor: handed in-flight runs back');
       await listener.end().catch(() => {});
+      return { released };
     },
   };
 }

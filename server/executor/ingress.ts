@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { isLoopbackHost } from '@/server/http/public-origin';
+import { createCheckpointWriter } from './checkpoint';
 import { hashedSigningKey } from './config';
+import type { Op } from './protocol';
 import { ingestEvents, registerFunctions, type FunctionConfig, type IncomingEvent } from './store';
 
 const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -28,6 +30,11 @@ const Registration = z.object({
       })
       .loose(),
   ),
+});
+
+const Checkpoint = z.object({
+  qi_id: z.string().min(1),
+  steps: z.array(z.object({ id: z.string().min(1), op: z.string().min(1) }).loose()),
 });
 
 const withoutQuery = (url: string) => url.split('?')[0];
@@ -66,6 +73,8 @@ function serveUrlCheck(serveUrl: string | undefined): (url: string) => boolean {
  */
 export async function startIngress(opts: { db: Db; signingKey: string; eventKey: string; port?: number; serveUrl?: string }): Promise<{ url: string; close: () => Promise<void> }> {
   const isOwnServeUrl = serveUrlCheck(opts.serveUrl);
+  const checkpoints = createCheckpointWriter(opts.db);
+  const signedBySdk = (req: http.IncomingMessage) => same(req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? '', hashedSigningKey(opts.signingKey));
   const server = http.createServer((req, res) => {
     let raw = '';
     let size = 0;
@@ -83,14 +92,23 @@ export async function startIngress(opts: { db: Db; signingKey: string; eventKey:
         const body = raw ? JSON.parse(raw) : {};
         const path = (req.url ?? '').split('?')[0];
         if (req.method === 'POST' && path === '/fn/register') {
-          const auth = req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? '';
-          if (!same(auth, hashedSigningKey(opts.signingKey))) return reply(res, 401, { error: 'Registration needs the signing key' });
+          if (!signedBySdk(req)) return reply(res, 401, { error: 'Registration needs the signing key' });
           const parsed = Registration.safeParse(body);
           if (!parsed.success) return reply(res, 400, { error: `Malformed registration: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}` });
           const named = [parsed.data.url, ...parsed.data.functions.flatMap((f) => Object.values(f.steps ?? {}).map((s) => s.runtime?.url ?? parsed.data.url))];
           const foreign = named.find((u) => !isOwnServeUrl(u));
           if (foreign !== undefined) return reply(res, 400, { error: `Registration names a serve URL other than this Steward's own: ${withoutQuery(foreign)}` });
           return reply(res, 200, await registerFunctions(opts.db, { appName: parsed.data.appName, url: parsed.data.url, functions: parsed.data.functions as FunctionConfig[] }, new Date()));
+        }
+        // Steps the SDK ran within one call of the executor (async checkpointing): stored at once,
+        // so a crash later in the call repeats none of them.
+        const cp = /^\/v1\/checkpoint\/([^/]+)\/async$/.exec(path);
+        if (req.method === 'POST' && cp) {
+          if (!signedBySdk(req)) return reply(res, 401, { error: 'Checkpoints need the signing key' });
+          const parsed = Checkpoint.safeParse(body);
+          if (!parsed.success) return reply(res, 400, { error: 'Malformed checkpoint' });
+          const stored = await checkpoints.record({ runId: decodeURIComponent(cp[1]), owner: parsed.data.qi_id, steps: parsed.data.steps as Op[] });
+          return stored ? reply(res, 200, { ok: true }) : reply(res, 409, { error: 'The run is no longer leased to the worker that called' });
         }
         const ev = /^\/e\/([^/]+)$/.exec(path);
         if (req.method === 'POST' && ev) {

@@ -34,9 +34,15 @@ export type CallInput = {
   attempt: number;
   maxAttempts: number;
   disableImmediateExecution: boolean;
+  /**
+   * The worker holding the run's lease. Given, the call names it as the queue item (`qi_id`, with
+   * the function as `fn_id`): the SDK then runs step after step in this one call, checkpointing
+   * each to the ingress, which stores a checkpoint only while that worker still holds the lease.
+   */
+  leaseOwner?: string | null;
 };
 
-/** One call of the app's serve endpoint, exactly as the Inngest server makes it (protocol version 2, no checkpointing). */
+/** One call of the app's serve endpoint, as the Inngest server makes it (protocol version 2, with async checkpointing when `leaseOwner` is given). */
 export async function callFunction(input: CallInput): Promise<CallResult> {
   const body = canonicalize({
     version: 2,
@@ -45,6 +51,7 @@ export async function callFunction(input: CallInput): Promise<CallResult> {
     steps: input.steps,
     ctx: {
       run_id: input.runId,
+      ...(input.leaseOwner ? { fn_id: input.functionId, qi_id: input.leaseOwner } : {}),
       attempt: input.attempt,
       max_attempts: input.maxAttempts,
       disable_immediate_execution: input.disableImmediateExecution,

@@ -3,11 +3,28 @@ import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { Db } from '@/db/client';
 import { executorFunctions, executorRuns, executorStepLog, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';
 import { callFunction, type Op } from './protocol';
+import { appendSteps } from './steps-sql';
 import { NOTIFY_CHANNEL, ingestEvents, maxAttempts, resolveWait, startRun, type FunctionConfig } from './store';
 
 type Json = Record<string, unknown>;
 export type Clock = { now: () => Date };
-export type RunnerDeps = { db: Db; signingKey: string; clock: Clock; owner: string; leaseMs: number };
+export type RunnerDeps = {
+  db: Db;
+  signingKey: string;
+  clock: Clock;
+  owner: string;
+  leaseMs: number;
+  /** false: calls never let the SDK checkpoint (one step per call, the plain protocol). */
+  checkpointing?: boolean;
+  /** True once the executor stops: no further call starts, the run is handed back. */
+  stopping?: () => boolean;
+  /**
+   * This process's own serve endpoint (from configuration). Every process of a deployment serves
+   * the same functions, and the URL stored at registration is the last registering process's:
+   * calling it would send a survivor's calls to a dead process. Without it, the stored URL.
+   */
+  serveUrl?: string;
+};
 
 /** Backoff before retry n (0-based): 1 s, 2 s, 4 s … capped at 5 minutes, or what Retry-After asks. */
 export function backoffMs(attempt: number, retryAfter: string | null, now: Date): number {
@@ -46,22 +63,49 @@ const logRow = (runId: string, op: Op, attempt: number): StepLogRow => ({
   createdAt: sql`clock_timestamp()`,
 });
 
+/** The run is no longer this worker's (its lease was taken over, or it was cancelled): stop driving it. */
+export class LostLease extends Error {
+  constructor(runId: string) {
+    super(`run ${runId} is no longer leased to this worker`);
+  }
+}
+
 /**
  * The run's new state together with the step executions that led to it, in one statement: a
- * round trip per step instead of two, and a logged step is never without its stored result.
+ * round trip per write, and a logged step is never without its stored result. Step results are
+ * appended (steps the SDK checkpointed meanwhile stay), and only while this worker still holds the
+ * run's lease: a worker whose lease lapsed, or whose run was cancelled, writes nothing.
  */
-async function persist(db: Db, runId: string, change: RunChange, logs: StepLogRow[]): Promise<ExecutorRunRow> {
-  const update = (q: Pick<Db, 'update'>) => q.update(executorRuns).set(change).where(eq(executorRuns.id, runId)).returning();
-  if (!logs.length) return (await update(db))[0];
-  const logged = db.$with('logged').as(db.insert(executorStepLog).values(logs).returning({ id: executorStepLog.id }));
-  return (await update(db.with(logged)))[0];
+async function persist(deps: RunnerDeps, runId: string, change: RunChange, logs: StepLogRow[]): Promise<ExecutorRunRow> {
+  const { db } = deps;
+  const fenced = and(eq(executorRuns.id, runId), eq(executorRuns.leaseOwner, deps.owner), eq(executorRuns.status, 'running'));
+  const update = (q: Pick<Db, 'update'>) => q.update(executorRuns).set(change).where(fenced).returning();
+  let rows: ExecutorRunRow[];
+  if (!logs.length) rows = await update(db);
+  else {
+    const logged = db.$with('logged').as(db.insert(executorStepLog).values(logs).returning({ id: executorStepLog.id }));
+    rows = await update(db.with(logged));
+  }
+  if (!rows[0]) throw new LostLease(runId);
+  return rows[0];
 }
 
 /**
  * Drives one claimed run as far as it can go now: calls the serve endpoint, stores each
- * step's result, and stops when the run finishes, sleeps, waits or must retry later.
+ * step's result, and stops when the run finishes, sleeps, waits or must retry later. Within one
+ * call the SDK may run several steps, checkpointing each to the ingress (`checkpoint.ts`), which
+ * stores them as they come; the call's answer then carries only what is left.
  */
 export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: ExecutorFunctionRow | null): Promise<void> {
+  try {
+    await drive(deps, claimed, registered);
+  } catch (err) {
+    if (err instanceof LostLease) return;
+    throw err;
+  }
+}
+
+async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: ExecutorFunctionRow | null): Promise<void> {
   const { db, clock } = deps;
   let run = claimed;
   // The claim reads the function with the run; read it here only when it did not.
@@ -69,21 +113,36 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, regist
   if (!fn) return finish(deps, run, 'failed', null, { name: 'FunctionNotFound', message: `No function ${run.functionId} is registered` });
   const cfg = fn.config as unknown as FunctionConfig;
   const max = maxAttempts(cfg);
-  const steps: Record<string, Json> = { ...run.steps };
-  const stack = [...run.stack];
+  let steps: Record<string, Json> = { ...run.steps };
+  let stack = [...run.stack];
+  /** Results this worker learnt since its last write; they are appended to the stored memo. */
+  let fresh: Record<string, Json> = {};
+  let freshIds: string[] = [];
+  const learn = (id: string, result: Json) => {
+    steps[id] = result;
+    stack.push(id);
+    fresh[id] = result;
+    freshIds.push(id);
+  };
 
   // A sleep that ended, or a wait that timed out, resumes with null.
-  if (run.wait) {
-    const w = run.wait as { stepId: string };
-    steps[w.stepId] = { type: 'data', data: null };
-    stack.push(w.stepId);
-  }
+  if (run.wait) learn((run.wait as { stepId: string }).stepId, { type: 'data', data: null });
   let attempt = run.attempt;
   /** Step executions not yet written: they go with the next write of the run's state. */
   const logs: StepLogRow[] = [];
   const log = (op: Op) => void logs.push(logRow(run.id, op, attempt));
+  /** The state to write: new results appended, the rest as this worker knows it. */
+  const state = (): RunChange => {
+    const s = { ...appendSteps(fresh, freshIds), attempt } as unknown as RunChange;
+    fresh = {};
+    freshIds = [];
+    return s;
+  };
   const save = async (set: RunChange) => {
-    run = await persist(db, run.id, { steps, stack, attempt, wait: null, ...set }, logs.splice(0));
+    run = await persist(deps, run.id, { ...state(), wait: null, ...set }, logs.splice(0));
+    // The stored memo includes the steps the SDK checkpointed during the last call.
+    steps = { ...run.steps };
+    stack = [...run.stack];
   };
   const call = async (stepId: string, disableImmediate: boolean) => {
     // The app may work on one step for minutes (a model call): the lease is renewed meanwhile, so
@@ -97,7 +156,7 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, regist
     }, Math.max(100, Math.floor(deps.leaseMs / 3)));
     try {
       return await callFunction({
-        url: fn.url,
+        url: deps.serveUrl ?? fn.url,
         functionId: fn.id,
         stepId,
         signingKey: deps.signingKey,
@@ -108,17 +167,18 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, regist
         attempt,
         maxAttempts: max,
         disableImmediateExecution: disableImmediate,
+        leaseOwner: deps.checkpointing === false ? null : deps.owner,
       });
     } finally {
       clearInterval(renew);
     }
   };
   const record = (op: Op, result: Json) => {
-    steps[op.id] = result;
-    stack.push(op.id);
+    learn(op.id, result);
     log(op);
     attempt = 0;
   };
+  const end = (status: 'completed' | 'failed', output: unknown, error: Json | null) => finish(deps, run, status, output, error, state(), logs.splice(0));
   /** A failed attempt: retry later with backoff, or give up. */
   const retryOrFail = async (error: Json, retryAfter: string | null, retriable: boolean) => {
     if (retriable && attempt + 1 < max) {
@@ -126,20 +186,29 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, regist
       await save({ status: 'queued', availableAt: new Date(clock.now().getTime() + backoffMs(attempt - 1, retryAfter, clock.now())), leaseOwner: null, leaseUntil: null });
       return;
     }
-    await finish(deps, run, 'failed', null, error, { steps, stack, attempt }, logs.splice(0));
+    await end('failed', null, error);
   };
 
   let queue: { stepId: string; disableImmediate: boolean }[] = [{ stepId: 'step', disableImmediate: false }];
+  let calls = 0;
   while (queue.length) {
+    if (calls++ > 0 && deps.stopping?.()) {
+      // Shutting down between calls: hand the run back now rather than start another step.
+      await save({ status: 'queued', availableAt: clock.now(), leaseOwner: null, leaseUntil: null });
+      await db.execute(sql`SELECT pg_notify(${NOTIFY_CHANNEL}, '')`);
+      return;
+    }
     const { stepId, disableImmediate } = queue.shift()!;
     const res = await call(stepId, disableImmediate);
-    if (res.kind === 'done') return finish(deps, run, 'completed', res.output, null, { steps, stack, attempt }, logs.splice(0));
+    if (res.kind === 'done') return end('completed', res.output, null);
     if (res.kind === 'error') return retryOrFail(res.error, res.retryAfter, res.retriable);
 
     const planned = res.ops.filter((o) => o.op === 'StepPlanned');
     if (planned.length) {
-      // Parallel steps: one call per step; with more than one, each runs alone.
+      // Parallel steps (or the SDK's checkpointing time was up): one call per step; with more than
+      // one, each runs alone. The steps checkpointed meanwhile are read back before the next call.
       queue = planned.map((o) => ({ stepId: o.id, disableImmediate: planned.length > 1 }));
+      if (stepId === 'step' && !disableImmediate) await save({ leaseUntil: new Date(clock.now().getTime() + deps.leaseMs) });
       continue;
     }
     for (const op of res.ops) {
@@ -147,6 +216,9 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, regist
         record(op, { type: 'data', data: op.data ?? null });
       } else if (op.op === 'StepFailed') {
         record(op, { type: 'error', error: (op.error ?? op.data) as Json });
+      } else if (op.op === 'RunComplete') {
+        // A checkpointing call ends with the function's return value as an op.
+        return end('completed', op.data ?? null, null);
       } else if (op.op === 'StepError') {
         log(op);
         return retryOrFail((op.error ?? {}) as Json, res.retryAfter, !res.noRetry);
@@ -188,7 +260,7 @@ export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, regist
 async function finish(deps: RunnerDeps, run: ExecutorRunRow, status: 'completed' | 'failed', output: unknown, error: Json | null, state: RunChange = {}, logs: StepLogRow[] = []) {
   const { db, clock } = deps;
   const now = clock.now();
-  await persist(db, run.id, { ...state, status, output: output ?? null, error, finishedAt: now, wait: null, leaseOwner: null, leaseUntil: null }, logs);
+  await persist(deps, run.id, { ...state, status, output: output ?? null, error, finishedAt: now, wait: null, leaseOwner: null, leaseUntil: null }, logs);
   if (status === 'failed') {
     await ingestEvents(db, [{ name: 'inngest/function.failed', data: { function_id: run.functionId, run_id: run.id, error: error ?? {}, event: run.event } }], now);
   }

@@ -46,50 +46,60 @@ export type IncomingEvent = { id?: string; name: string; data?: Json; ts?: numbe
 
 /**
  * Records events and does what each one causes: starts runs of functions it triggers,
- * resumes runs waiting for it, and cancels runs it cancels.
+ * resumes runs waiting for it, and cancels runs it cancels. A batch costs a few statements, not
+ * a few per event: the events are one insert, the runs they start another.
  */
 export async function ingestEvents(db: Db, events: IncomingEvent[], now: Date): Promise<string[]> {
-  const ids: string[] = [];
+  if (!events.length) return [];
   const functions = await db.select().from(executorFunctions);
-  let woken = false;
-  let more = false;
-  for (const e of events) {
-    const [row] = await db
-      .insert(executorEvents)
-      .values({ name: e.name, data: e.data ?? {}, ts: e.ts ?? now.getTime() })
-      .returning();
-    ids.push(row.id);
+  const rows = await db
+    .insert(executorEvents)
+    .values(events.map((e) => ({ name: e.name, data: e.data ?? {}, ts: e.ts ?? now.getTime() })))
+    .returning();
+  let toStart: Array<{ fn: ExecutorFunctionRow; event: Json }> = [];
+  const flushStarts = async () => {
+    if (!toStart.length) return;
+    await startRuns(db, toStart, now);
+    toStart = [];
+  };
+  for (const [i, e] of events.entries()) {
+    const row = rows[i];
     const event = { id: row.id, name: row.name, data: row.data, ts: row.ts, ...(e.user ? { user: e.user } : {}) };
     for (const fn of functions) {
       const cfg = fn.config as unknown as FunctionConfig;
       for (const t of cfg.triggers ?? []) {
-        if (t.event === e.name && matches(t.expression, { event })) {
-          await startRun(db, fn, event, now);
-          // The first run started wakes the executors at once: they claim it while the rest is recorded.
-          if (woken) more = true;
-          else await notify(db);
-          woken = true;
-        }
+        if (t.event === e.name && matches(t.expression, { event })) toStart.push({ fn, event });
       }
       for (const c of cfg.cancel ?? []) {
-        if (c.event === e.name) await cancelMatching(db, fn.id, c.if, event, now);
+        if (c.event !== e.name) continue;
+        // Runs started by an earlier event of this batch can be cancelled by a later one.
+        await flushStarts();
+        await cancelMatching(db, fn.id, c.if, event, now);
       }
     }
-    if ((await resumeWaiting(db, event, row.receivedAt, now)) > 0) more = true;
+    await resumeWaiting(db, event, row.receivedAt, now);
   }
-  if (!woken || more) await notify(db);
-  return ids;
+  await flushStarts();
+  await notify(db);
+  return rows.map((r) => r.id);
 }
 
+const concurrencyKeyOf = (fn: ExecutorFunctionRow, event: Json) => {
+  const c = concurrencyOf(fn.config as unknown as FunctionConfig);
+  return c ? `${fn.id}:${c.key ? keyValue(c.key, { event }) : ''}` : null;
+};
+
 export async function startRun(db: Db, fn: ExecutorFunctionRow, event: Json, now: Date, parentRunId: string | null = null) {
-  const cfg = fn.config as unknown as FunctionConfig;
-  const c = concurrencyOf(cfg);
-  const concurrencyKey = c ? `${fn.id}:${c.key ? keyValue(c.key, { event }) : ''}` : null;
   const [run] = await db
     .insert(executorRuns)
-    .values({ functionId: fn.id, event, concurrencyKey, availableAt: now, parentRunId })
+    .values({ functionId: fn.id, event, concurrencyKey: concurrencyKeyOf(fn, event), availableAt: now, parentRunId })
     .returning();
   return run;
+}
+
+/** Several runs in one statement. */
+async function startRuns(db: Db, runs: Array<{ fn: ExecutorFunctionRow; event: Json }>, now: Date) {
+  await db.insert(executorRuns).values(runs.map(({ fn, event }) => ({ functionId: fn.id, event, concurrencyKey: concurrencyKeyOf(fn, event), availableAt: now })));
 }
 
 async function cancelMatching(db: Db, functionId: string, expression: string | undefined, event: Json, now: Date) {
@@ -112,7 +122,7 @@ async function resumeWaiting(db: Db, event: Json, receivedAt: Date, now: Date): 
   const waiting = await db
     .select()
     .from(executorRuns)
-    .where(and(eq(executorRuns.status, 'waiting'), sql`${executorRuns.wait}->>'kind' = 'event'`, sql`${executorRuns.wait}->>'event' = ${event.name as string}`));
+    .where(and(eq(executorRuns.status, 'waiting'), sql`(${executorRuns.wait} ->> 'event') = ${event.name as string}`, sql`${executorRuns.wait}->>'kind' = 'event'`));
   let resumed = 0;
   for (const run of waiting) {
     const wait = run.wait as { stepId: string; if?: string; since: number };
@@ -143,42 +153,101 @@ export async function resolveWait(db: Db, run: ExecutorRunRow, result: Json, now
 /** A claimed run with its function as registered (null when none is: the run then fails). */
 export type ClaimedRun = { run: ExecutorRunRow; fn: ExecutorFunctionRow | null };
 
+type Candidate = { id: string; status: string; concurrency_key: string | null; fn: Record<string, unknown> | null };
+
+/** A function row as to_jsonb gives it (snake_case, the time as text). */
+function functionRow(j: Record<string, unknown> | null): ExecutorFunctionRow | null {
+  if (!j) return null;
+  return { id: String(j.id), appName: String(j.app_name), url: String(j.url), config: j.config as Json, updatedAt: new Date(String(j.updated_at)) };
+}
+
+/** A run row as to_jsonb gives it (snake_case, times as text). */
+function runRow(j: Record<string, unknown>): ExecutorRunRow {
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
+  return {
+    id: String(j.id),
+    functionId: String(j.function_id),
+    event: j.event as Json,
+    status: j.status as ExecutorRunRow['status'],
+    steps: j.steps as Record<string, Json>,
+    stack: j.stack as string[],
+    attempt: Number(j.attempt),
+    wait: (j.wait ?? null) as Json | null,
+    concurrencyKey: (j.concurrency_key ?? null) as string | null,
+    availableAt: date(j.available_at)!,
+    leaseOwner: (j.lease_owner ?? null) as string | null,
+    leaseUntil: date(j.lease_until),
+    output: j.output ?? null,
+    error: (j.error ?? null) as Json | null,
+    parentRunId: (j.parent_run_id ?? null) as string | null,
+    createdAt: date(j.created_at)!,
+    updatedAt: date(j.updated_at)!,
+    finishedAt: date(j.finished_at),
+  };
+}
+
 /**
  * Claims one runnable run with FOR UPDATE SKIP LOCKED and a lease, so two processes never
- * run the same run at once and a crashed process's runs return when the lease ends. A run
- * whose concurrency key already has `limit` running runs is skipped. The function is read in
- * the same query, for the concurrency limit and for driving the run.
+ * run the same run at once and a crashed process's runs return when the lease ends. Runs come
+ * from two partial indexes (runs due, leases lapsed), so the cost does not grow with the number of
+ * runs that sleep or wait. A run without a concurrency key (or one whose lease lapsed) is claimed
+ * in one statement that also reads its function; runs with a key take the slower path below.
  */
 export async function claimRun(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedRun | null> {
+  const at = now.toISOString();
+  const { rows } = await db.execute<{ run: Record<string, unknown> | null; fn: Record<string, unknown> | null; keyed: boolean | null }>(sql`
+    WITH lapsed AS (
+      SELECT id FROM executor_runs WHERE status = 'running' AND lease_until <= ${at}::timestamptz
+      ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED
+    ), due AS (
+      SELECT id FROM executor_runs
+      WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${at}::timestamptz AND concurrency_key IS NULL
+      ORDER BY available_at LIMIT 1 FOR UPDATE SKIP LOCKED
+    ), pick AS (
+      SELECT id FROM lapsed UNION ALL SELECT id FROM due LIMIT 1
+    ), u AS (
+      UPDATE executor_runs r SET status = 'running', lease_owner = ${owner}, lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz, updated_at = now()
+      FROM pick WHERE r.id = pick.id
+      RETURNING r.*
+    )
+    SELECT
+      (SELECT to_jsonb(u) FROM u) AS run,
+      (SELECT to_jsonb(f) FROM u JOIN executor_functions f ON f.id = u.function_id) AS fn,
+      CASE WHEN NOT EXISTS (SELECT 1 FROM u) THEN EXISTS (
+        SELECT 1 FROM executor_runs
+        WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${at}::timestamptz AND concurrency_key IS NOT NULL
+      ) END AS keyed`);
+  const [row] = rows;
+  if (row?.run) return { run: runRow(row.run), fn: functionRow(row.fn) };
+  return row?.keyed ? claimKeyed(db, owner, now, leaseMs) : null;
+}
+
+/**
+ * Claims a due run that has a concurrency key, when its key has fewer than `limit` running runs.
+ * Claims are serialized per key (an advisory lock) so two processes cannot both see a free slot.
+ */
+async function claimKeyed(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedRun | null> {
   return db.transaction(async (tx) => {
-    const candidates = await tx
-      .select({ run: executorRuns, fn: executorFunctions })
-      .from(executorRuns)
-      .leftJoin(executorFunctions, eq(executorFunctions.id, executorRuns.functionId))
-      .where(
-        and(
-          or(
-            and(inArray(executorRuns.status, ['queued', 'sleeping', 'waiting']), lte(executorRuns.availableAt, now), isNull(executorRuns.leaseUntil)),
-            and(eq(executorRuns.status, 'running'), lte(executorRuns.leaseUntil, now)),
-          ),
-        ),
+    const { rows: candidates } = await tx.execute<Candidate>(sql`
+      WITH due AS (
+        SELECT id, status, concurrency_key, function_id FROM executor_runs
+        WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${now.toISOString()}::timestamptz AND concurrency_key IS NOT NULL
+        ORDER BY available_at LIMIT 10 FOR UPDATE SKIP LOCKED
       )
-      .orderBy(executorRuns.availableAt)
-      .limit(10)
-      .for('update', { of: executorRuns, skipLocked: true });
-    for (const { run, fn } of candidates) {
+      SELECT due.id, due.status, due.concurrency_key, to_jsonb(f) AS fn FROM due LEFT JOIN executor_functions f ON f.id = due.function_id`);
+    for (const cand of candidates) {
+      const fn = functionRow(cand.fn);
       const limit = fn ? (concurrencyOf(fn.config as unknown as FunctionConfig)?.limit ?? 0) : 0;
-      const keyed = run.concurrencyKey !== null && run.status !== 'running' && limit > 0;
-      // Serialize claims per key so two processes cannot both see a free slot. The update below
-      // is a later statement, so it counts every run claimed and committed before the lock.
-      if (keyed) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${run.concurrencyKey}))`);
+      const keyed = limit > 0;
+      // The update below is a later statement than the lock, so it counts every run claimed and committed before it.
+      if (keyed) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${cand.concurrency_key}))`);
       const slotFree = keyed
-        ? sql`(SELECT count(*) FROM ${executorRuns} WHERE ${executorRuns.concurrencyKey} = ${run.concurrencyKey} AND ${executorRuns.status} = 'running') < ${limit}`
+        ? sql`(SELECT count(*) FROM ${executorRuns} WHERE ${executorRuns.concurrencyKey} = ${cand.concurrency_key} AND ${executorRuns.status} = 'running') < ${limit}`
         : undefined;
       const [claimed] = await tx
         .update(executorRuns)
         .set({ status: 'running', leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
-        .where(and(eq(executorRuns.id, run.id), slotFree))
+        .where(and(eq(executorRuns.id, cand.id), slotFree))
         .returning();
       if (claimed) return { run: claimed, fn };
     }
@@ -206,13 +275,31 @@ export async function fireDueCrons(db: Db, now: Date) {
   return due.length;
 }
 
-/** The earliest time something becomes runnable, to sleep until then rather than poll. */
+/**
+ * The earliest time something becomes runnable (a run due, a lease lapsing, a cron firing), to
+ * sleep until then rather than poll: three index lookups, however many runs sleep or wait.
+ */
 export async function nextWakeAt(db: Db): Promise<Date | null> {
-  const [run] = await db
-    .select({ at: sql<Date>`min(coalesce(${executorRuns.leaseUntil}, ${executorRuns.availableAt}))` })
-    .from(executorRuns)
-    .where(notInArray(executorRuns.status, [...FINISHED]));
-  const [cron] = await db.select({ at: sql<Date>`min(${executorCrons.nextAt})` }).from(executorCrons);
-  const times = [run?.at, cron?.at].filter(Boolean).map((d) => new Date(d as unknown as string));
-  return times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null;
+  const { rows } = await db.execute<{ at: string | Date | null }>(sql`
+    SELECT least(
+      (SELECT available_at FROM executor_runs WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL ORDER BY available_at LIMIT 1),
+      (SELECT lease_until FROM executor_runs WHERE status = 'running' ORDER BY lease_until LIMIT 1),
+      (SELECT min(next_at) FROM executor_crons)
+    ) AS at`);
+  const at = rows[0]?.at;
+  return at ? new Date(at) : null;
+}
+
+/**
+ * Hands back every run `owner` still holds: runnable now, without a lease, and a NOTIFY so another
+ * process claims them at once. The owner's late writes are refused (they are fenced by the lease).
+ */
+export async function releaseRuns(db: Db, owner: string, now: Date, runId?: string): Promise<number> {
+  const released = await db
+    .update(executorRuns)
+    .set({ status: 'queued', availableAt: now, leaseOwner: null, leaseUntil: null })
+    .where(and(eq(executorRuns.leaseOwner, owner), eq(executorRuns.status, 'running'), runId ? eq(executorRuns.id, runId) : undefined))
+    .returning({ id: executorRuns.id });
+  if (released.length) await notify(db);
+  return released.length;
 }

@@ -47,6 +47,11 @@ export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undef
   /** OpenAPI-style path relative to /api, for example `/users/{userId}`. */
   path: string;
   summary: string;
+  /**
+   * The OpenAPI operationId, for the few endpoints the rule in operation-ids.ts names badly
+   * (otherwise derived from path and method). Keep it stable: generated clients are named by it.
+   */
+  operationId?: string;
   tags: string[];
   auth: A;
   /** Reachable by a user who has not finished onboarding (the spec's exemptions). */

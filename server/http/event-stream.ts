@@ -1,11 +1,15 @@
-/** One server-sent event: `data` is sent as JSON. */
-export type ServerEvent = { event?: string; id?: string; data: unknown };
+/**
+ * One server-sent event: `data` is sent as JSON. A `comment` frame (`: text`) carries no event:
+ * clients ignore it, and it keeps proxies from closing an idle stream (heartbeats).
+ */
+export type ServerEvent = { event?: string; id?: string; data: unknown } | { comment: string };
 
 const encoder = new TextEncoder();
 
-/** The wire form: optional `event:` and `id:` lines, the JSON on one `data:` line, a blank line. */
+/** The wire form: `id:` and `event:` lines when given, the JSON on one `data:` line, a blank line. */
 function formatEvent(e: ServerEvent): Uint8Array {
-  const head = (e.event ? `event: ${e.event}\n` : '') + (e.id ? `id: ${e.id}\n` : '');
+  if ('comment' in e) return encoder.encode(`: ${e.comment.replace(/[\r\n]+/g, ' ')}\n\n`);
+  const head = (e.id ? `id: ${e.id}\n` : '') + (e.event ? `event: ${e.event}\n` : '');
   return encoder.encode(`${head}data: ${JSON.stringify(e.data)}\n\n`);
 }
 

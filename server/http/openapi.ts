@@ -1,25 +1,115 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { AnyEndpoint } from './endpoint';
+import { errorDialectFor } from './error-dialects';
+import { operationIds } from './operation-ids';
 
-const ErrorBody = z.object({
-  ok: z.literal(false),
-  status: z.number().int(),
-  error_code: z.string(),
-  error: z.string(),
-});
+const ErrorBody = z
+  .object({
+    ok: z.literal(false),
+    status: z.number().int().meta({ description: 'The HTTP status again' }),
+    error_code: z.string().meta({ description: 'Stable code to branch on (`not_found`, `bad_request`, `KILL_SWITCH_ENGAGED`...)' }),
+    error: z.string().meta({ description: 'What went wrong, for people; a 400 names each field and its problem' }),
+  })
+  .catchall(z.unknown())
+  .meta({ description: 'The error shape of every Steward endpoint; some errors add fields (`fields`, `requiresOwnershipTransfer`...).' });
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Validation failed or the request conflicts with a rule; `error` names each field and problem',
-  401: 'Missing, malformed, unknown, revoked or expired credential',
-  403: 'Authenticated but not allowed (or account_blocked)',
-  404: 'Not found, or not visible to this caller',
-  409: 'Conflict with the current state',
-  412: 'The If-Match etag is stale',
-  423: 'KILL_SWITCH_ENGAGED',
-  428: 'onboarding_required',
-  429: 'Rate limited',
+// Refused before reaching an endpoint (unknown API key, rate limit): the spec's bare shape.
+const RefusalBody = z
+  .object({
+    ok: z.literal(false),
+    status: z.number().int().optional(),
+    error_code: z.string().optional(),
+    error: z.string().optional(),
+    retryAfter: z.number().int().optional().meta({ description: 'Unix time (seconds) at which to retry (429)' }),
+  })
+  .catchall(z.unknown())
+  .meta({ description: 'A refusal before the endpoint runs: `{ok:false}` for an unknown, revoked or expired API key; with `error` and `retryAfter` when rate limited; otherwise the Error shape.' });
+
+const STATUS: Record<number, { name: string; description: string }> = {
+  400: { name: 'BadRequest', description: 'Validation failed or the request conflicts with a rule; `error` names each field and problem' },
+  401: { name: 'Unauthorized', description: 'Missing, malformed, unknown, revoked or expired credential' },
+  403: { name: 'Forbidden', description: 'Authenticated but not allowed (or account_blocked)' },
+  404: { name: 'NotFound', description: 'Not found, or not visible to this caller' },
+  409: { name: 'Conflict', description: 'Conflict with the current state' },
+  412: { name: 'PreconditionFailed', description: 'The If-Match etag is stale' },
+  423: { name: 'KillSwitchEngaged', description: 'KILL_SWITCH_ENGAGED: the account kill switch is on' },
+  428: { name: 'OnboardingRequired', description: 'onboarding_required: the user has not finished setup' },
+  429: { name: 'RateLimited', description: 'Rate limited; retry after `Retry-After` seconds' },
+  503: { name: 'Unavailable', description: 'Not ready; retry after `Retry-After` seconds' },
 };
+
+const RATE_HEADERS = {
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const } },
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' as const } },
+  'X-RateLimit-Remaining': { description: 'Requests left in this minute (0 when limited)', schema: { type: 'integer' as const } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) the window ends', schema: { type: 'integer' as const } },
+};
+
+const TAG_TEXT: Record<string, string> = {
+  Documents: 'This API description',
+  Operations: 'Liveness, readiness and metrics for load balancers and operators',
+  Keys: 'API keys and the calling credential',
+  Users: 'Users of the account: provision, change, deprovision',
+  Profile: "The acting user's profile, scheduling preferences and onboarding",
+  Organizations: 'Organizations, members, domains, SSO and SCIM tokens',
+  Teams: 'Teams, members and ownership',
+  'Team policy': 'Team switches, locks and approval overrides',
+  Identifiers: 'Emails and phones of a user',
+  Assistants: 'Assistants and rosters',
+  Autonomy: "A user's supervision matrix and recipient exceptions",
+  Channels: 'Phone lines, Slack apps and OAuth connections',
+  'SCIM 2.0': 'SCIM 2.0 for identity providers (errors in SCIM shape)',
+  SSO: 'SAML service-provider endpoints of the hosted domain',
+  'Tenant prompt API': 'Prompt templates, versions, blocks and traces (service keys)',
+  Memories: 'What assistants remember',
+  Contacts: "A user's contacts",
+  Files: 'Uploads, downloads and file records',
+  Tasks: 'Durable tasks assistants work on',
+  Approvals: 'Carts of staged actions waiting for a person',
+};
+
+/** Which security requirement an auth level documents (levels areas add get the bearer scheme). */
+function securityFor(auth: string): Record<string, string[]>[] {
+  if (auth === 'none') return [];
+  if (auth === 'service') return [{ serviceKey: [] }];
+  if (auth === 'scim') return [{ scimToken: [] }];
+  if (auth === 'account') return [{ bearer: [] }];
+  // Acting as a user: a user key alone, or an account key (or certificate token) with X-User-Email.
+  return [{ bearer: [] }, { bearer: [], actAs: [] }];
+}
+
+/** The error statuses an endpoint can answer, from what the kernel does before and around it. */
+function errorStatuses(ep: AnyEndpoint): number[] {
+  const statuses = new Set(ep.errors ?? []);
+  // Every endpoint is rate limited, per credential or per client IP.
+  statuses.add(429);
+  if (ep.auth !== 'none') statuses.add(401);
+  if (ep.auth === 'user' || ep.auth === 'any') [403, 428].forEach((s) => statuses.add(s));
+  if (ep.auth === 'service' || ep.params || ep.path.includes('{')) statuses.add(404);
+  if (ep.killSwitch) statuses.add(423);
+  if (ep.body || ep.query || ep.params) statuses.add(400);
+  return [...statuses].filter((s) => s >= 400).sort((a, b) => a - b);
+}
+
+export const OPENAPI_INFO = {
+  title: 'Steward API',
+  version: '0.1.0',
+  description:
+    'Assistants that work for end users: access, users, organizations, assistants, work resources, tasks and approvals, and the tenant prompt API. ' +
+    'Every request carries `Authorization: Bearer <credential>`; errors have the shape `{ok:false, status, error_code, error}`. ' +
+    'A typed Node client is published as `@steward/client`.',
+  // No public home page yet: the contact names who answers for the API of this deployment.
+  contact: { name: 'Steward maintainers' },
+  // OpenAPI 3.1 allows `identifier` or `url`, not both; the url is what tools show.
+  license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+};
+
+/** A Zod schema as a components.schemas entry (OpenAPI 3.1 schemas are JSON Schema 2020-12). */
+function componentSchema(schema: z.ZodType) {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
+  return rest;
+}
 
 /** OpenAPI 3.1 built from the same registry and Zod schemas that serve requests. */
 export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
@@ -34,26 +124,46 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
     scheme: 'bearer',
     description: 'A tenant prompt API service key (sk_live_), bound to one tenant.',
   });
-  for (const ep of endpoints) {
-    if (ep.internal) continue;
-    const responses: Record<number, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
+  registry.registerComponent('schemas', 'Error', componentSchema(ErrorBody));
+  registry.registerComponent('schemas', 'Refusal', componentSchema(RefusalBody));
+
+  const published = endpoints.filter((ep) => !ep.internal);
+  const { ids } = operationIds(published);
+  const used = { actAs: false, scimToken: false, responses: new Map<string, { $ref: string }>() };
+
+  const errorResponse = (status: number, dialect: boolean) => {
+    const meta = STATUS[status] ?? { name: `Status${status}`, description: 'Error' };
+    const name = dialect ? `${meta.name}InProtocolShape` : meta.name;
+    let ref = used.responses.get(name);
+    if (!ref) {
+      const schema = { $ref: `#/components/schemas/${status === 401 || status === 429 ? 'Refusal' : 'Error'}` };
+      ref = registry.registerComponent('responses', name, {
+        description: dialect ? `${meta.description} (in the protocol's own error shape)` : meta.description,
+        ...(status === 429 || status === 503 ? { headers: status === 429 ? RATE_HEADERS : { 'Retry-After': RATE_HEADERS['Retry-After'] } } : {}),
+        // Under a protocol with its own error dialect (SCIM) the body is that protocol's, not ours.
+        ...(dialect ? {} : { content: { 'application/json': { schema } } }),
+      }).ref;
+      used.responses.set(name, ref);
+    }
+    return ref;
+  };
+
+  for (const ep of published) {
+    const dialect = errorDialectFor(ep.path) !== null;
+    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> } | { $ref: string }> = {
       [ep.status ?? 200]: { description: 'Success', content: { 'application/json': { schema: ep.response } } },
     };
-    const errorStatuses = new Set(ep.errors ?? []);
-    if (ep.auth !== 'none') [401, 429].forEach((s) => errorStatuses.add(s));
-    if (ep.auth === 'user' || ep.auth === 'any') [403, 428].forEach((s) => errorStatuses.add(s));
-    if (ep.auth === 'service') errorStatuses.add(404);
-    if (ep.killSwitch) errorStatuses.add(423);
-    if (ep.body || ep.query || ep.params) errorStatuses.add(400);
-    for (const s of [...errorStatuses].sort()) {
-      responses[s] = { description: STATUS_TEXT[s] ?? 'Error', content: { 'application/json': { schema: ErrorBody } } };
-    }
+    for (const s of errorStatuses(ep)) responses[s] = errorResponse(s, dialect);
+    const security = securityFor(ep.auth);
+    if (security.some((r) => 'actAs' in r)) used.actAs = true;
+    if (security.some((r) => 'scimToken' in r)) used.scimToken = true;
     registry.registerPath({
       method: ep.method.toLowerCase() as 'get',
       path: ep.path,
+      operationId: ids.get(ep),
       summary: ep.summary,
       tags: ep.tags,
-      security: ep.auth === 'none' ? [] : ep.auth === 'service' ? [{ serviceKey: [] }] : [{ bearer: [] }],
+      security,
       request: {
         ...(ep.params ? { params: ep.params } : {}),
         ...(ep.query ? { query: ep.query } : {}),
@@ -62,13 +172,26 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
       responses,
     });
   }
+  if (used.actAs) {
+    registry.registerComponent('securitySchemes', 'actAs', {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-User-Email',
+      description: 'With an account key or certificate token: act as the user holding this verified email (401 when none does).',
+    });
+  }
+  if (used.scimToken) {
+    registry.registerComponent('securitySchemes', 'scimToken', {
+      type: 'http',
+      scheme: 'bearer',
+      description: "An organization's SCIM token (minted by POST /organizations/{orgId}/scim/token).",
+    });
+  }
+  const tagNames = [...new Set(published.flatMap((ep) => ep.tags))];
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: {
-      title: 'Steward API',
-      version: '0.1.0',
-      description: 'Assistants that work for end users: access, users, organizations, assistants, work resources and the tenant prompt API.',
-    },
-    servers: [{ url: serverUrl }],
+    info: OPENAPI_INFO,
+    servers: [{ url: serverUrl, description: 'This Steward deployment' }],
+    tags: tagNames.map((name) => ({ name, description: TAG_TEXT[name] ?? `${name} endpoints` })),
   });
 }

@@ -2,6 +2,7 @@ import type { Tx } from '@/db/client';
 import type { TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { AppError, invalidFields, notFound } from '@/server/http/errors';
+import { tierForAgentCreated } from '@/server/policy/segments-resolve';
 import { applyChange } from './move';
 import { queueRun } from './runs';
 import { insertTask } from './service';
@@ -48,7 +49,8 @@ export async function createAgentTask(tx: Tx, actor: UserActor, creator: TaskRow
       assistant: creator.assistantId,
       status: input.scheduledFor ? 'scheduled' : 'pending',
       scheduledFor: input.scheduledFor?.toISOString(),
-      modelTier: input.modelTier,
+      // A task the agent creates itself: a matching segment's default before the organization's (spec: Model tiers).
+      modelTier: input.modelTier ?? (await tierForAgentCreated(tx, { accountId: actor.accountId, userId: actor.user.id, kind: 'task' })),
     },
     { createdBy: 'agent', needsApproval, parentTaskId: null },
   );

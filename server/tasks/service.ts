@@ -13,6 +13,7 @@ import { applyChange } from './move';
 import { toPublicActivity, toPublicTask } from './present';
 import { hasStarted } from './runs';
 import { settleParent } from './subtasks';
+import { accountDefaultTier } from '@/server/policy/segments-resolve';
 import { plan, type TaskChange } from './transitions';
 import { followersToStore } from './followers';
 import { pendingCartColumn, pendingCartSummary, type PendingCartSummary } from '@/db/queries/carts';
@@ -38,12 +39,14 @@ async function rosterAssistant(tx: Tx, user: UserRow, idOrEmail: string): Promis
   return row.id;
 }
 
-/** The task's own tier, else the organization's task default, else medium (spec: model tiers; accounts have no default yet). */
+/** The task's own tier, else the organization's task default, else the account's, else medium (spec: model tiers). */
 async function initialTier(tx: Tx, user: UserRow, own: TaskRow['modelTier'] | undefined): Promise<TaskRow['modelTier']> {
   if (own) return own;
-  if (!user.organizationId) return 'medium';
-  const [org] = await tx.select({ tier: organizations.taskModelTier }).from(organizations).where(eq(organizations.id, user.organizationId));
-  return org?.tier ?? 'medium';
+  if (user.organizationId) {
+    const [org] = await tx.select({ tier: organizations.taskModelTier }).from(organizations).where(eq(organizations.id, user.organizationId));
+    if (org?.tier) return org.tier;
+  }
+  return (await accountDefaultTier(tx, user.accountId, 'task')) ?? 'medium';
 }
 
 /**

@@ -15,8 +15,9 @@ export const serveHolder: { handler: ((req: Request) => Promise<Response>) | nul
 /** /api/inngest as npm start serves it: a Web handler mounted in the kernel's own server. */
 export const mounts = { '/api/inngest': (req: Request) => serveHolder.handler!(req) };
 
-export function testClient(ingressUrl: string) {
-  return new Inngest({ id: 'test', isDev: false, checkpointing: false, signingKey, eventKey, baseUrl: ingressUrl } as never);
+/** As production's client: the SDK checkpoints steps within a call unless told not to. */
+export function testClient(ingressUrl: string, opts: { checkpointing?: boolean } = {}) {
+  return new Inngest({ id: 'test', isDev: false, checkpointing: opts.checkpointing ?? true, signingKey, eventKey, baseUrl: ingressUrl } as never);
 }
 
 export const ingressFor = (server: TestServer) => startIngress({ db: server.database.db, signingKey, eventKey });

@@ -42,7 +42,7 @@ it('RetryAfterError schedules the retry at the time it asks for, then the run co
   expect(done.output).toBe('done');
   expect(calls).toBe(2);
 
-  const listed = await listRuns(app().database.db, 'completed');
+  const listed = await listRuns(app().database.db, { status: 'completed' });
   expect(listed.runs.map((r) => r.id)).toContain(done.id);
   const detail = await runDetail(app().database.db, done.id);
   expect(detail.steps.map((s) => [s.op, s.attempt])).toEqual([

@@ -212,14 +212,14 @@ describe('a reply by SMTP', () => {
     expect(await taskRow(taskId)).toMatchObject({ status: 'completed' });
   });
 
-  it('from someone the task does not wait on is kept unmatched and does not wake it', async () => {
+  it('from someone the task does not wait on does not wake it: it goes to the owner’s email chat with that sender', async () => {
     const a = await person(await newAccount(app()));
     const to = await assistantEmail(a.assistantId);
     const { taskId, sentId } = await taskWaitingOnBob(a, 'Wait for Bob only');
     const id = await send({ from: `carol@${PARTNER}`, to, subject: 'Re: hello', text: 'Carol here, not Bob.', inReplyTo: sentId, references: [sentId] });
 
     const [stored] = await storedFor(a.assistantId, id);
-    expect(stored).toMatchObject({ status: 'unmatched', reason: 'sender_not_awaited', taskId, activityId: null, dkim: 'pass', dmarc: 'pass', textBody: expect.stringContaining('Carol here') });
+    expect(stored).toMatchObject({ status: 'chat', reason: 'sender_not_awaited', taskId, activityId: expect.any(String), dkim: 'pass', dmarc: 'pass', textBody: expect.stringContaining('Carol here') });
     expect(await taskRow(taskId)).toMatchObject({ status: 'awaiting_non_user_response', alarmStatus: 'set' });
     expect((await activitiesOf(taskId)).some((x) => x.kind === 'contact')).toBe(false);
     expect(await runsOf(taskId)).toHaveLength(1);
@@ -238,7 +238,7 @@ describe('a reply by SMTP', () => {
     expect(await runsOf(taskId)).toHaveLength(1);
   });
 
-  it('never reaches another user’s task: a reply naming a’s Message-ID sent to b’s assistant stays b’s unmatched mail', async () => {
+  it('never reaches another user’s task: a reply naming a’s Message-ID sent to b’s assistant goes to b’s email chat with the sender', async () => {
     const acct = await newAccount(app());
     const [a, b] = [await person(acct), await person(acct)];
     const { taskId, sentId } = await taskWaitingOnBob(a, 'Only mine');
@@ -246,7 +246,7 @@ describe('a reply by SMTP', () => {
     const id = await send({ from: `Bob Stone <bob@${PARTNER}>`, to: bInbox.email, subject: 'Re: Your quote', text: 'For a, sent to b.', inReplyTo: sentId, references: [sentId] });
 
     const [stored] = await storedFor(bInbox.id, id);
-    expect(stored).toMatchObject({ status: 'unmatched', reason: 'unknown_reference', taskId: null, accountId: acct.accountId });
+    expect(stored).toMatchObject({ status: 'chat', reason: 'unknown_reference', taskId: null, accountId: acct.accountId });
     expect(await storedFor(a.assistantId, id)).toHaveLength(0);
     expect(await taskRow(taskId)).toMatchObject({ status: 'awaiting_non_user_response' });
     expect((await activitiesOf(taskId)).some((x) => x.kind === 'contact')).toBe(false);
@@ -262,19 +262,19 @@ describe('a reply by SMTP', () => {
     await ended(runId);
     const sentId = await recordSentEmail(taskId, runId, 'email_as_user');
     const id = await send({ from: `bob@${PARTNER}`, to, subject: 'Re: x', text: 'hello', inReplyTo: sentId });
-    expect((await storedFor(a.assistantId, id))[0]).toMatchObject({ status: 'unmatched', reason: 'unknown_reference' });
+    expect((await storedFor(a.assistantId, id))[0]).toMatchObject({ status: 'chat', reason: 'unknown_reference' });
     expect(await taskRow(taskId)).toMatchObject({ status: 'awaiting_non_user_response' });
   });
 });
 
 describe('other mail to an assistant', () => {
-  it('is kept unmatched with its verdicts, `none` included: new mail with no reference, from a domain with no SPF/DKIM/DMARC', async () => {
+  it('is kept with its verdicts, `none` included, and opens the owner’s email chat with the sender, which later mail continues', async () => {
     const a = await person(await newAccount(app()));
     const inbox = await ownAssistant(a);
     const id = await send({ from: 'Dana <dana@quiet.example>', sign: false, to: inbox.email, subject: 'Lunch?', text: 'Are you free on Friday?' });
     const [stored] = await storedFor(inbox.id, id);
     expect(stored).toMatchObject({
-      status: 'unmatched',
+      status: 'chat',
       reason: 'no_reference',
       taskId: null,
       fromAddress: 'dana@quiet.example',
@@ -287,6 +287,25 @@ describe('other mail to an assistant', () => {
       remoteIp: '127.0.0.1',
       helo: `mx.${PARTNER}`,
     });
+
+    const chats = async () => (await call(app(), `/chats?platform=email&assistantId=${inbox.id}`, { key: a.key })).body;
+    const first = await chats();
+    expect(first.total).toBe(1);
+    const chat = first.chats[0];
+    expect(chat).toMatchObject({ platform: 'email', user: a.id, assistant: inbox.id, title: 'Lunch?', participants: [{ type: 'email', value: 'dana@quiet.example' }], messageCount: 1 });
+    const messages = (await call(app(), `/chats/${chat.id}/messages`, { key: a.key })).body.messages;
+    expect(messages).toMatchObject([
+      { id: stored.activityId, role: 'contact', from: 'Dana <dana@quiet.example>', subject: 'Lunch?', platform: 'email', referenceId: id, delivery: { state: 'received' } },
+    ]);
+    expect(messages[0].content).toContain('Are you free on Friday?');
+
+    // Dana again: the same chat. Someone else: a chat of its own.
+    await send({ from: 'Dana <dana@quiet.example>', sign: false, to: inbox.email, subject: 'Re: Lunch?', text: 'Or Saturday?' });
+    await send({ from: 'eve@quiet.example', sign: false, to: inbox.email, subject: 'Hello', text: 'Hi there' });
+    const after = await chats();
+    expect(after.total).toBe(2);
+    expect(after.chats.find((c: { id: string }) => c.id === chat.id)).toMatchObject({ messageCount: 2 });
+    expect(after.chats[0]).toMatchObject({ participants: [{ type: 'email', value: 'eve@quiet.example' }], messageCount: 1 });
   });
 
   it('two accounts that hire an assistant of the same name get different addresses: mail reaches only the holder', async () => {
@@ -397,6 +416,6 @@ it('deleting the task keeps its inbound mail (task link cleared)', async () => {
   const { taskId, sentId } = await taskWaitingOnBob(a, 'Delete me later');
   const id = await send({ from: `carol@${PARTNER}`, to, subject: 'Re', text: 'not awaited', inReplyTo: sentId });
   expect((await call(app(), `/tasks/${taskId}`, { key: a.key, method: 'DELETE' })).status).toBe(200);
-  expect((await storedFor(a.assistantId, id))[0]).toMatchObject({ status: 'unmatched', taskId: null });
+  expect((await storedFor(a.assistantId, id))[0]).toMatchObject({ status: 'chat', taskId: null });
   expect(await db().select().from(tasks).where(eq(tasks.id, taskId))).toHaveLength(0);
 });

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { tasks } from '@/db/schema';
+import { handoffs, tasks } from '@/db/schema';
 import { ownerActor } from '@/server/agent/runtime/owner-actor';
 import { stageDispatch, submitCart } from '@/server/approvals/staging';
 import type { TestServer } from '../helpers/server';
@@ -51,6 +51,41 @@ export type Fixture = {
 };
 
 const rand = () => Math.random().toString(36).slice(2, 10);
+
+/** An open handoff of the owner (as request_handoff leaves one; `active` once a session link was issued). */
+async function ownHandoff(server: TestServer, owner: Owner, status: 'pending' | 'active' = 'pending'): Promise<Made> {
+  const [h] = await server.database.db
+    .insert(handoffs)
+    .values({ accountId: owner.account.accountId, userId: owner.user.id, actionType: 'login', prompt: 'Sign in', status, expiresAt: new Date(Date.now() + 3_600_000) })
+    .returning();
+  return { handoffId: h.id };
+}
+
+/** One assistant per owner for their chats (hiring is limited like any write). */
+const chatAssistants = new Map<string, string>();
+async function ownChat(s: TestServer, o: Owner): Promise<Made> {
+  let assistantId = chatAssistants.get(o.user.id);
+  if (!assistantId) {
+    assistantId = (await made('assistant', call(s, `/users/${o.user.id}/assistants`, { key: o.userKey, body: { name: `Chatty ${rand()}` } }))).assistant.id as string;
+    chatAssistants.set(o.user.id, assistantId);
+  }
+  const chat = await made('chat', call(s, '/chats', { key: o.userKey, body: { assistantId } }));
+  return { chatId: chat.chat.id as string };
+}
+
+/** A chat with one finished turn (its events and usage are there to read). */
+async function chatWithTurn(s: TestServer, o: Owner): Promise<Made> {
+  const { chatId } = await ownChat(s, o);
+  const r = await fetch(`${s.baseUrl}/chats/${chatId}/process`, { method: 'POST', headers: { Authorization: `Bearer ${o.userKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ message: { content: 'Hello' } }) });
+  const text = await r.text();
+  const executionId = /"executionId":"([0-9a-f]+)"/.exec(text)?.[1];
+  if (r.status !== 200 || !executionId) throw new Error(`fixture: process answered ${r.status} ${text.slice(0, 300)}`);
+  return { chatId, executionId };
+}
+
+const ownSegment = async (s: TestServer, o: Owner): Promise<Made> => ({
+  segmentId: (await made('segment', call(s, '/model-tier-segments', { key: o.account.key, body: { name: `seg ${rand()}`, chat: 'high' } }))).segment.id as string,
+});
 
 /** Fails loudly: a fixture that could not make its resource would turn every refusal into a meaningless 404. */
 async function made<T = any>(what: string, res: Promise<{ status: number; body: T }>, ok = [200, 201]): Promise<T> {
@@ -310,6 +345,16 @@ export const fixtures: Record<string, Fixture> = {
   },
   '/users/{userId}/preferences/supervision/exceptions/{exceptionId}': { ownership: 'user', create: ownRecipientException, methods: { DELETE: { spends: true } } },
   '/portal/carts/{cartId}': { ownership: 'user', create: pendingCart },
+  '/workspace/handoff/{handoffId}/session': { ownership: 'user', create: (s, o) => ownHandoff(s, o) },
+  '/workspace/handoff/{handoffId}/complete': { ownership: 'user', create: (s, o) => ownHandoff(s, o, 'active'), methods: { POST: { spends: true } } },
+  '/workspace/handoff/{handoffId}/defer': { ownership: 'user', create: (s, o) => ownHandoff(s, o), methods: { POST: { body: () => ({ message: 'Later' }), spends: true } } },
+  '/workspace/handoff/{handoffId}/decline': { ownership: 'user', create: (s, o) => ownHandoff(s, o), methods: { POST: { spends: true } } },
+  '/chats/{chatId}': { ownership: 'user', create: ownChat, methods: { DELETE: { spends: true } } },
+  '/chats/{chatId}/messages': { ownership: 'user', create: ownChat, methods: { POST: { body: () => ({ content: 'Hello' }) } } },
+  '/chats/{chatId}/process': { ownership: 'user', create: ownChat, methods: { POST: { body: () => ({ message: { content: 'Hello' } }) } } },
+  '/chats/{chatId}/usage': { ownership: 'user', create: ownChat },
+  '/chats/{chatId}/runs/{executionId}/events': { ownership: 'user', create: chatWithTurn },
+  '/model-tier-segments/{segmentId}': { ownership: 'account', create: ownSegment, by: accountKey, methods: { PATCH: { body: () => ({ chat: 'low' }) }, DELETE: { spends: true } } },
   '/portal/carts/{cartId}/snapshots': { ownership: 'user', create: pendingCart },
   '/portal/carts/{cartId}/dispatches/{index}/undo': { ownership: 'user', create: releasedCart, methods: { POST: { spends: true } } },
   '/portal/carts/{cartId}/approve': { ownership: 'user', create: pendingCart, methods: { POST: { body: (m) => ({ contentHash: m.contentHash }), spends: true } } },

@@ -127,6 +127,17 @@ describe('delivering events', () => {
     expect(new Set(arrived.map((m) => m.headers['webhook-id']))).toEqual(new Set(log.map((d) => d.id)));
   });
 
+  it('delivers chat.message for every message a chat gains', async () => {
+    const acct = await newAccount(app());
+    const hook = await register(acct.key, { events: ['chat.message'] });
+    const p = await h.person(acct);
+    const chat = await call(app(), '/chats', { key: p.key, body: { assistantId: p.assistantId } });
+    expect(chat.status).toBe(201);
+    const added = await call(app(), `/chats/${chat.body.chat.id}/messages`, { key: p.key, body: { content: 'Remember the milk' } });
+    const got = await h.until(async () => receiver.received.find((m) => m.json.type === 'chat.message') ?? null, 15_000);
+    expect(verify(hook.secret, got)).toMatchObject({ type: 'chat.message', data: { chatId: chat.body.chat.id, messageId: added.body.message.id, role: 'user', content: 'Remember the milk' } });
+  });
+
   it('retries after 500s with the same webhook-id until the endpoint answers 2xx', async () => {
     const acct = await newAccount(app());
     const hook = await register(acct.key, {});

@@ -2,21 +2,21 @@ import type { AssistantRow, UserRow } from '@/db/schema';
 import { MAX_TOOL_STEPS } from './tools/core';
 import { UNTRUSTED_TAG } from './untrusted';
 
-type WorkingHours = Record<string, Array<{ start: string; end: string }>>;
+export type WorkingHours = Record<string, Array<{ start: string; end: string }>>;
 
 const DAY_NAMES: Record<string, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
 
 export const displayName = (u: Pick<UserRow, 'name' | 'firstName' | 'lastName' | 'email'>) =>
   u.name?.trim() || `${u.firstName} ${u.lastName}`.trim() || u.email;
 
-function hoursLine(hours: WorkingHours): string {
+export function hoursLine(hours: WorkingHours): string {
   const days = Object.entries(hours)
     .filter(([, spans]) => spans.length)
     .map(([d, spans]) => `${DAY_NAMES[d] ?? d} ${spans.map((s) => `${s.start}-${s.end}`).join(', ')}`);
   return days.length ? days.join('; ') : 'none saved';
 }
 
-function localTime(now: Date, timezone: string): string {
+export function localTime(now: Date, timezone: string): string {
   try {
     return new Intl.DateTimeFormat('en-GB', { timeZone: timezone, dateStyle: 'full', timeStyle: 'short' }).format(now);
   } catch {

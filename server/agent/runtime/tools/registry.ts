@@ -1,4 +1,4 @@
-import { tool, type Tool } from 'ai';
+import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
 import type { z } from 'zod';
 import type { Tx } from '@/db/client';
 import type { TaskRow } from '@/db/schema';
@@ -26,6 +26,11 @@ export type AgentTool<S extends z.ZodType = z.ZodType> = {
   name: string;
   description: string;
   input: S;
+  /**
+   * What the model is shown as the input schema, when the tool's own is JSON Schema (an MCP
+   * server's tool): `input` then only checks the shape (an object) and the server validates.
+   */
+  inputJsonSchema?: JSONSchema7;
   handler: (db: Tx, actor: UserActor, task: TaskRow, input: z.infer<S>, run: ToolRun) => Promise<ToolOutcome>;
 };
 
@@ -63,6 +68,8 @@ export class ToolRegistry {
    * `execute`, so a model call returns the calls and the runtime runs each as its own step.
    */
   definitions(): Record<string, Tool> {
-    return Object.fromEntries([...this.tools.values()].map((t) => [t.name, tool({ description: t.description, inputSchema: t.input })]));
+    return Object.fromEntries(
+      [...this.tools.values()].map((t) => [t.name, tool({ description: t.description, inputSchema: t.inputJsonSchema ? jsonSchema(t.inputJsonSchema) : t.input })]),
+    );
   }
 }

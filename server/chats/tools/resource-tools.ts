@@ -1,0 +1,35 @@
+import {
+  SAVE_MEMORY_DESCRIPTION,
+  SEARCH_CONTACTS_DESCRIPTION,
+  SEARCH_MEMORIES_DESCRIPTION,
+  SaveMemoryInput,
+  SearchContactsInput,
+  SearchMemoriesInput,
+  saveMemoryAs,
+  searchContactsAs,
+  searchMemoriesAs,
+} from '@/server/agent/runtime/tools/resource-tools';
+import { defineChatTool } from './registry';
+
+/* Memories and contacts in a chat: the same effects as the task tools, as the chat's owner. */
+
+export const chatSaveMemory = defineChatTool({
+  name: 'save_memory',
+  description: SAVE_MEMORY_DESCRIPTION,
+  input: SaveMemoryInput,
+  handler: (db, actor, _chat, input) => saveMemoryAs(db, actor, input),
+});
+
+export const chatSearchMemories = defineChatTool({
+  name: 'search_memories',
+  description: SEARCH_MEMORIES_DESCRIPTION,
+  input: SearchMemoriesInput,
+  handler: (db, actor, _chat, input) => searchMemoriesAs(db, actor, input),
+});
+
+export const chatSearchContacts = defineChatTool({
+  name: 'search_contacts',
+  description: SEARCH_CONTACTS_DESCRIPTION,
+  input: SearchContactsInput,
+  handler: (db, actor, _chat, input) => searchContactsAs(db, actor, input),
+});

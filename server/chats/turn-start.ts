@@ -1,0 +1,71 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db, Tx } from '@/db/client';
+import { chatMessages, chatTurns, type ChatTurnRow } from '@/db/schema';
+import type { UserActor } from '@/server/access/actor';
+import { invalidFields } from '@/server/http/errors';
+import { logger } from '@/server/logger';
+import { findChatForActor } from './access';
+import { readableChatFiles } from './files';
+import { appendChatMessage } from './messages';
+import { publishTurnEvents } from './stream-hub';
+import type { ProcessChatBody } from './turn-contracts';
+import { turnDispatcher } from './turn-dispatch';
+import { appendTurnEvents, type TurnEvent } from './turn-events';
+import { finishTurn } from './turn-run';
+
+type Body = z.infer<typeof ProcessChatBody>;
+
+/** The message the turn answers: the one this call brings, the saved one it names, or the chat's newest. */
+async function answeredMessage(tx: Tx, actor: UserActor, chat: Awaited<ReturnType<typeof findChatForActor>>, body: Body): Promise<string> {
+  const message = body.message && typeof body.message === 'object' ? body.message : null;
+  if (message && body.triggeringActivityId) {
+    throw invalidFields([{ field: 'triggeringActivityId', problem: 'give either message or triggeringActivityId, not both' }]);
+  }
+  if (message) {
+    const { files, ...rest } = message;
+    const saved = await appendChatMessage(tx, chat, { ...rest, role: 'user', files: await readableChatFiles(tx, actor, files) });
+    return saved.id;
+  }
+  if (body.triggeringActivityId) {
+    const [named] = await tx
+      .select({ id: chatMessages.id })
+      .from(chatMessages)
+      .where(and(eq(chatMessages.id, body.triggeringActivityId), eq(chatMessages.chatId, chat.id)));
+    if (!named) throw invalidFields([{ field: 'triggeringActivityId', problem: 'names no message of this chat' }]);
+    return named.id;
+  }
+  const [newest] = await tx.select({ id: chatMessages.id }).from(chatMessages).where(eq(chatMessages.chatId, chat.id)).orderBy(desc(chatMessages.createdAt), desc(chatMessages.id)).limit(1);
+  if (!newest) throw invalidFields([{ field: 'message', problem: 'is required (an object with content) when the chat has no message to answer' }]);
+  return newest.id;
+}
+
+/**
+ * POST /chats/{chatId}/process, before streaming: the message saved, the turn recorded `queued`
+ * with its first event (`status_update {state: "queued", executionId, chatId, messageId}`), all
+ * in one transaction; then the turn is handed to the engine. Its events are the stream's content.
+ */
+export async function startChatTurn(db: Db, actor: UserActor, chatId: string, body: Body): Promise<{ turn: ChatTurnRow; first: TurnEvent }> {
+  const { turn, first } = await db.transaction(async (tx) => {
+    const chat = await findChatForActor(tx as Db, actor, chatId);
+    const messageId = await answeredMessage(tx, actor, chat, body);
+    const [turn] = await tx
+      .insert(chatTurns)
+      .values({ chatId: chat.id, accountId: chat.accountId, userId: chat.userId, messageId, modelTier: chat.modelTier })
+      .returning();
+    // The message this call brought is the turn's question.
+    if (body.message && typeof body.message === 'object') await tx.update(chatMessages).set({ turnId: turn.id }).where(eq(chatMessages.id, messageId));
+    const [first] = await appendTurnEvents(tx, turn.id, [{ kind: 'status_update', data: { state: 'queued', executionId: turn.id, chatId: chat.id, messageId } }]);
+    return { turn, first };
+  });
+  publishTurnEvents(turn.id, [first]);
+  const dispatch = turnDispatcher();
+  if (dispatch) {
+    // Not awaited: the stream opens at once. A turn the engine never received ends with an error event.
+    dispatch({ turnId: turn.id, chatId: turn.chatId, accountId: turn.accountId }).catch(async (err: unknown) => {
+      logger.error({ err, turnId: turn.id }, 'chat turn could not be started');
+      await finishTurn(db, turn.id, { kind: 'error', code: 'turn_not_started', message: 'The turn could not be handed to the engine; send the message again.' }).catch(() => {});
+    });
+  }
+  return { turn, first };
+}

@@ -1,0 +1,116 @@
+import { sharedDatabase, type Db } from '@/db/client';
+import { AppError } from '@/server/http/errors';
+import { logger } from '@/server/logger';
+import { recordActivity, recordSnapshot, recordStart } from '../snapshots';
+import { SNAPSHOT_EVERY_MS, workspaceConfig } from './config';
+import { launchBrowser, workspaceDirs } from './launch';
+import { findBrowserPid } from './process-tree';
+import { UserWorkspace } from './user-workspace';
+
+export { UserWorkspace } from './user-workspace';
+
+/*
+ * The browsers of this process, one per user (key: account and user), started on demand and
+ * stopped after STEWARD_WORKSPACE_IDLE_MINUTES without activity. The state is per process:
+ * in a deployment of several Steward processes a user's browser lives in the process that
+ * started it, and Chromium refuses a second browser on the same profile, so another process
+ * that needs it answers `workspace_busy` (503, retry) rather than sharing or stealing it.
+ * Route a user's workspace traffic to one process (sticky sessions) to avoid that.
+ */
+
+const live = new Map<string, UserWorkspace>();
+const starting = new Map<string, Promise<UserWorkspace>>();
+const keyOf = (accountId: string, userId: string) => `${accountId}/${userId}`;
+
+/** Where usage is recorded: the caller's database, else the process-wide one when configured. */
+function usageDb(db: Db | undefined): Db | null {
+  if (db) return db;
+  return process.env.DATABASE_URL ? sharedDatabase().db : null;
+}
+
+const quietly = (what: string, p: Promise<unknown>) => p.catch((e: unknown) => logger.warn({ err: e }, `workspace ${what} failed`));
+
+/** The user's running browser, or null; never starts one (watch, profile). */
+export function peekWorkspace(accountId: string, userId: string): UserWorkspace | null {
+  const ws = live.get(keyOf(accountId, userId));
+  return ws?.running ? ws : null;
+}
+
+/**
+ * The user's browser; with `start` it is launched when not running (a cold start takes about
+ * a second). `db` receives the usage record and snapshots (default: DATABASE_URL's).
+ */
+export async function workspaceFor(accountId: string, userId: string, opts: { start: boolean; db?: Db }): Promise<UserWorkspace | null> {
+  const running = peekWorkspace(accountId, userId);
+  if (running) return running;
+  if (!opts.start) return null;
+  const key = keyOf(accountId, userId);
+  let pending = starting.get(key);
+  if (!pending) {
+    pending = start(accountId, userId, usageDb(opts.db)).finally(() => starting.delete(key));
+    starting.set(key, pending);
+  }
+  return pending;
+}
+
+async function start(accountId: string, userId: string, db: Db | null): Promise<UserWorkspace> {
+  const dirs = workspaceDirs(accountId, userId);
+  let context;
+  try {
+    context = await launchBrowser(dirs);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    logger.warn({ err: e, accountId, userId }, 'workspace browser did not start');
+    if (/ProcessSingleton|profile.*in use|SingletonLock/i.test(message)) {
+      throw new AppError(503, 'workspace_busy', 'The browser of this workspace is open in another Steward process; retry there or later');
+    }
+    throw new AppError(503, 'workspace_unavailable', 'The workspace browser could not be started; retry later');
+  }
+  const pid = await findBrowserPid(dirs.profile);
+  const key = keyOf(accountId, userId);
+  const owner = { accountId, userId };
+  const timers: NodeJS.Timeout[] = [];
+  const ws: UserWorkspace = new UserWorkspace(accountId, userId, dirs, context, pid, async (w) => {
+    timers.forEach(clearInterval);
+    if (live.get(key) === w) live.delete(key);
+    if (db) await quietly('usage', recordActivity(db, owner, (Date.now() - w.accountedAt) / 1000, w.lastActiveAt));
+  });
+  // Chromium may end on its own (a crash, the OOM killer): forget it, the next use starts a new one.
+  context.on('close', () => void ws.stop());
+  live.set(key, ws);
+
+  const snapshot = async () => {
+    if (!db || !ws.running) return;
+    const sample = await ws.measure();
+    const now = Date.now();
+    await recordActivity(db, owner, (now - ws.accountedAt) / 1000, ws.lastActiveAt);
+    ws.accountedAt = now;
+    await recordSnapshot(db, owner, sample);
+  };
+  if (db) {
+    await quietly('usage', recordStart(db, owner, ws.startedAt));
+    // The first snapshot once the browser has settled, then every 5 minutes while it runs.
+    timers.push(setTimeout(() => void quietly('snapshot', snapshot()), 2000));
+    timers.push(setInterval(() => void quietly('snapshot', snapshot()), SNAPSHOT_EVERY_MS));
+  }
+  const { idleMs } = workspaceConfig();
+  timers.push(
+    setInterval(
+      () => {
+        if (Date.now() - ws.lastActiveAt.getTime() >= idleMs) void ws.stop();
+        else void quietly('cpu mark', ws.markCpu());
+      },
+      Math.min(60_000, Math.max(250, idleMs / 4)),
+    ),
+  );
+  for (const t of timers) t.unref();
+  return ws;
+}
+
+/** Every browser of this process (shutdown, tests, the bench). */
+export async function stopAllWorkspaces(): Promise<void> {
+  await Promise.all([...live.values()].map((ws) => ws.stop()));
+}
+
+/** How many browsers this process holds. */
+export const runningWorkspaceCount = () => live.size;

@@ -1,0 +1,63 @@
+import type { CDPSession, Page } from 'playwright-core';
+import type { Tx } from '@/db/client';
+import type { Actor } from '@/server/access/actor';
+import { ownTask } from '@/server/tasks/access';
+import { peekWorkspace } from './browser/manager';
+
+/*
+ * GET /workspace/watch: one PNG frame of a task's tab. Watching neither starts the workspace,
+ * nor takes control, nor counts as activity (a dashboard polling it must not keep an idle
+ * browser alive). Frames come from CDP's capture with `optimizeForSpeed`, a few times faster
+ * than a Playwright screenshot, which waits for fonts and stable layout.
+ */
+
+const sessions = new WeakMap<Page, Promise<CDPSession>>();
+
+function cdp(page: Page): Promise<CDPSession> {
+  let s = sessions.get(page);
+  if (!s) {
+    s = page.context().newCDPSession(page);
+    s.catch(() => sessions.delete(page));
+    sessions.set(page, s);
+  }
+  return s;
+}
+
+/** Width and height from a PNG's IHDR chunk: what the frame really is, not what was asked for. */
+export function pngSize(png: Buffer): { width: number; height: number } {
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+export async function capturePng(page: Page): Promise<Buffer> {
+  const session = await cdp(page);
+  const { data } = (await session.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true })) as { data: string };
+  return Buffer.from(data, 'base64');
+}
+
+const unavailable = (taskId: string) => ({
+  ok: true as const,
+  available: false,
+  reason: 'watch_unavailable' as const,
+  taskId,
+  capturedAt: null,
+  width: null,
+  height: null,
+  pngBase64: null,
+  sequence: null,
+});
+
+export async function watchTask(db: Tx, actor: Actor, taskId: string) {
+  const { task } = await ownTask(db, actor, taskId);
+  const ws = peekWorkspace(task.accountId, task.userId);
+  const page = ws?.existingPage(task.id);
+  if (!ws || !page) return unavailable(task.id);
+  let png: Buffer;
+  try {
+    png = await capturePng(page);
+  } catch {
+    // The tab closed or the browser stopped between the lookup and the capture.
+    return unavailable(task.id);
+  }
+  const { width, height } = pngSize(png);
+  return { ok: true as const, available: true, taskId: task.id, capturedAt: new Date().toISOString(), width, height, pngBase64: png.toString('base64'), sequence: ws.nextSequence() };
+}
