@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { addressAllowed, allowedRanges, guardedLookup } from './outbound-url';
+import { addressAllowed, guardedLookup } from './outbound-url';
 
 export type OutboundAnswer = { status: number; body: string } | { status: null; error: string };
 
@@ -14,7 +14,7 @@ export function postOutbound(url: URL, headers: Record<string, string>, body: st
   return new Promise((resolve) => {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // An IP literal is connected to without a lookup: judge it here.
-    if (net.isIP(host) && !addressAllowed(host, allowedRanges(opts.allowVariable))) {
+    if (net.isIP(host) && !addressAllowed(host, opts.allowVariable)) {
       return resolve({ status: null, error: `refused: ${host} is inside the deployment's network` });
     }
     const send = url.protocol === 'https:' ? https.request : http.request;

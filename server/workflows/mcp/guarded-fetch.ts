@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { Readable } from 'node:stream';
-import { addressAllowed, allowedRanges, guardedLookup } from '@/server/http/outbound-url';
+import { addressAllowed, guardedLookup } from '@/server/http/outbound-url';
 
 /**
  * The operator's allowed ranges for MCP servers (comma-separated CIDRs): by default an MCP server
@@ -20,7 +20,7 @@ export async function guardedFetch(url: string | URL, init: RequestInit = {}): P
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, '');
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`${target.protocol} URLs are not allowed`);
-  if (net.isIP(host) && !addressAllowed(host, allowedRanges(MCP_ALLOW_VARIABLE))) {
+  if (net.isIP(host) && !addressAllowed(host, MCP_ALLOW_VARIABLE)) {
     throw new TypeError(`refused: ${host} is inside the deployment's network (allow it with ${MCP_ALLOW_VARIABLE})`);
   }
   const headers: Record<string, string> = {};
