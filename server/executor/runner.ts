@@ -1,3 +1,4 @@
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { and, eq, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { Db } from '@/db/client';
@@ -154,6 +155,11 @@ async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: Exe
         .where(and(eq(executorRuns.id, run.id), eq(executorRuns.leaseOwner, deps.owner), eq(executorRuns.status, 'running')))
         .catch(() => {});
     }, Math.max(100, Math.floor(deps.leaseMs / 3)));
+    // One span per call of the app (an engine step, or several when the SDK checkpoints); a no-op
+    // unless the process registered a tracer (server/http/tracing.ts, OTEL_* set).
+    const span = trace.getTracer('steward-executor').startSpan('engine.call', {
+      attributes: { 'steward.function': fn.id, 'steward.run_id': run.id, 'steward.step': stepId || '(start)', 'steward.attempt': attempt },
+    });
     try {
       return await callFunction({
         url: deps.serveUrl ?? fn.url,
@@ -169,7 +175,11 @@ async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: Exe
         disableImmediateExecution: disableImmediate,
         leaseOwner: deps.checkpointing === false ? null : deps.owner,
       });
+    } catch (e) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
+      throw e;
     } finally {
+      span.end();
       clearInterval(renew);
     }
   };

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { streamText } from 'ai';
+import { modelTelemetry } from '../models/telemetry';
 import type { Db } from '@/db/client';
 import { chatTurnEvents } from '@/db/schema';
 import { ModelNotConfiguredError } from '@/server/agent/models/errors';
@@ -88,6 +89,7 @@ export async function chatModelStep(db: Db, turnId: string, step: number, tools:
     tools: tools.definitions(),
     // The step is retried by the durable engine; one quick retry here absorbs a dropped connection.
     maxRetries: 1,
+    experimental_telemetry: modelTelemetry('chat-turn'),
     ...(effort ? { providerOptions: { steward: { reasoningEffort: effort } } } : {}),
   });
   for await (const part of result.fullStream) {

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { generateText } from 'ai';
+import { modelTelemetry } from '../models/telemetry';
 import type { Db } from '@/db/client';
 import { taskRuns, tasks, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
@@ -83,6 +84,7 @@ export async function modelTurn(db: Db, runId: string, tools: ToolRegistry, now 
     tools: tools.definitions(),
     // The step is retried by the durable engine; one quick retry here absorbs a dropped connection.
     maxRetries: 1,
+    experimental_telemetry: modelTelemetry('task-run'),
   });
   return {
     kind: 'answer',
