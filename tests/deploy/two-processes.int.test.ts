@@ -5,6 +5,7 @@ import { call, newAccount, newUser, userKey } from '../helpers/client';
 import { createTestDatabase } from '../helpers/database';
 import { startProductionServer, type ProductionServer } from '../helpers/production-server';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
+import { newChat, openStream } from '../chats/turn-harness';
 
 /**
  * A deployment of several Steward processes on one PostgreSQL (docs/deploy.md), reached at their
@@ -42,6 +43,34 @@ describe('two production processes on one database', () => {
     // Six reads a minute for the account, client and path, wherever they land; the rest are refused.
     expect(statuses.slice(0, 6)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(statuses.slice(6)).toEqual([429, 429]);
+  });
+
+  it('a chat stream opened at one process resumes at the other with Last-Event-ID: the missed events, then the live rest', { timeout: 60_000 }, async () => {
+    const acct = await newAccount(a, 'Streams');
+    const u = await newUser(a, acct);
+    const key = await userKey(a, acct, u.id);
+    const hired = await call(a, `/users/${u.id}/assistants`, { key, body: { name: 'Ada' } });
+    const chatId = await newChat(a, { key, assistantId: hired.body.assistant.id });
+    const held = llm.hold();
+    llm.enqueue(held.script);
+    const first = openStream(a, `/chats/${chatId}/process`, { key, body: { message: { content: 'Plan my week' } } });
+    const opened = await first.waitFor((e) => e.data?.executionId, 'the first event');
+    const executionId = opened.data.executionId as string;
+    await held.arrived;
+    await first.waitFor((e) => e.data?.state === 'thinking', 'the thinking update');
+    const seen = first.events.filter((e) => e.id !== null).map((e) => e.id as number);
+    first.hangUp();
+
+    // The model answers while nobody listens; the client comes back to the other process.
+    held.release({ text: 'Monday: gym. Tuesday: dentist.' });
+    const resumed = openStream(b, `/chats/${chatId}/runs/${executionId}/events`, { key, headers: { 'Last-Event-ID': String(Math.max(...seen)) } });
+    const events = await resumed.done;
+    const ids = events.map((e) => e.id);
+    // Exactly the events after the last one seen, without a gap, ending with the reply.
+    expect(ids[0]).toBe(Math.max(...seen) + 1);
+    expect(ids).toEqual(ids.map((_, i) => ids[0]! + i));
+    expect(events.at(-1)).toMatchObject({ event: 'message', data: { message: { role: 'assistant', content: 'Monday: gym. Tuesday: dentist.' }, taskIds: [] } });
+    expect(events.filter((e) => e.event === 'interim_message').map((e) => e.data.delta).join('')).toBe('Monday: gym. Tuesday: dentist.');
   });
 
   it('durable work queued at one process is done once, by the other when the first dies', { timeout: 120_000 }, async () => {
