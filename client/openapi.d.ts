@@ -144,6 +144,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/calendar/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A calendar event of the user (scheduled or cancelled), for workflow triggers */
+        post: operations["calendar.events"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/chats": {
         parameters: {
             query?: never;
@@ -1281,6 +1298,60 @@ export interface paths {
         patch: operations["settings.modelTiers.update"];
         trace?: never;
     };
+    "/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The skills the caller reaches, newest first: a user's own and the account's app-wide ones */
+        get: operations["skills.list"];
+        put?: never;
+        /** Install a workflow or an MCP server (for the user with X-User-Email, for the whole account with an account key alone) */
+        post: operations["skills.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/skills/{skillId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One skill */
+        get: operations["skills.get"];
+        put?: never;
+        post?: never;
+        /** Remove a skill; the tasks it created stay */
+        delete: operations["skills.delete"];
+        options?: never;
+        head?: never;
+        /** Change a skill (an MCP server given a new URL or key is probed again first) */
+        patch: operations["skills.update"];
+        trace?: never;
+    };
+    "/skills/{skillId}/firings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workflow’s firings, newest first: started (with the task), queued, dropped, replaced or skipped (with why) */
+        get: operations["skills.firings.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/skills/{skillId}/oauth/start": {
         parameters: {
             query?: never;
@@ -1292,6 +1363,23 @@ export interface paths {
         put?: never;
         /** Begin authorizing Steward at an oauth MCP server: open the returned authorizationUrl in a browser */
         post: operations["skills.oauth.start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/skills/{skillId}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a workflow now (its manual trigger) for the caller */
+        post: operations["skills.run"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3310,6 +3398,53 @@ export interface operations {
                         /** @enum {boolean} */
                         ok: true;
                         suggestions: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "calendar.events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    event: {
+                        attendees?: string[];
+                        /** Format: date-time */
+                        endTime?: string;
+                        id: string;
+                        location?: string;
+                        /** Format: date-time */
+                        startTime: string;
+                        title?: string;
+                    };
+                    /** @enum {string} */
+                    type: "event.scheduled" | "event.cancelled";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        accepted: true;
+                        /** @enum {boolean} */
+                        ok: true;
                     };
                 };
             };
@@ -8751,6 +8886,759 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "skills.list": {
+        parameters: {
+            query?: {
+                kind?: "workflow" | "mcp";
+                page?: number;
+                perPage?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        page: number;
+                        perPage: number;
+                        skills: {
+                            cooldownMs: number | null;
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            id: string;
+                            instructions: string | null;
+                            /** @enum {string} */
+                            kind: "workflow" | "mcp";
+                            lastFiredAt: string | null;
+                            maxConcurrent: number | null;
+                            maxRuns: number | null;
+                            mcp: {
+                                authorizationRequired: boolean;
+                                /** @enum {string} */
+                                authType: "none" | "oauth" | "api_key";
+                                serverName: string | null;
+                                serverUrl: string;
+                                tools: {
+                                    description: string;
+                                    /** @description The agent tool: mcp__<skill>__<tool> */
+                                    name: string;
+                                    readOnly: boolean;
+                                    tool: string;
+                                }[];
+                                /** @enum {string} */
+                                transport: "streamable-http" | "sse";
+                            } | null;
+                            name: string;
+                            /** @enum {string} */
+                            overflowBehavior: "queue" | "drop" | "replace";
+                            ownerUserId: string | null;
+                            recurrenceEndsAt: string | null;
+                            runCount: number;
+                            /** @enum {string|null} */
+                            scheduleType: "now" | "recurring" | "trigger-based" | null;
+                            /**
+                             * @description `user`: installed for its owner; `account`: for every user of the account
+                             * @enum {string}
+                             */
+                            scope: "user" | "account";
+                            title: string | null;
+                            triggers: {
+                                [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "skills.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    cooldownMs?: number | null;
+                    description: string;
+                    enabled?: boolean;
+                    instructions?: string;
+                    /** @enum {string} */
+                    kind: "workflow";
+                    maxConcurrent?: number | null;
+                    maxRuns?: number | null;
+                    name: string;
+                    /** @enum {string} */
+                    overflowBehavior?: "queue" | "drop" | "replace";
+                    /** Format: date-time */
+                    recurrenceEndsAt?: string | null;
+                    /** @enum {string} */
+                    scheduleType?: "now" | "recurring" | "trigger-based";
+                    title: string;
+                    triggers: ({
+                        /** @enum {string} */
+                        on: "cron";
+                        schedule: {
+                            dayOfMonth?: number;
+                            days?: ("MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU")[];
+                            /** @enum {string} */
+                            frequency: "minutely" | "hourly" | "daily" | "weekly" | "monthly";
+                            hour?: number;
+                            minute?: number;
+                        };
+                        timezone?: string;
+                    } | {
+                        delayOffset?: number | string;
+                        /** @enum {string} */
+                        event: "event.scheduled" | "event.cancelled" | "email.received";
+                        filter?: {
+                            from?: string;
+                            subject?: string;
+                            title?: string;
+                        };
+                        /** @enum {string} */
+                        on: "webhook";
+                    } | {
+                        /**
+                         * @default event.scheduled
+                         * @enum {string}
+                         */
+                        event?: "event.scheduled";
+                        /**
+                         * @default startTime
+                         * @enum {string}
+                         */
+                        field?: "startTime" | "endTime";
+                        filter?: {
+                            from?: string;
+                            subject?: string;
+                            title?: string;
+                        };
+                        offset: number | string;
+                        /** @enum {string} */
+                        on: "timestamp";
+                    } | {
+                        every?: number | string;
+                        expression: string;
+                        /** @enum {string} */
+                        on: "condition";
+                    } | {
+                        /** @enum {string} */
+                        event: "event.scheduled" | "event.cancelled" | "email.received";
+                        filter?: {
+                            from?: string;
+                            subject?: string;
+                            title?: string;
+                        };
+                        /** @enum {string} */
+                        on: "inactivity";
+                        within: number | string;
+                    } | {
+                        /** @enum {string} */
+                        on: "system";
+                        /**
+                         * @default any
+                         * @enum {string}
+                         */
+                        outcome?: "completed" | "failed" | "any";
+                        workflow: string;
+                    } | {
+                        /** @enum {string} */
+                        on: "manual";
+                    } | {
+                        /** @enum {string} */
+                        on: "compound";
+                        /** @enum {string} */
+                        op: "and" | "or";
+                        triggers: ({
+                            /** @enum {string} */
+                            on: "cron";
+                            schedule: {
+                                dayOfMonth?: number;
+                                days?: ("MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU")[];
+                                /** @enum {string} */
+                                frequency: "minutely" | "hourly" | "daily" | "weekly" | "monthly";
+                                hour?: number;
+                                minute?: number;
+                            };
+                            timezone?: string;
+                        } | {
+                            delayOffset?: number | string;
+                            /** @enum {string} */
+                            event: "event.scheduled" | "event.cancelled" | "email.received";
+                            filter?: {
+                                from?: string;
+                                subject?: string;
+                                title?: string;
+                            };
+                            /** @enum {string} */
+                            on: "webhook";
+                        } | {
+                            /**
+                             * @default event.scheduled
+                             * @enum {string}
+                             */
+                            event?: "event.scheduled";
+                            /**
+                             * @default startTime
+                             * @enum {string}
+                             */
+                            field?: "startTime" | "endTime";
+                            filter?: {
+                                from?: string;
+                                subject?: string;
+                                title?: string;
+                            };
+                            offset: number | string;
+                            /** @enum {string} */
+                            on: "timestamp";
+                        } | {
+                            every?: number | string;
+                            expression: string;
+                            /** @enum {string} */
+                            on: "condition";
+                        } | {
+                            /** @enum {string} */
+                            event: "event.scheduled" | "event.cancelled" | "email.received";
+                            filter?: {
+                                from?: string;
+                                subject?: string;
+                                title?: string;
+                            };
+                            /** @enum {string} */
+                            on: "inactivity";
+                            within: number | string;
+                        } | {
+                            /** @enum {string} */
+                            on: "system";
+                            /**
+                             * @default any
+                             * @enum {string}
+                             */
+                            outcome?: "completed" | "failed" | "any";
+                            workflow: string;
+                        } | {
+                            /** @enum {string} */
+                            on: "manual";
+                        })[];
+                        within?: number | string;
+                    })[];
+                } | {
+                    description?: string;
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    kind: "mcp";
+                    mcpApiKey?: string;
+                    /**
+                     * @default none
+                     * @enum {string}
+                     */
+                    mcpAuthType?: "none" | "oauth" | "api_key";
+                    mcpServerUrl: string;
+                    /**
+                     * @default streamable-http
+                     * @enum {string}
+                     */
+                    mcpTransport?: "streamable-http" | "sse";
+                    name?: string;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        skill: {
+                            cooldownMs: number | null;
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            id: string;
+                            instructions: string | null;
+                            /** @enum {string} */
+                            kind: "workflow" | "mcp";
+                            lastFiredAt: string | null;
+                            maxConcurrent: number | null;
+                            maxRuns: number | null;
+                            mcp: {
+                                authorizationRequired: boolean;
+                                /** @enum {string} */
+                                authType: "none" | "oauth" | "api_key";
+                                serverName: string | null;
+                                serverUrl: string;
+                                tools: {
+                                    description: string;
+                                    /** @description The agent tool: mcp__<skill>__<tool> */
+                                    name: string;
+                                    readOnly: boolean;
+                                    tool: string;
+                                }[];
+                                /** @enum {string} */
+                                transport: "streamable-http" | "sse";
+                            } | null;
+                            name: string;
+                            /** @enum {string} */
+                            overflowBehavior: "queue" | "drop" | "replace";
+                            ownerUserId: string | null;
+                            recurrenceEndsAt: string | null;
+                            runCount: number;
+                            /** @enum {string|null} */
+                            scheduleType: "now" | "recurring" | "trigger-based" | null;
+                            /**
+                             * @description `user`: installed for its owner; `account`: for every user of the account
+                             * @enum {string}
+                             */
+                            scope: "user" | "account";
+                            title: string | null;
+                            triggers: {
+                                [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "skills.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        skill: {
+                            cooldownMs: number | null;
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            id: string;
+                            instructions: string | null;
+                            /** @enum {string} */
+                            kind: "workflow" | "mcp";
+                            lastFiredAt: string | null;
+                            maxConcurrent: number | null;
+                            maxRuns: number | null;
+                            mcp: {
+                                authorizationRequired: boolean;
+                                /** @enum {string} */
+                                authType: "none" | "oauth" | "api_key";
+                                serverName: string | null;
+                                serverUrl: string;
+                                tools: {
+                                    description: string;
+                                    /** @description The agent tool: mcp__<skill>__<tool> */
+                                    name: string;
+                                    readOnly: boolean;
+                                    tool: string;
+                                }[];
+                                /** @enum {string} */
+                                transport: "streamable-http" | "sse";
+                            } | null;
+                            name: string;
+                            /** @enum {string} */
+                            overflowBehavior: "queue" | "drop" | "replace";
+                            ownerUserId: string | null;
+                            recurrenceEndsAt: string | null;
+                            runCount: number;
+                            /** @enum {string|null} */
+                            scheduleType: "now" | "recurring" | "trigger-based" | null;
+                            /**
+                             * @description `user`: installed for its owner; `account`: for every user of the account
+                             * @enum {string}
+                             */
+                            scope: "user" | "account";
+                            title: string | null;
+                            triggers: {
+                                [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "skills.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        skill: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                            id: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "skills.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    cooldownMs?: number | null;
+                    description?: string;
+                    enabled?: boolean;
+                    instructions?: string | null;
+                    maxConcurrent?: number | null;
+                    maxRuns?: number | null;
+                    mcpApiKey?: string;
+                    mcpServerUrl?: string;
+                    /** @enum {string} */
+                    overflowBehavior?: "queue" | "drop" | "replace";
+                    /** Format: date-time */
+                    recurrenceEndsAt?: string | null;
+                    /** @enum {string} */
+                    scheduleType?: "now" | "recurring" | "trigger-based";
+                    title?: string;
+                    triggers?: ({
+                        /** @enum {string} */
+                        on: "cron";
+                        schedule: {
+                            dayOfMonth?: number;
+                            days?: ("MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU")[];
+                            /** @enum {string} */
+                            frequency: "minutely" | "hourly" | "daily" | "weekly" | "monthly";
+                            hour?: number;
+                            minute?: number;
+                        };
+                        timezone?: string;
+                    } | {
+                        delayOffset?: number | string;
+                        /** @enum {string} */
+                        event: "event.scheduled" | "event.cancelled" | "email.received";
+                        filter?: {
+                            from?: string;
+                            subject?: string;
+                            title?: string;
+                        };
+                        /** @enum {string} */
+                        on: "webhook";
+                    } | {
+                        /**
+                         * @default event.scheduled
+                         * @enum {string}
+                         */
+                        event?: "event.scheduled";
+                        /**
+                         * @default startTime
+                         * @enum {string}
+                         */
+                        field?: "startTime" | "endTime";
+                        filter?: {
+                            from?: string;
+                            subject?: string;
+                            title?: string;
+                        };
+                        offset: number | string;
+                        /** @enum {string} */
+                        on: "timestamp";
+                    } | {
+                        every?: number | string;
+                        expression: string;
+                        /** @enum {string} */
+                        on: "condition";
+                    } | {
+                        /** @enum {string} */
+                        event: "event.scheduled" | "event.cancelled" | "email.received";
+                        filter?: {
+                            from?: string;
+                            subject?: string;
+                            title?: string;
+                        };
+                        /** @enum {string} */
+                        on: "inactivity";
+                        within: number | string;
+                    } | {
+                        /** @enum {string} */
+                        on: "system";
+                        /**
+                         * @default any
+                         * @enum {string}
+                         */
+                        outcome?: "completed" | "failed" | "any";
+                        workflow: string;
+                    } | {
+                        /** @enum {string} */
+                        on: "manual";
+                    } | {
+                        /** @enum {string} */
+                        on: "compound";
+                        /** @enum {string} */
+                        op: "and" | "or";
+                        triggers: ({
+                            /** @enum {string} */
+                            on: "cron";
+                            schedule: {
+                                dayOfMonth?: number;
+                                days?: ("MO" | "TU" | "WE" | "TH" | "FR" | "SA" | "SU")[];
+                                /** @enum {string} */
+                                frequency: "minutely" | "hourly" | "daily" | "weekly" | "monthly";
+                                hour?: number;
+                                minute?: number;
+                            };
+                            timezone?: string;
+                        } | {
+                            delayOffset?: number | string;
+                            /** @enum {string} */
+                            event: "event.scheduled" | "event.cancelled" | "email.received";
+                            filter?: {
+                                from?: string;
+                                subject?: string;
+                                title?: string;
+                            };
+                            /** @enum {string} */
+                            on: "webhook";
+                        } | {
+                            /**
+                             * @default event.scheduled
+                             * @enum {string}
+                             */
+                            event?: "event.scheduled";
+                            /**
+                             * @default startTime
+                             * @enum {string}
+                             */
+                            field?: "startTime" | "endTime";
+                            filter?: {
+                                from?: string;
+                                subject?: string;
+                                title?: string;
+                            };
+                            offset: number | string;
+                            /** @enum {string} */
+                            on: "timestamp";
+                        } | {
+                            every?: number | string;
+                            expression: string;
+                            /** @enum {string} */
+                            on: "condition";
+                        } | {
+                            /** @enum {string} */
+                            event: "event.scheduled" | "event.cancelled" | "email.received";
+                            filter?: {
+                                from?: string;
+                                subject?: string;
+                                title?: string;
+                            };
+                            /** @enum {string} */
+                            on: "inactivity";
+                            within: number | string;
+                        } | {
+                            /** @enum {string} */
+                            on: "system";
+                            /**
+                             * @default any
+                             * @enum {string}
+                             */
+                            outcome?: "completed" | "failed" | "any";
+                            workflow: string;
+                        } | {
+                            /** @enum {string} */
+                            on: "manual";
+                        })[];
+                        within?: number | string;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        skill: {
+                            cooldownMs: number | null;
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            id: string;
+                            instructions: string | null;
+                            /** @enum {string} */
+                            kind: "workflow" | "mcp";
+                            lastFiredAt: string | null;
+                            maxConcurrent: number | null;
+                            maxRuns: number | null;
+                            mcp: {
+                                authorizationRequired: boolean;
+                                /** @enum {string} */
+                                authType: "none" | "oauth" | "api_key";
+                                serverName: string | null;
+                                serverUrl: string;
+                                tools: {
+                                    description: string;
+                                    /** @description The agent tool: mcp__<skill>__<tool> */
+                                    name: string;
+                                    readOnly: boolean;
+                                    tool: string;
+                                }[];
+                                /** @enum {string} */
+                                transport: "streamable-http" | "sse";
+                            } | null;
+                            name: string;
+                            /** @enum {string} */
+                            overflowBehavior: "queue" | "drop" | "replace";
+                            ownerUserId: string | null;
+                            recurrenceEndsAt: string | null;
+                            runCount: number;
+                            /** @enum {string|null} */
+                            scheduleType: "now" | "recurring" | "trigger-based" | null;
+                            /**
+                             * @description `user`: installed for its owner; `account`: for every user of the account
+                             * @enum {string}
+                             */
+                            scope: "user" | "account";
+                            title: string | null;
+                            triggers: {
+                                [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "skills.firings.get": {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+            };
+            header?: never;
+            path: {
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        firings: {
+                            createdAt: string;
+                            id: string;
+                            reason: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "started" | "dropped" | "replaced" | "skipped";
+                            taskId: string | null;
+                            triggerKind: string;
+                            userId: string;
+                        }[];
+                        /** @enum {boolean} */
+                        ok: true;
+                        page: number;
+                        perPage: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "skills.oauth.start": {
         parameters: {
             query?: never;
@@ -8786,6 +9674,45 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "skills.run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                skillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        firing: {
+                            id: string;
+                            reason: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "started" | "dropped" | "replaced" | "skipped";
+                            taskId: string | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -8990,6 +9917,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
+                            tags: string[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -9093,6 +10022,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
+                            tags: string[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -9216,6 +10147,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
+                            tags: string[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -9317,6 +10250,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
+                            tags: string[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -9509,6 +10444,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
+                            tags: string[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -9605,6 +10542,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
+                            tags: string[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -9739,6 +10678,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
+                            tags: string[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -9828,6 +10769,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
+                            tags: string[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -9965,6 +10908,8 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
+                            tags: string[];
                             title: string;
                             /** @enum {string} */
                             type: "task";

@@ -47,6 +47,8 @@ export const events = {
   chatTurnRequested: eventType('steward/chat.turn-requested', {
     schema: z.object({ turnId: z.string().min(1), chatId: z.string().min(1), accountId: z.string().min(1) }),
   }),
+  /** Fire the workflow triggers that are due now (the cron does it every minute); `now` lets tests move the clock. */
+  workflowsDue: eventType('steward/workflows.due', { schema: z.object({ now: z.iso.datetime({ offset: true }).optional() }).loose() }),
 } as const;
 
 export type StewardEventName = (typeof events)[keyof typeof events]['name'];

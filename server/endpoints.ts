@@ -24,6 +24,8 @@ import { handoffEndpoints } from '@/server/workspace/handoff-endpoints';
 import { workspaceBrowserEndpoints } from '@/server/workspace/browser-endpoints';
 import { segmentEndpoints } from '@/server/policy/segments-endpoints';
 import { mcpSkillEndpoints } from '@/server/workflows/mcp/endpoints';
+import { skillEndpoints } from '@/server/workflows/endpoints';
+import { workflowTriggerEndpoints } from '@/server/workflows/trigger-endpoints';
 import { chatTurnEndpoints } from './chat-runtime';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
@@ -54,6 +56,8 @@ export const endpoints: AnyEndpoint[] = [
   ...handoffEndpoints,
   ...workspaceBrowserEndpoints,
   ...segmentEndpoints,
+  ...skillEndpoints,
+  ...workflowTriggerEndpoints,
   ...mcpSkillEndpoints,
   ...chatTurnEndpoints,
 ];

@@ -6,6 +6,7 @@ import { logger } from '@/server/logger';
 import { InboundRefusal, inboundListenerConfig, startInboundListener, type InboundListener, type InboundMail } from '@/server/mail/inbound-listener';
 import { attachReply } from '@/server/tasks/inbound-reply';
 import { continueEmailChat } from '@/server/chats/email';
+import { ingestWorkflowEvent } from '@/server/workflows/triggers/events';
 
 /*
  * Composition (entry floor): the inbound SMTP listener (kernel) routes mail to the areas above it.
@@ -116,7 +117,17 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
         text: mail.text,
         attachments: mail.attachments,
       });
-      if (chat) result = { ...result, status: 'chat', activityId: chat.message.id };
+      if (chat) {
+        result = { ...result, status: 'chat', activityId: chat.message.id };
+        // email.received workflow triggers of the owner (and the account's app-wide workflows).
+        await ingestWorkflowEvent(tx, {
+          accountId: assistant.accountId,
+          userId: chat.userId,
+          type: 'email.received',
+          id: mail.messageId ?? stored.id,
+          data: { from: mail.from.address, fromName: mail.from.name, subject: mail.subject, text: mail.text.slice(0, 4_000), chatId: chat.chatId, assistantId: assistant.id },
+        });
+      }
     }
     await tx
       .update(inboundMessages)

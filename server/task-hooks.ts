@@ -3,6 +3,8 @@ import { registerTaskLinks } from '@/server/contacts/task-links';
 import { registerFileSharing } from '@/server/files/access';
 import { discardTaskCarts } from '@/server/approvals/discard';
 import { registerCartDiscard } from '@/server/tasks/cart-discard';
+import { registerTaskEnded } from '@/server/tasks/ended-hooks';
+import { workflowTaskEnded } from '@/server/workflows/triggers/system';
 import { moveWaitingOnContacts, openTasks, sharedThroughTask } from '@/server/tasks/hooks';
 
 /*
@@ -16,3 +18,6 @@ registerOpenTasks(openTasks);
 registerTaskLinks(moveWaitingOnContacts);
 registerFileSharing(sharedThroughTask);
 registerCartDiscard((tx, taskId, reason) => discardTaskCarts(tx, taskId, reason));
+
+// A workflow's task ended: its queue moves on and other workflows' system triggers fire (same transaction).
+registerTaskEnded((tx, task) => workflowTaskEnded(tx, task));

@@ -57,6 +57,8 @@ export const tasks = pgTable(
     /** Resolved at creation (own, organization default, medium); fixed once a run has started. */
     modelTier: text('model_tier', { enum: modelTiers }).notNull(),
     createdBy: text('created_by', { enum: ['user', 'agent'] }).notNull().default('user'),
+    /** Labels set by Steward: a workflow's tasks carry `workflow:<skillId>`. */
+    tags: text('tags').array().notNull().default([]),
     /** For tasks the agent proposes and holds for the user (approve/decline); null for the user's own. */
     proposalStatus: text('proposal_status', { enum: ['pending_user_approval', 'approved', 'declined'] }),
     /** The task's own approval mode (PUT); null follows the user's autonomy settings. */

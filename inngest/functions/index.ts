@@ -8,8 +8,9 @@ import { signInSweep } from './sign-in-sweep';
 import { taskRun } from './task-run';
 import { taskWakeups } from './task-wakeups';
 import { webhookDeliver, webhookSweep } from './webhook-deliver';
+import { workflowScheduler } from './workflow-scheduler';
 import { handoffExpiry } from './handoff-expiry';
 import { workspaceSnapshotRetention } from './workspace-snapshot-retention';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep];

@@ -24,7 +24,7 @@ export type EmailIn = {
  * (account, organization or team) names no one person it is for, so it stays unmatched. The
  * message is the sender's words (`contact`), which the model sees as untrusted data.
  */
-export async function continueEmailChat(tx: Tx, mail: EmailIn): Promise<{ chatId: string; message: ChatMessageRow } | null> {
+export async function continueEmailChat(tx: Tx, mail: EmailIn): Promise<{ chatId: string; userId: string; message: ChatMessageRow } | null> {
   const [assistant] = await tx
     .select({ scope: assistants.scope, userId: assistants.userId })
     .from(assistants)
@@ -63,5 +63,5 @@ export async function continueEmailChat(tx: Tx, mail: EmailIn): Promise<{ chatId
     deliveryState: 'received',
     metadata: { inboundMessageId: mail.inboundMessageId, attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType ?? null, size: a.size ?? null })) },
   });
-  return { chatId: chat.id, message };
+  return { chatId: chat.id, userId: chat.userId, message };
 }

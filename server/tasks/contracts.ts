@@ -84,6 +84,7 @@ export const TaskResponse = z.object({
   parentTask: z.string().nullable(),
   modelTier: Tier,
   createdBy: z.enum(['user', 'agent']),
+  tags: z.array(z.string()).describe('Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>`'),
   proposalStatus: z.enum(['pending_user_approval', 'approved', 'declined']).nullable(),
   summary: z.string().nullable(),
   plan: z.array(z.object({ title: z.string(), status: z.enum(planItemStatuses) })),

@@ -18,6 +18,7 @@ export function toPublicTask(t: TaskRow, ownerEmail: string, pendingCart: Pendin
     parentTask: t.parentTaskId,
     modelTier: t.modelTier,
     createdBy: t.createdBy,
+    tags: t.tags,
     proposalStatus: t.proposalStatus,
     summary: t.summary,
     plan: t.plan,

@@ -271,6 +271,10 @@ describe('other mail to an assistant', () => {
   it('is kept with its verdicts, `none` included, and opens the owner’s email chat with the sender, which later mail continues', async () => {
     const a = await person(await newAccount(app()));
     const inbox = await ownAssistant(a);
+    // An email.received workflow of the owner fires for it too.
+    h.state.llm.setFallback({ text: 'Noted.' });
+    const wf = await call(app(), '/skills', { key: a.key, body: { kind: 'workflow', name: 'lunch-mail', title: 'Lunch mail', description: 'Answer lunch invitations', triggers: [{ on: 'webhook', event: 'email.received', filter: { subject: 'lunch' } }] } });
+    expect(wf.status, JSON.stringify(wf.body)).toBe(201);
     const id = await send({ from: 'Dana <dana@quiet.example>', sign: false, to: inbox.email, subject: 'Lunch?', text: 'Are you free on Friday?' });
     const [stored] = await storedFor(inbox.id, id);
     expect(stored).toMatchObject({
@@ -298,6 +302,8 @@ describe('other mail to an assistant', () => {
       { id: stored.activityId, role: 'contact', from: 'Dana <dana@quiet.example>', subject: 'Lunch?', platform: 'email', referenceId: id, delivery: { state: 'received' } },
     ]);
     expect(messages[0].content).toContain('Are you free on Friday?');
+    const fired = await call(app(), `/skills/${wf.body.skill.id}/firings`, { key: a.key });
+    expect(fired.body.firings).toMatchObject([{ triggerKind: 'webhook', status: 'started', taskId: expect.any(String) }]);
 
     // Dana again: the same chat. Someone else: a chat of its own.
     await send({ from: 'Dana <dana@quiet.example>', sign: false, to: inbox.email, subject: 'Re: Lunch?', text: 'Or Saturday?' });

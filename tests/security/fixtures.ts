@@ -83,6 +83,22 @@ async function chatWithTurn(s: TestServer, o: Owner): Promise<Made> {
   return { chatId, executionId };
 }
 
+const ownWorkflow = async (s: TestServer, o: Owner): Promise<Made> => ({
+  skillId: (
+    await made('workflow', call(s, '/skills', { key: o.userKey, body: { kind: 'workflow', name: `wf-${rand()}`, title: 'Brief', description: 'Brief me', triggers: [{ on: 'manual' }] } }))
+  ).skill.id as string,
+});
+
+/** An MCP skill behind the MCP authorization flow: a loopback OAuth MCP server, started once. */
+let oauthServer: Promise<{ url: string }> | null = null;
+const ownOauthSkill = async (s: TestServer, o: Owner): Promise<Made> => {
+  process.env.STEWARD_MCP_ALLOWED_RANGES = '127.0.0.0/8';
+  oauthServer ??= import('../helpers/mcp-server').then((m) => m.startOauthMcpServer());
+  const { url } = await oauthServer;
+  const body = { kind: 'mcp', name: `oauth-${rand()}`, mcpServerUrl: url, mcpAuthType: 'oauth' };
+  return { skillId: (await made('oauth skill', call(s, '/skills', { key: o.userKey, body }))).skill.id as string };
+};
+
 const ownSegment = async (s: TestServer, o: Owner): Promise<Made> => ({
   segmentId: (await made('segment', call(s, '/model-tier-segments', { key: o.account.key, body: { name: `seg ${rand()}`, chat: 'high' } }))).segment.id as string,
 });
@@ -354,6 +370,10 @@ export const fixtures: Record<string, Fixture> = {
   '/chats/{chatId}/process': { ownership: 'user', create: ownChat, methods: { POST: { body: () => ({ message: { content: 'Hello' } }) } } },
   '/chats/{chatId}/usage': { ownership: 'user', create: ownChat },
   '/chats/{chatId}/runs/{executionId}/events': { ownership: 'user', create: chatWithTurn },
+  '/skills/{skillId}': { ownership: 'user', create: ownWorkflow, methods: { PATCH: { body: () => ({ title: 'Changed' }) }, DELETE: { spends: true } } },
+  '/skills/{skillId}/run': { ownership: 'user', create: ownWorkflow },
+  '/skills/{skillId}/firings': { ownership: 'user', create: ownWorkflow },
+  '/skills/{skillId}/oauth/start': { ownership: 'user', create: ownOauthSkill, methods: { POST: { body: () => ({}) } } },
   '/model-tier-segments/{segmentId}': { ownership: 'account', create: ownSegment, by: accountKey, methods: { PATCH: { body: () => ({ chat: 'low' }) }, DELETE: { spends: true } } },
   '/portal/carts/{cartId}/snapshots': { ownership: 'user', create: pendingCart },
   '/portal/carts/{cartId}/dispatches/{index}/undo': { ownership: 'user', create: releasedCart, methods: { POST: { spends: true } } },

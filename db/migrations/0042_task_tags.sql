@@ -1,0 +1,1 @@
+ALTER TABLE "tasks" ADD COLUMN "tags" text[] DEFAULT '{}' NOT NULL;
