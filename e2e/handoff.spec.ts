@@ -119,7 +119,7 @@ test('the user signs in through the live view, presses Done, and the task resume
     .poll(
       async () => {
         const acts = (await asUser(`/tasks/${taskId}/activities`)).body?.activities ?? [];
-        said = acts.map((x: { content?: string }) => x.content ?? '').join('\n');
+        said = acts.map((x: { message?: { content?: string } | null }) => x.message?.content ?? '').join('\n');
         return said.includes('Signed-in page:');
       },
       { timeout: 60_000, message: 'the resumed run reads the signed-in page' },

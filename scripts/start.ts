@@ -234,6 +234,8 @@ async function main() {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await inbound?.close();
+    // Users' browsers record their last activity on the way out: before the database closes.
+    await (await import('../server/workspace/browser/manager')).stopAllWorkspaces();
     await kernel.lastUsed.flush();
     await stopTracing?.();
     await sharedDatabase().close();
