@@ -100,7 +100,7 @@ async function benchExecutorIfPresent(): Promise<unknown> {
 async function benchSections(): Promise<Record<string, unknown>> {
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
   const out: Record<string, unknown> = {};
-  for (const name of ['tasks', 'carts', 'lists', 'workspace', 'chats']) {
+  for (const name of ['tasks', 'carts', 'lists', 'workspace', 'chats', 'skills']) {
     if (only && !only.includes(name)) continue;
     const file = path.join(root, 'bench', `${name}.ts`);
     if (!existsSync(file)) continue;

@@ -39,7 +39,7 @@ async function warm(url: string, key: string) {
 }
 
 /** One API call to the Steward under test; anything but the expected status stops the bench. */
-async function api(base: string, p: string, key: string, opts: { method?: string; body?: unknown; as?: string; expect?: number } = {}) {
+export async function api(base: string, p: string, key: string, opts: { method?: string; body?: unknown; as?: string; expect?: number } = {}) {
   const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
   if (opts.as) headers['X-User-Email'] = opts.as;
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -50,7 +50,7 @@ async function api(base: string, p: string, key: string, opts: { method?: string
 }
 
 /** A provisioned, onboarded user with an assistant and a user-level key, made through the API. */
-async function benchUser(base: string, accountKey: string) {
+export async function benchUser(base: string, accountKey: string) {
   const email = 'bench-user@example.com';
   const { user } = await api(base, '/users/provision', accountKey, { body: { email } });
   await api(base, '/profile', accountKey, { method: 'PATCH', as: email, body: { timezone: 'Europe/Paris' } });

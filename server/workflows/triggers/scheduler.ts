@@ -17,7 +17,7 @@ type StateRow = typeof workflowTriggerState.$inferSelect;
  * (an index), whatever the number of workflows; each row is handled in its own transaction under
  * a row lock, so concurrent schedulers (several processes) never handle one twice.
  */
-export async function runDueTriggers(db: Db, now = new Date(), limit = 1_000): Promise<number> {
+export async function runDueTriggers(db: Db, now = new Date(), limit = 1_000, parallel = 8): Promise<number> {
   const due = await db
     .select({ skillId: workflowTriggerState.skillId, triggerKey: workflowTriggerState.triggerKey })
     .from(workflowTriggerState)
@@ -25,8 +25,18 @@ export async function runDueTriggers(db: Db, now = new Date(), limit = 1_000): P
     .orderBy(asc(workflowTriggerState.nextAt))
     .limit(limit);
   let handled = 0;
-  for (const d of due) {
-    handled += await db.transaction(async (tx) => {
+  // A few rows at a time: a thousand workflows due at the same minute fire within seconds.
+  let next = 0;
+  const worker = async () => {
+    while (next < due.length) {
+      handled += await one(due[next++]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, due.length) }, worker));
+  return handled;
+
+  async function one(d: (typeof due)[number]): Promise<number> {
+    return db.transaction(async (tx) => {
       const [row] = await tx
         .select()
         .from(workflowTriggerState)
@@ -39,7 +49,6 @@ export async function runDueTriggers(db: Db, now = new Date(), limit = 1_000): P
       return 1;
     });
   }
-  return handled;
 }
 
 const setNext = (db: Db, row: StateRow, nextAt: Date | null, state: Record<string, unknown>) =>

@@ -1,0 +1,113 @@
+/**
+ * The skills section of `npm run bench` (issue 18, Performance), under `skills` in
+ * bench/results.json. Steward's production server (API only, built-in executor) on a throwaway
+ * PostgreSQL, with 1,000 workflows of one user on a minutely cron, and in the same run a bare
+ * baseline: 1,000 plain INSERTs of a row per workflow with the same parallelism, started at the
+ * same kind of instant.
+ *
+ * - `cronLatenessP99Ms`: for every firing of one minute, when its task was created (the
+ *   workflow_firings row) minus the minute it was due; p50/p99 over the 1,000.
+ * - `idleCpuPercent`: the server process's CPU (user + system, /proc) over 20 s between two
+ *   minute boundaries, once the minute's tasks have ended (no model is configured: each run ends
+ *   at once with model_not_configured), as a share of one core; beside it an idle bare node process.
+ */
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { connect } from '../db/client';
+import { freePort, startThrowawayDatabase } from '../db/embedded';
+import { createAccount } from '../server/accounts/service';
+import { sleep, spread, start, stop, waitReady } from './processes';
+import { api, benchUser } from './tasks';
+
+const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 1_000);
+
+const cpuTicks = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(f[11]) + Number(f[12]);
+};
+/** CPU share of one core used by `pid` over `ms`. */
+async function cpuPercent(pid: number, ms: number): Promise<number> {
+  const before = cpuTicks(pid);
+  await sleep(ms);
+  return Math.round(((cpuTicks(pid) - before) / 100 / (ms / 1000)) * 1000) / 10;
+}
+const untilSecond = (s: number) => sleep(((60 + s - new Date().getUTCSeconds()) % 60) * 1000 - new Date().getUTCMilliseconds() + 50);
+
+export async function bench() {
+  const pgServer = await startThrowawayDatabase('skills_bench');
+  const database = connect(pgServer.url, { max: 8 });
+  const { apiKey: accountKey } = await createAccount(database.db, 'Skills bench');
+  const env = {
+    DATABASE_URL: pgServer.url,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    STEWARD_PAGES: 'off',
+    STEWARD_MASTER_KEY: randomBytes(32).toString('base64'),
+    RATE_LIMIT_READS_PER_MINUTE: '1000000000',
+    RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
+  };
+  const port = await freePort();
+  const steward = start('scripts/start.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const idle = start('bench/bare-server.ts', { ...env, PORT: String(await freePort()) });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitReady(`${base}/api/openapi.json`);
+    const user = await benchUser(base, accountKey);
+    for (let i = 0; i < WORKFLOWS; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, WORKFLOWS - i) }, (_, j) =>
+          api(base, '/skills', user.key, { body: { kind: 'workflow', name: `every-minute-${i + j}`, title: 'Tick', description: 'Every minute', triggers: [{ on: 'cron', schedule: { frequency: 'minutely' } }] } }),
+        ),
+      );
+    }
+    // Let one minute pass in full (warm-up), then measure the next one.
+    await untilSecond(0);
+    await untilSecond(0);
+    const due = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+    await sleep(15_000);
+    const { rows } = await database.pool.query<{ ms: string }>(
+      `SELECT extract(epoch FROM (created_at - $1::timestamptz)) * 1000 AS ms FROM workflow_firings WHERE event_key LIKE $2`,
+      [due.toISOString(), `%:${due.toISOString()}`],
+    );
+    const lateness = spread(rows.map((r) => Number(r.ms)));
+    await untilSecond(25);
+    const idleCpu = await cpuPercent(steward.pid!, 20_000);
+    const bareIdleCpu = await cpuPercent(idle.pid!, 20_000);
+
+    // The baseline: the same number of single-row transactions, eight at a time.
+    await database.pool.query('CREATE TABLE IF NOT EXISTS bench_firings (id serial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT clock_timestamp())');
+    const t0 = Date.now();
+    const bareMs: number[] = [];
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (n++ < WORKFLOWS) {
+          await database.pool.query('INSERT INTO bench_firings DEFAULT VALUES');
+          bareMs.push(Date.now() - t0);
+        }
+      }),
+    );
+    return {
+      workflows: WORKFLOWS,
+      firingsMeasured: lateness.n,
+      cronLatenessP50Ms: Math.round(lateness.p50),
+      cronLatenessP99Ms: Math.round(lateness.p99),
+      bareInsertsP99Ms: Math.round(spread(bareMs).p99),
+      idleCpuPercent: idleCpu,
+      bareIdleCpuPercent: bareIdleCpu,
+    };
+  } finally {
+    await stop(steward);
+    await stop(idle);
+    await database.close();
+    await pgServer.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  bench().then((r) => console.log(JSON.stringify(r, null, 2)), (e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
