@@ -1,27 +1,17 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing } from '@/server/http/tracing';
+import { spanAttribute, startOtlpCollector, type OtlpSpan } from '../helpers/otlp-collector';
 import { newAccount } from '../helpers/client';
 import { MODEL, useRunHarness } from './run-harness';
 
-type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: { key: string; value: Record<string, unknown> }[] };
-
 /** Engine steps and model calls are spans too when Steward traces; the words of the user are not in them. */
-const received: OtlpSpan[] = [];
-const collector = http.createServer((req, res) => {
-  let body = '';
-  req.on('data', (c) => (body += c));
-  req.on('end', () => {
-    const doc = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
-    for (const rs of doc.resourceSpans) for (const ss of rs.scopeSpans) received.push(...ss.spans);
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-  });
-});
+let collector: Awaited<ReturnType<typeof startOtlpCollector>>;
+let received: OtlpSpan[] = [];
 let stop: (() => Promise<void>) | null = null;
 beforeAll(async () => {
-  await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
-  process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/v1/traces`;
+  collector = await startOtlpCollector();
+  received = collector.received;
+  process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = collector.url;
   stop = await startTracing();
 });
 afterAll(async () => {
@@ -30,7 +20,7 @@ afterAll(async () => {
 });
 
 const h = useRunHarness();
-const attr = (s: OtlpSpan, k: string) => s.attributes.find((a) => a.key === k)?.value;
+const attr = spanAttribute;
 
 describe('traces of a task run', () => {
   it('have a span per engine call and per model call, without the prompt or the answer', async () => {

@@ -1,28 +1,17 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing } from '@/server/http/tracing';
+import { spanAttribute, startOtlpCollector, type OtlpSpan } from '../helpers/otlp-collector';
 import { call, newAccount } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
 
-type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes: { key: string; value: { stringValue?: string; intValue?: string | number } }[] };
-
-// A loopback OTLP/HTTP collector: what the exporter would have sent to a real one.
-const received: OtlpSpan[] = [];
-const collector = http.createServer((req, res) => {
-  let body = '';
-  req.on('data', (c) => (body += c));
-  req.on('end', () => {
-    const doc = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
-    for (const rs of doc.resourceSpans) for (const ss of rs.scopeSpans) received.push(...ss.spans);
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-  });
-});
+let collector: Awaited<ReturnType<typeof startOtlpCollector>>;
+let received: OtlpSpan[] = [];
 let stop: (() => Promise<void>) | null = null;
 
 beforeAll(async () => {
-  await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
-  process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/v1/traces`;
+  collector = await startOtlpCollector();
+  received = collector.received;
+  process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = collector.url;
   process.env.OTEL_SERVICE_NAME = 'steward-test';
   stop = await startTracing();
 });
@@ -32,7 +21,7 @@ afterAll(async () => {
 });
 
 const app = useTestServer();
-const attr = (s: OtlpSpan, k: string) => s.attributes.find((a) => a.key === k)?.value;
+const attr = spanAttribute;
 
 describe('OpenTelemetry traces (OTEL_* set)', () => {
   it('a request is a server span named by its route, carrying the request id, with its database queries as children', async () => {
