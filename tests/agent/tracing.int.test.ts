@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing } from '@/server/http/tracing';
 import { spanAttribute, startOtlpCollector, type OtlpSpan } from '../helpers/otlp-collector';
@@ -28,6 +29,11 @@ describe('traces of a task run', () => {
     h.state.llm.enqueue({ text: 'A quiet table for four at eight.' });
     const { runId } = await h.startTask(p, { title: 'Book a table', description: 'Secret anniversary dinner' });
     expect(await h.ended(runId)).toMatchObject({ status: 'finished' });
+    // The engine's call of the run ends (and its span with it) just after the run recorded its end.
+    await h.until(async () => {
+      const { rows } = await h.db().execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM executor_runs WHERE function_id LIKE '%task-run' AND status <> 'completed'`);
+      return rows[0]!.n === 0 ? true : null;
+    }, 20_000);
     await stop!();
 
     const calls = received.filter((s) => s.name === 'engine.call' && String(attr(s, 'steward.function')?.stringValue).endsWith('task-run'));
