@@ -10,7 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { sharedDatabase } from '../db/client';
+import { connect, sharedDatabase } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { credentials } from '../server/credentials';
 import { endpoints } from '../server/endpoints';
@@ -63,7 +63,11 @@ async function startDurableWork(databaseUrl: string) {
   const { signingKey, eventKey } = await ensureExecutorKeys(db);
   process.env.INNGEST_SIGNING_KEY = signingKey;
   process.env.INNGEST_EVENT_KEY = eventKey;
-  const ingress = await startIngress({ db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0), serveUrl: inngestServeUrl() });
+  // The ingress gets connections of its own: a request transaction may wait on it (a cart's
+  // release is sent from inside the transaction that releases it), and must never wait for a
+  // connection that other requests, queued behind that transaction's lock, hold.
+  const ingressDatabase = connect(databaseUrl, { max: 4 });
+  const ingress = await startIngress({ db: ingressDatabase.db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0), serveUrl: inngestServeUrl() });
   process.env.STEWARD_EXECUTOR_URL = ingress.url;
   let executor: Awaited<ReturnType<typeof startExecutor>> | undefined;
   return {
@@ -79,6 +83,7 @@ async function startDurableWork(databaseUrl: string) {
     stop: async (deadlineMs: number) => {
       await executor?.stop({ deadlineMs });
       await ingress.close();
+      await ingressDatabase.close();
     },
   };
 }

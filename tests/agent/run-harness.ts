@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { connect } from '@/db/client';
 import { taskRuns, tasks } from '@/db/schema';
 import { startExecutor, type Executor } from '@/server/executor/executor';
 import { startIngress } from '@/server/executor/ingress';
@@ -21,11 +22,14 @@ export function useRunHarness() {
   const app = useTestServer({ mounts });
   const db = () => app().database.db;
   const state = {} as { llm: ScriptedModel; executor: Executor; ingress: Awaited<ReturnType<typeof startIngress>>; wakeupsDue: () => Promise<void> };
+  let ingressDatabase: ReturnType<typeof connect> | undefined;
   const saved = Object.fromEntries(MODEL_VARIABLES.map((n) => [n, process.env[n]]));
 
   beforeAll(async () => {
     state.llm = await startScriptedModel();
-    state.ingress = await startIngress({ db: db(), signingKey, eventKey });
+    // As npm start does: the ingress has connections of its own (see scripts/start.ts).
+    ingressDatabase = connect(app().database.pool.options.connectionString as string, { max: 4 });
+    state.ingress = await startIngress({ db: ingressDatabase.db, signingKey, eventKey });
     Object.assign(process.env, {
       STEWARD_EXECUTOR_URL: state.ingress.url,
       INNGEST_SIGNING_KEY: signingKey,
@@ -45,6 +49,7 @@ export function useRunHarness() {
   afterAll(async () => {
     await state.executor?.stop();
     await state.ingress?.close();
+    await ingressDatabase?.close();
     await state.llm?.close();
     const { registerRunDispatcher } = await import('@/server/tasks/runs');
     registerRunDispatcher(null);
