@@ -2,6 +2,7 @@ import type { CDPSession, Page } from 'playwright-core';
 import type { Tx } from '@/db/client';
 import type { Actor } from '@/server/access/actor';
 import { ownTask } from '@/server/tasks/access';
+import { logger } from '@/server/logger';
 import { peekWorkspace } from './browser/manager';
 
 /*
@@ -34,6 +35,22 @@ export async function capturePng(page: Page): Promise<Buffer> {
   return Buffer.from(data, 'base64');
 }
 
+/**
+ * The fast capture, and when it fails on a tab that is still open (a busy machine: the compositor
+ * has no frame yet, or the CDP session was dropped) Playwright's screenshot, which waits for one.
+ * Only a tab that closed or a browser that stopped answers unavailable.
+ */
+async function captureWithFallback(page: Page): Promise<Buffer> {
+  try {
+    return await capturePng(page);
+  } catch (e) {
+    if (page.isClosed()) throw e;
+    logger.warn({ err: e }, 'watch: fast capture failed; falling back to a screenshot');
+    sessions.delete(page);
+    return await page.screenshot({ type: 'png', timeout: 10_000 });
+  }
+}
+
 const unavailable = (taskId: string) => ({
   ok: true as const,
   available: false,
@@ -53,7 +70,7 @@ export async function watchTask(db: Tx, actor: Actor, taskId: string) {
   if (!ws || !page) return unavailable(task.id);
   let png: Buffer;
   try {
-    png = await capturePng(page);
+    png = await captureWithFallback(page);
   } catch {
     // The tab closed or the browser stopped between the lookup and the capture.
     return unavailable(task.id);
