@@ -64,29 +64,56 @@ const BY_USER: TaskOrigin = { createdBy: 'user' };
  * for a future time. Starting it is the caller's business: creating never starts a task.
  */
 export async function insertTask(db: Tx, actor: Actor, input: z.infer<typeof CreateTaskBody>, origin: TaskOrigin = BY_USER): Promise<TaskRow> {
+  const [task] = await insertTasks(db, actor, [input], origin);
+  return task!;
+}
+
+/**
+ * The same for many tasks of one user in one statement (a thousand workflows firing at the same
+ * minute): each distinct assistant and tier is resolved once, with the same checks. `tags` are
+ * labels Steward sets (a workflow's tasks carry `workflow:<skillId>`), never taken from a request.
+ */
+export async function insertTasks(
+  db: Tx,
+  actor: Actor,
+  inputs: readonly (z.infer<typeof CreateTaskBody> & { id?: string; tags?: string[] })[],
+  origin: TaskOrigin = BY_USER,
+): Promise<TaskRow[]> {
   const user = requireUser(actor);
-  const assistantId = await rosterAssistant(db, user, input.assistant);
-  const status = input.status ?? 'pending';
-  const [task] = await db
+  if (!inputs.length) return [];
+  const assistantIds = new Map<string, string>();
+  const tiers = new Map<string, TaskRow['modelTier']>();
+  for (const input of inputs) {
+    if (!assistantIds.has(input.assistant)) assistantIds.set(input.assistant, await rosterAssistant(db, user, input.assistant));
+    const own = input.modelTier ?? '';
+    if (!tiers.has(own)) tiers.set(own, await initialTier(db, user, input.modelTier));
+  }
+  return db
     .insert(tasks)
-    .values({
-      accountId: actor.accountId,
-      userId: user.id,
-      assistantId,
-      title: input.title,
-      description: input.description ?? '',
-      status,
-      scheduledFor: status === 'scheduled' && input.scheduledFor ? new Date(input.scheduledFor) : null,
-      modelTier: await initialTier(db, user, input.modelTier),
-      skills: input.skills ?? [],
-      followers: followersToStore(user.email, input.followers ?? []),
-      onBehalfOf: (input.onBehalfOf ?? user.email).toLowerCase(),
-      ...(origin.createdBy === 'agent'
-        ? { createdBy: 'agent' as const, parentTaskId: origin.parentTaskId, proposalStatus: origin.needsApproval ? ('pending_user_approval' as const) : null }
-        : {}),
-    })
+    .values(
+      inputs.map((input) => {
+        const status = input.status ?? 'pending';
+        return {
+          ...(input.id ? { id: input.id } : {}),
+          accountId: actor.accountId,
+          userId: user.id,
+          assistantId: assistantIds.get(input.assistant)!,
+          title: input.title,
+          description: input.description ?? '',
+          status,
+          scheduledFor: status === 'scheduled' && input.scheduledFor ? new Date(input.scheduledFor) : null,
+          modelTier: tiers.get(input.modelTier ?? '')!,
+          skills: input.skills ?? [],
+          followers: followersToStore(user.email, input.followers ?? []),
+          onBehalfOf: (input.onBehalfOf ?? user.email).toLowerCase(),
+          tags: input.tags ?? [],
+          ...(origin.createdBy === 'agent'
+            ? { createdBy: 'agent' as const, parentTaskId: origin.parentTaskId, proposalStatus: origin.needsApproval ? ('pending_user_approval' as const) : null }
+            : {}),
+        };
+      }),
+    )
     .returning();
-  return task;
 }
 
 /** POST /tasks. Creating does not start the task: pending, or scheduled for a future time. */

@@ -19,7 +19,7 @@ export type Firing = {
 
 export type FiringOutcome = { status: WorkflowFiringRow['status']; reason: string | null; firingId: string | null; taskId: string | null };
 
-const workflowTag = (skillId: string) => `workflow:${skillId}`;
+export const workflowTag = (skillId: string) => `workflow:${skillId}`;
 
 /** The workflow's tasks still at work (not ended): what maxConcurrent counts. */
 async function running(tx: Tx, skillId: string): Promise<number> {
@@ -31,7 +31,7 @@ async function running(tx: Tx, skillId: string): Promise<number> {
 }
 
 /** The owner acting on their own behalf, with a user's rights only. */
-async function ownerOf(tx: Tx, accountId: string, userId: string): Promise<UserActor | null> {
+export async function ownerOf(tx: Tx, accountId: string, userId: string): Promise<UserActor | null> {
   const [row] = await tx
     .select({ user: users, killSwitch: accounts.killSwitch })
     .from(users)
@@ -51,11 +51,25 @@ async function startTask(tx: Tx, skill: SkillRow, firing: WorkflowFiringRow): Pr
   const actor = await ownerOf(tx, skill.accountId, firing.userId);
   const assistant = actor?.user.primaryAssistantId;
   if (!actor || !assistant) return null;
-  const context = Object.keys(firing.payload).length ? `\n\nWhat fired it (${firing.triggerKind}), as data:\n${JSON.stringify(firing.payload, null, 2)}` : '';
-  const task = await insertTask(tx, actor, { title: skill.title ?? skill.name, description: `${skill.instructions ?? skill.description ?? ''}${context}`.trim(), assistant });
+  const task = await insertTask(tx, actor, { ...firingTask(skill, firing), assistant });
   await tx.update(tasks).set({ tags: [workflowTag(skill.id)] }).where(eq(tasks.id, task.id));
   await queueRun(tx, task, 'process');
   return task.id;
+}
+
+/** What a firing's task says: the workflow's title, its instructions, and what fired it as data. */
+export function firingTask(skill: SkillRow, firing: Pick<WorkflowFiringRow, 'payload' | 'triggerKind'>): { title: string; description: string } {
+  const context = Object.keys(firing.payload).length ? `\n\nWhat fired it (${firing.triggerKind}), as data:\n${JSON.stringify(firing.payload, null, 2)}` : '';
+  return { title: skill.title ?? skill.name, description: `${skill.instructions ?? skill.description ?? ''}${context}`.trim() };
+}
+
+/** Why a firing of this workflow is skipped at `at`, if it is (`fire` and the batch ask the same questions in the same order). */
+export function skipReason(skill: Pick<SkillRow, 'enabled' | 'recurrenceEndsAt' | 'maxRuns' | 'runCount' | 'cooldownMs' | 'lastFiredAt'>, at: Date): string | null {
+  if (!skill.enabled) return 'disabled';
+  if (skill.recurrenceEndsAt && at > skill.recurrenceEndsAt) return 'recurrence_ended';
+  if (skill.maxRuns !== null && skill.runCount >= skill.maxRuns) return 'max_runs_reached';
+  if (skill.cooldownMs && skill.lastFiredAt && at.getTime() - skill.lastFiredAt.getTime() < skill.cooldownMs) return 'cooldown';
+  return null;
 }
 
 /**
@@ -79,10 +93,8 @@ export async function fire(tx: Tx, f: Firing): Promise<FiringOutcome> {
     return { status: prior!.status, reason: 'duplicate', firingId: prior!.id, taskId: prior!.taskId };
   }
   const skip = (reason: string) => settle(tx, firing.id, 'skipped', reason);
-  if (!skill.enabled) return skip('disabled');
-  if (skill.recurrenceEndsAt && at > skill.recurrenceEndsAt) return skip('recurrence_ended');
-  if (skill.maxRuns !== null && skill.runCount >= skill.maxRuns) return skip('max_runs_reached');
-  if (skill.cooldownMs && skill.lastFiredAt && at.getTime() - skill.lastFiredAt.getTime() < skill.cooldownMs) return skip('cooldown');
+  const reason = skipReason(skill, at);
+  if (reason) return skip(reason);
   if (skill.maxConcurrent !== null && (await running(tx, skill.id)) >= skill.maxConcurrent) {
     if (skill.overflowBehavior === 'drop') return settle(tx, firing.id, 'dropped', 'max_concurrent');
     if (skill.overflowBehavior === 'replace') {

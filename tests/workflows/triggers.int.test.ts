@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { tasks, workflowFirings, workflowTriggerState } from '@/db/schema';
+import { skills, taskRuns, tasks, workflowFirings, workflowTriggerState } from '@/db/schema';
 import { runDueTriggers } from '@/server/workflows/triggers/scheduler';
 import { useRunHarness } from '../agent/run-harness';
 import { call, newAccount } from '../helpers/client';
@@ -55,6 +55,45 @@ describe('time-driven triggers', () => {
     expect(await runDueTriggers(db(), at)).toBe(0);
     const next = await stateOf(wf.id, '0');
     expect(next.nextAt!.getTime() - row.nextAt!.getTime()).toBeGreaterThanOrEqual(23 * 3_600_000);
+  });
+
+  it('a minute due for a hundred workflows fires each once, in chunks, with the same rules', async () => {
+    h.state.llm.setFallback({ text: 'Done.' });
+    const p = await h.person(await newAccount(app()));
+    const every = [{ on: 'cron', schedule: { frequency: 'minutely' } }];
+    const plain: { id: string }[] = [];
+    for (let i = 0; i < 104; i += 8) plain.push(...(await Promise.all(Array.from({ length: 8 }, () => workflow(p, every)))));
+    const over = await workflow(p, every, { recurrenceEndsAt: new Date(Date.now() + 1_000).toISOString() });
+    const limited = await workflow(p, every, { maxConcurrent: 1, overflowBehavior: 'drop' });
+    const at = minutes(new Date(), 2);
+
+    expect(await runDueTriggers(db(), at)).toBe(106);
+    const all = await db().select().from(workflowFirings).where(eq(workflowFirings.userId, p.id));
+    expect(all).toHaveLength(106);
+    const byStatus = (s: string) => all.filter((f) => f.status === s);
+    expect(byStatus('started')).toHaveLength(105);
+    expect(byStatus('skipped').map((f) => [f.skillId, f.reason])).toEqual([[over.id, 'recurrence_ended']]);
+    expect(new Set(all.map((f) => f.eventKey)).size).toBe(1);
+    for (const wf of [...plain, limited]) {
+      const [f] = await started(wf.id);
+      const task = await taskOf(f!.taskId!);
+      expect(task).toMatchObject({ userId: p.id, assistantId: p.assistantId, title: 'Daily brief', tags: [`workflow:${wf.id}`] });
+      expect(task.description).toContain('"scheduledFor"');
+    }
+    const runs = await db().select().from(taskRuns).where(inArray(taskRuns.taskId, byStatus('started').map((f) => f.taskId!)));
+    expect(runs).toHaveLength(105);
+    // Counted once each; the same minute never fires again, and every trigger moved on.
+    const [skill] = await db().select().from(skills).where(eq(skills.id, plain[0]!.id));
+    expect(skill!.runCount).toBe(1);
+    expect(await runDueTriggers(db(), at)).toBe(0);
+    expect((await stateOf(plain[103]!.id, '0')).nextAt!.getTime()).toBeGreaterThan(at.getTime());
+    // Leave nothing behind for the other tests: the workflows go, their runs end.
+    for (const wf of [...plain, over, limited]) expect((await call(app(), `/skills/${wf.id}`, { method: 'DELETE', key: p.key })).status).toBe(200);
+    const ids = runs.map((r) => r.id);
+    await h.until(async () => {
+      const open = await db().select({ id: taskRuns.id }).from(taskRuns).where(and(inArray(taskRuns.id, ids), inArray(taskRuns.status, ['queued', 'running'])));
+      return open.length ? null : true;
+    }, 60_000);
   });
 
   it('condition fires on the false→true edge only', async () => {

@@ -1,7 +1,9 @@
-import { and, asc, eq, isNotNull, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { skills, workflowTriggerState, type SkillRow } from '@/db/schema';
 import { fire } from '../firing';
+import { fireBatch, type BatchFiring } from '../firing-batch';
+import { logger } from '@/server/logger';
 import { conditionHolds } from './condition';
 import { durationMs, type TriggerDef } from './contracts';
 import { nextCronAt } from './cron';
@@ -14,41 +16,107 @@ type StateRow = typeof workflowTriggerState.$inferSelect;
 /**
  * Everything due now: cron times, condition polls, inactivity windows that ran out, and firings
  * scheduled for later (delayOffset, timestamp offsets). Reads only rows whose `nextAt` has come
- * (an index), whatever the number of workflows; each row is handled in its own transaction under
- * a row lock, so concurrent schedulers (several processes) never handle one twice.
+ * (an index), whatever the number of workflows. Rows are handled in chunks, each in a transaction
+ * holding the rows and their skills locked (skipping rows another scheduler holds), so concurrent
+ * schedulers never handle one twice; plain cron firings of a chunk go through the batch (a few
+ * statements for the whole chunk), everything else row by row. A chunk that fails is retried row
+ * by row in transactions of their own, so one bad row never holds the others back.
  */
-export async function runDueTriggers(db: Db, now = new Date(), limit = 1_000, parallel = 8): Promise<number> {
+export async function runDueTriggers(db: Db, now = new Date(), limit = 1_000, parallel = 4): Promise<number> {
   const due = await db
     .select({ skillId: workflowTriggerState.skillId, triggerKey: workflowTriggerState.triggerKey })
     .from(workflowTriggerState)
     .where(and(isNotNull(workflowTriggerState.nextAt), lte(workflowTriggerState.nextAt, now)))
     .orderBy(asc(workflowTriggerState.nextAt))
     .limit(limit);
-  let handled = 0;
-  // A few rows at a time: a thousand workflows due at the same minute fire within seconds.
+  const chunks: DueRow[][] = [];
+  for (let i = 0; i < due.length; i += CHUNK) chunks.push(due.slice(i, i + CHUNK));
   let next = 0;
-  const worker = async () => {
-    while (next < due.length) {
-      handled += await one(due[next++]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, due.length) }, worker));
-  return handled;
+  const counts = await Promise.all(
+    Array.from({ length: Math.min(parallel, chunks.length) }, async () => {
+      let n = 0;
+      while (next < chunks.length) n += await chunk(db, chunks[next++]!, now);
+      return n;
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
 
-  async function one(d: (typeof due)[number]): Promise<number> {
-    return db.transaction(async (tx) => {
-      const [row] = await tx
-        .select()
-        .from(workflowTriggerState)
-        .where(and(eq(workflowTriggerState.skillId, d.skillId), eq(workflowTriggerState.triggerKey, d.triggerKey), lte(workflowTriggerState.nextAt, now)))
-        .for('update', { skipLocked: true });
-      if (!row) return 0;
-      const [skill] = await tx.select().from(skills).where(eq(skills.id, row.skillId));
-      if (!skill) return 0;
-      await handle(tx as unknown as Db, skill, row, now);
-      return 1;
-    });
+type DueRow = { skillId: string; triggerKey: string };
+const CHUNK = 100;
+
+async function chunk(db: Db, rows: DueRow[], now: Date): Promise<number> {
+  try {
+    return await db.transaction((tx) => handleChunk(tx as unknown as Db, rows, now));
+  } catch (err) {
+    logger.warn({ err, rows: rows.length }, 'workflow scheduler: a chunk failed; handling its rows one by one');
+    let n = 0;
+    for (const row of rows) {
+      n += await db.transaction((tx) => handleChunk(tx as unknown as Db, [row], now)).catch((e: unknown) => {
+        logger.error({ err: e, skillId: row.skillId, triggerKey: row.triggerKey }, 'workflow scheduler: a trigger failed');
+        return 0;
+      });
+    }
+    return n;
   }
+}
+
+async function handleChunk(tx: Db, due: DueRow[], now: Date): Promise<number> {
+  const wanted = new Set(due.map((d) => `${d.skillId}\n${d.triggerKey}`));
+  const locked = (
+    await tx
+      .select()
+      .from(workflowTriggerState)
+      .where(
+        and(
+          inArray(workflowTriggerState.skillId, [...new Set(due.map((d) => d.skillId))]),
+          inArray(workflowTriggerState.triggerKey, [...new Set(due.map((d) => d.triggerKey))]),
+          lte(workflowTriggerState.nextAt, now),
+        ),
+      )
+      .for('update', { skipLocked: true })
+  ).filter((r) => wanted.has(`${r.skillId}\n${r.triggerKey}`));
+  if (!locked.length) return 0;
+  // The skills in a fixed order, so two chunks sharing a skill never wait on each other in a cycle.
+  const skillRows = await tx
+    .select()
+    .from(skills)
+    .where(inArray(skills.id, [...new Set(locked.map((r) => r.skillId))]))
+    .orderBy(asc(skills.id))
+    .for('update');
+  const byId = new Map(skillRows.map((s) => [s.id, s]));
+
+  const batch: BatchFiring[] = [];
+  const nextTimes: { row: StateRow; nextAt: Date | null }[] = [];
+  let handled = 0;
+  for (const row of locked) {
+    const skill = byId.get(row.skillId);
+    if (!skill) continue;
+    handled++;
+    const placed = row.triggerKey.startsWith('d:') ? null : find(skill.triggers as TriggerDef[], row.triggerKey);
+    const t = placed?.trigger;
+    // A plain cron time of an enabled workflow without maxConcurrent: the batch.
+    if (placed && !placed.parent && t?.on === 'cron' && skill.enabled && skill.maxConcurrent === null) {
+      const scheduled = row.nextAt!;
+      nextTimes.push({ row, nextAt: nextCronAt(t, now) });
+      if (skill.ownerUserId) {
+        batch.push({ skill, userId: skill.ownerUserId, triggerKind: 'cron', eventKey: `cron:${placed.key}:${scheduled.toISOString()}`, payload: { scheduledFor: scheduled.toISOString() }, at: now });
+      }
+      continue;
+    }
+    await handle(tx, skill, row, now);
+  }
+  if (nextTimes.length) {
+    const values = sql.join(
+      nextTimes.map(({ row, nextAt }) => sql`(${row.skillId}, ${row.triggerKey}, ${nextAt}::timestamptz)`),
+      sql`, `,
+    );
+    await tx.execute(sql`
+      UPDATE workflow_trigger_state t SET next_at = v.next_at, state = '{}'::jsonb, updated_at = now()
+      FROM (VALUES ${values}) AS v(skill_id, trigger_key, next_at) WHERE t.skill_id = v.skill_id AND t.trigger_key = v.trigger_key`);
+  }
+  await fireBatch(tx, batch);
+  return handled;
 }
 
 const setNext = (db: Db, row: StateRow, nextAt: Date | null, state: Record<string, unknown>) =>
