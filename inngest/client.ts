@@ -1,4 +1,5 @@
 import { Inngest } from 'inngest';
+import { localFetch } from '@/server/executor/local-transport';
 
 /**
  * One client for both modes. With INNGEST_BASE_URL (Inngest Cloud or `inngest start`) the SDK
@@ -17,6 +18,8 @@ export function inngestOptions() {
     baseUrl: process.env.INNGEST_BASE_URL ?? local,
     signingKey: process.env.INNGEST_SIGNING_KEY,
     eventKey: process.env.INNGEST_EVENT_KEY,
+    // Calls to this process's own ingress are answered in-process (server/executor/local-transport.ts).
+    fetch: localFetch,
   } as const;
 }
 

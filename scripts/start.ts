@@ -24,6 +24,7 @@ import { logger } from '../server/logger';
 import { SERVE_PATH, ensureExecutorKeys, inngestServeUrl, loopbackServeUrl, usesInngestServer } from '../server/executor/config';
 import { startExecutor } from '../server/executor/executor';
 import { startIngress } from '../server/executor/ingress';
+import { registerLocal } from '../server/executor/local-transport';
 import { signBody } from '../server/executor/protocol';
 import { applyFront } from '../server/http/forwarded';
 import { publicOrigin } from '../server/http/public-origin';
@@ -69,6 +70,8 @@ async function startDurableWork(databaseUrl: string) {
   const ingressDatabase = connect(databaseUrl, { max: 4 });
   const ingress = await startIngress({ db: ingressDatabase.db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0), serveUrl: inngestServeUrl() });
   process.env.STEWARD_EXECUTOR_URL = ingress.url;
+  // This process's SDK reaches its ingress in-process (server/executor/local-transport.ts).
+  registerLocal(ingress.url, ingress.handle);
   let executor: Awaited<ReturnType<typeof startExecutor>> | undefined;
   return {
     /**
@@ -186,6 +189,8 @@ async function main() {
     const { inngestServeHandler } = await import('../inngest/serve');
     const serveFunctions = inngestServeHandler(() => kernel.rateLimits);
     mounts[SERVE_PATH] = (req, info) => serveFunctions(req, info.clientIp);
+    // The executor's calls to this process's own serve endpoint are answered in-process.
+    if (!usesInngestServer()) registerLocal(inngestServeUrl(), (req) => serveFunctions(req, '127.0.0.1'));
   }
   let server: http.Server;
   let closeNext: () => Promise<void>;

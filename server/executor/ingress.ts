@@ -6,6 +6,7 @@ import type { Db } from '@/db/client';
 import { isLoopbackHost } from '@/server/http/public-origin';
 import { createCheckpointWriter } from './checkpoint';
 import { hashedSigningKey } from './config';
+import type { LocalHandler } from './local-transport';
 import type { Op } from './protocol';
 import { ingestEvents, registerFunctions, type FunctionConfig, type IncomingEvent } from './store';
 
@@ -13,6 +14,8 @@ const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(
 
 /** Registrations carry every function's configuration; nothing legitimate comes near this. */
 const MAX_BODY = 5 * 1024 * 1024;
+
+type Reply = [number, Record<string, unknown>];
 
 /** Refusals name their status in the body too: the SDK reports a registration's outcome from the body's `status`. */
 function reply(res: http.ServerResponse, status: number, body: Record<string, unknown>) {
@@ -71,10 +74,49 @@ function serveUrlCheck(serveUrl: string | undefined): (url: string) => boolean {
  * and events (`POST /e/<event key>`, from inngest.send and step.sendEvent). The SDK's
  * baseUrl points here, so nothing of this is exposed on the public port.
  */
-export async function startIngress(opts: { db: Db; signingKey: string; eventKey: string; port?: number; serveUrl?: string }): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startIngress(opts: { db: Db; signingKey: string; eventKey: string; port?: number; serveUrl?: string }): Promise<{ url: string; handle: LocalHandler; close: () => Promise<void> }> {
   const isOwnServeUrl = serveUrlCheck(opts.serveUrl);
   const checkpoints = createCheckpointWriter(opts.db);
-  const signedBySdk = (req: http.IncomingMessage) => same(req.headers.authorization?.replace(/^Bearer\s+/i, '') ?? '', hashedSigningKey(opts.signingKey));
+  const signedBySdk = (authorization: string | null | undefined) => same(authorization?.replace(/^Bearer\s+/i, '') ?? '', hashedSigningKey(opts.signingKey));
+
+  /** One request, whichever way it came (the loopback port, or in-process through local-transport.ts). */
+  async function answer(method: string, url: string, authorization: string | null | undefined, raw: string): Promise<Reply> {
+    try {
+      const body = raw ? JSON.parse(raw) : {};
+      const path = url.split('?')[0];
+      if (method === 'POST' && path === '/fn/register') {
+        if (!signedBySdk(authorization)) return [401, { error: 'Registration needs the signing key' }];
+        const parsed = Registration.safeParse(body);
+        if (!parsed.success) return [400, { error: `Malformed registration: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}` }];
+        const named = [parsed.data.url, ...parsed.data.functions.flatMap((f) => Object.values(f.steps ?? {}).map((s) => s.runtime?.url ?? parsed.data.url))];
+        const foreign = named.find((u) => !isOwnServeUrl(u));
+        if (foreign !== undefined) return [400, { error: `Registration names a serve URL other than this Steward's own: ${withoutQuery(foreign)}` }];
+        return [200, await registerFunctions(opts.db, { appName: parsed.data.appName, url: parsed.data.url, functions: parsed.data.functions as FunctionConfig[] }, new Date())];
+      }
+      // Steps the SDK ran within one call of the executor (async checkpointing): stored at once,
+      // so a crash later in the call repeats none of them.
+      const cp = /^\/v1\/checkpoint\/([^/]+)\/async$/.exec(path);
+      if (method === 'POST' && cp) {
+        if (!signedBySdk(authorization)) return [401, { error: 'Checkpoints need the signing key' }];
+        const parsed = Checkpoint.safeParse(body);
+        if (!parsed.success) return [400, { error: 'Malformed checkpoint' }];
+        const stored = await checkpoints.record({ runId: decodeURIComponent(cp[1]), owner: parsed.data.qi_id, steps: parsed.data.steps as Op[] });
+        return stored ? [200, { ok: true }] : [409, { error: 'The run is no longer leased to the worker that called' }];
+      }
+      const ev = /^\/e\/([^/]+)$/.exec(path);
+      if (method === 'POST' && ev) {
+        if (!same(decodeURIComponent(ev[1]), opts.eventKey)) return [401, { error: 'Unknown event key' }];
+        const events = (Array.isArray(body) ? body : [body]) as IncomingEvent[];
+        if (events.some((e) => typeof e?.name !== 'string')) return [400, { error: 'Every event needs a name' }];
+        return [200, { ids: await ingestEvents(opts.db, events, new Date()), status: 200 }];
+      }
+      return [404, { error: 'Not found' }];
+    } catch (e) {
+      const malformed = e instanceof SyntaxError || e instanceof URIError;
+      return [malformed ? 400 : 500, { error: malformed ? 'Malformed request' : 'Failed' }];
+    }
+  }
+
   const server = http.createServer((req, res) => {
     let raw = '';
     let size = 0;
@@ -88,45 +130,19 @@ export async function startIngress(opts: { db: Db; signingKey: string; eventKey:
       raw += c;
     });
     req.on('end', async () => {
-      try {
-        const body = raw ? JSON.parse(raw) : {};
-        const path = (req.url ?? '').split('?')[0];
-        if (req.method === 'POST' && path === '/fn/register') {
-          if (!signedBySdk(req)) return reply(res, 401, { error: 'Registration needs the signing key' });
-          const parsed = Registration.safeParse(body);
-          if (!parsed.success) return reply(res, 400, { error: `Malformed registration: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}` });
-          const named = [parsed.data.url, ...parsed.data.functions.flatMap((f) => Object.values(f.steps ?? {}).map((s) => s.runtime?.url ?? parsed.data.url))];
-          const foreign = named.find((u) => !isOwnServeUrl(u));
-          if (foreign !== undefined) return reply(res, 400, { error: `Registration names a serve URL other than this Steward's own: ${withoutQuery(foreign)}` });
-          return reply(res, 200, await registerFunctions(opts.db, { appName: parsed.data.appName, url: parsed.data.url, functions: parsed.data.functions as FunctionConfig[] }, new Date()));
-        }
-        // Steps the SDK ran within one call of the executor (async checkpointing): stored at once,
-        // so a crash later in the call repeats none of them.
-        const cp = /^\/v1\/checkpoint\/([^/]+)\/async$/.exec(path);
-        if (req.method === 'POST' && cp) {
-          if (!signedBySdk(req)) return reply(res, 401, { error: 'Checkpoints need the signing key' });
-          const parsed = Checkpoint.safeParse(body);
-          if (!parsed.success) return reply(res, 400, { error: 'Malformed checkpoint' });
-          const stored = await checkpoints.record({ runId: decodeURIComponent(cp[1]), owner: parsed.data.qi_id, steps: parsed.data.steps as Op[] });
-          return stored ? reply(res, 200, { ok: true }) : reply(res, 409, { error: 'The run is no longer leased to the worker that called' });
-        }
-        const ev = /^\/e\/([^/]+)$/.exec(path);
-        if (req.method === 'POST' && ev) {
-          if (!same(decodeURIComponent(ev[1]), opts.eventKey)) return reply(res, 401, { error: 'Unknown event key' });
-          const events = (Array.isArray(body) ? body : [body]) as IncomingEvent[];
-          if (events.some((e) => typeof e?.name !== 'string')) return reply(res, 400, { error: 'Every event needs a name' });
-          return reply(res, 200, { ids: await ingestEvents(opts.db, events, new Date()), status: 200 });
-        }
-        reply(res, 404, { error: 'Not found' });
-      } catch (e) {
-        if (res.headersSent) return;
-        reply(res, e instanceof SyntaxError || e instanceof URIError ? 400 : 500, { error: e instanceof SyntaxError || e instanceof URIError ? 'Malformed request' : 'Failed' });
-      }
+      const [status, body] = await answer(req.method ?? 'GET', req.url ?? '', req.headers.authorization, raw);
+      if (!res.headersSent) reply(res, status, body);
     });
   });
+  const handle: LocalHandler = async (req) => {
+    const raw = await req.text();
+    const [status, body] = raw.length > MAX_BODY ? ([413, { error: 'Body too large' }] as Reply) : await answer(req.method, new URL(req.url).pathname, req.headers.get('authorization'), raw);
+    return new Response(JSON.stringify(status >= 400 ? { status, ...body } : body), { status, headers: { 'Content-Type': 'application/json' } });
+  };
   await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    handle,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { localFetch } from './local-transport';
 
 /** Inngest's request signature: HMAC-SHA256 of the canonical JSON body plus the timestamp, keyed by the signing key without its prefix. */
 export function signBody(body: string, signingKey: string, unixSeconds: number): string {
@@ -64,7 +65,7 @@ export async function callFunction(input: CallInput): Promise<CallResult> {
   url.searchParams.set('stepId', input.stepId);
   let res: Response;
   try {
-    res = await fetch(url, {
+    res = await localFetch(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-Inngest-Signature': signBody(body, input.signingKey, Math.floor(Date.now() / 1000)) },
       body,
