@@ -36,19 +36,39 @@ async function sendCartSignal(signal: CartSignal): Promise<void> {
   }
 }
 
-async function dispatch(run: QueuedRun): Promise<void> {
-  const outcome = await transactionOutcome(sharedDatabase().db, run.transactionId);
+/**
+ * Runs queued by one transaction, started together once it has committed: one wait on its outcome
+ * and one send for all of them (a minute's workflow firings queue hundreds in one transaction).
+ */
+const waiting = new Map<string, QueuedRun[]>();
+
+async function dispatchTransaction(transactionId: string): Promise<void> {
+  const outcome = await transactionOutcome(sharedDatabase().db, transactionId).catch(() => 'unknown' as const);
+  // The transaction has ended: nothing more can join its list.
+  const runs = waiting.get(transactionId) ?? [];
+  waiting.delete(transactionId);
   if (outcome !== 'committed') {
-    if (outcome === 'unknown') logger.warn({ runId: run.runId }, 'task run not started: its transaction did not end in time');
+    if (outcome === 'unknown') logger.warn({ runIds: runs.map((r) => r.runId) }, 'task runs not started: their transaction did not end in time');
     return;
   }
   const { inngest, events } = await engine();
-  await inngest.send(events.taskRunRequested.create({ taskId: run.taskId, runId: run.runId, accountId: run.accountId }));
+  for (let i = 0; i < runs.length; i += 500) {
+    const batch = runs.slice(i, i + 500);
+    await inngest
+      .send(batch.map((run) => events.taskRunRequested.create({ taskId: run.taskId, runId: run.runId, accountId: run.accountId })))
+      // Never fails the request that queued the run: a run that cannot be sent stays queued, logged.
+      .catch((err: unknown) => logger.error({ err, runIds: batch.map((r) => r.runId) }, 'task runs could not be started'));
+  }
 }
 
 registerRunDispatcher((run) => {
-  // Never fails the request that queued the run: a run that cannot be sent stays queued, logged.
-  dispatch(run).catch((err: unknown) => logger.error({ err, runId: run.runId, taskId: run.taskId }, 'task run could not be started'));
+  const list = waiting.get(run.transactionId);
+  if (list) {
+    list.push(run);
+    return;
+  }
+  waiting.set(run.transactionId, [run]);
+  dispatchTransaction(run.transactionId).catch((err: unknown) => logger.error({ err, transactionId: run.transactionId }, 'task runs could not be started'));
 });
 
 // Awaited inside the releasing transaction: a failed send fails it (approve answers 500 and changes nothing).
