@@ -1,6 +1,7 @@
 /**
- * Executor benchmark, in one run against one throwaway Postgres (real HTTP to a real serve
- * endpoint in its own process):
+ * Executor benchmark, in one run against one throwaway Postgres, with the functions served in the
+ * executor's process and reached in-process as npm start serves Steward's own (local-transport.ts);
+ * `appProcessStepsPerSecond` repeats the throughput with them in a process of their own over HTTP:
  *  - stepsPerSecond: step executions a second, RUNS runs of the 10-step function at once;
  *  - idleCpuPercent: this process's CPU (ingress + executor) with nothing to do;
  *  - sleepingIdleCpuPercent: the same with SLEEPERS runs sleeping or waiting for an event;
@@ -19,10 +20,13 @@ import { connect } from '../db/client';
 import { startThrowawayDatabase } from '../db/embedded';
 import { startExecutor } from '../server/executor/executor';
 import { startIngress } from '../server/executor/ingress';
+import { localFetch, registerLocal } from '../server/executor/local-transport';
+import { serve } from 'inngest/edge';
+import { benchFunctions } from './executor-functions';
 
 const RUNS = Number(process.env.BENCH_EXECUTOR_RUNS ?? 300);
 const STEPS = 10;
-const SLEEPERS = Number(process.env.BENCH_EXECUTOR_SLEEPERS ?? 10_000);
+const SLEEPERS_DEFAULT = Number(process.env.BENCH_EXECUTOR_SLEEPERS ?? 10_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** This process's CPU over `ms`, as a percentage of one core. */
@@ -34,24 +38,36 @@ async function cpuPercent(ms: number) {
   return Number((((cpu.user + cpu.system) / 1000 / (performance.now() - t0)) * 100).toFixed(2));
 }
 
-export async function benchExecutor() {
+async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
   const pgServer = await startThrowawayDatabase('executor_bench');
   const database = connect(pgServer.url, { max: 20 });
   const q = async <T>(text: string, params: unknown[] = []) => (await database.pool.query(text, params)).rows as T[];
   const signingKey = `signkey-bench-${randomBytes(32).toString('hex')}`;
   const eventKey = randomBytes(12).toString('hex');
   const ingress = await startIngress({ db: database.db, signingKey, eventKey });
-  // The serve endpoint runs in its own process, as the app would beside the executor.
-  const appProc = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'executor-app.ts')], {
-    env: { ...process.env, SIGNING_KEY: signingKey, EVENT_KEY: eventKey, INGRESS_URL: ingress.url, STEPS: String(STEPS) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve) => appProc.stdout!.on('data', (d) => {
-    const m = /port (\d+)/.exec(String(d));
-    if (m) resolve(Number(m[1]));
-  }));
-  const origin = `http://127.0.0.1:${port}`;
-  await fetch(`${origin}/api/inngest`, { method: 'PUT' });
+  // The serve endpoint in its own process over HTTP, or (BENCH_EXECUTOR_INPROCESS=1) in this one,
+  // reached in-process both ways as npm start serves Steward's own functions (local-transport.ts).
+  let appProc: ReturnType<typeof spawn> | null = null;
+  let origin: string;
+  if (IN_PROCESS) {
+    origin = 'http://127.0.0.1:9'; // never dialled: every call to it is answered in-process
+    const { client, functions } = benchFunctions({ signingKey, eventKey, ingressUrl: ingress.url, steps: STEPS, fetch: localFetch });
+    const handler = serve({ client, functions, serveOrigin: origin, servePath: '/api/inngest' });
+    registerLocal(ingress.url, ingress.handle);
+    registerLocal(`${origin}/api/inngest`, (req) => handler(req));
+    await localFetch(`${origin}/api/inngest`, { method: 'PUT' });
+  } else {
+    appProc = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'executor-app.ts')], {
+      env: { ...process.env, SIGNING_KEY: signingKey, EVENT_KEY: eventKey, INGRESS_URL: ingress.url, STEPS: String(STEPS) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const port = await new Promise<number>((resolve) => appProc!.stdout!.on('data', (d) => {
+      const m = /port (\d+)/.exec(String(d));
+      if (m) resolve(Number(m[1]));
+    }));
+    origin = `http://127.0.0.1:${port}`;
+    await fetch(`${origin}/api/inngest`, { method: 'PUT' });
+  }
   const workers = Number(process.env.BENCH_EXECUTOR_WORKERS ?? 8);
   const executor = await startExecutor({ db: database.db, databaseUrl: pgServer.url, signingKey, workers });
   const send = (events: unknown[]) => fetch(`${ingress.url}/e/${eventKey}`, { method: 'POST', body: JSON.stringify(events) });
@@ -67,54 +83,74 @@ export async function benchExecutor() {
   await sleep(1000);
   const idleCpuPercent = await cpuPercent(5000);
 
-  // SLEEPERS runs asleep or waiting, all due at `dueAt`: half clones of a sleeping run, half of a waiting one.
-  const setupMs = 15_000 + SLEEPERS; // room for the clones and the idle measurement
-  const dueAt = Date.now() + setupMs;
-  await send([{ name: 'bench/sleep', data: { at: new Date(dueAt).toISOString() } }, { name: 'bench/wait', data: {} }]);
-  while ((await countWhere(`status IN ('sleeping', 'waiting')`)) < 2) await sleep(20);
-  await q(`UPDATE executor_runs SET available_at = $1 WHERE status IN ('sleeping', 'waiting')`, [new Date(dueAt)]);
-  for (const [fn, n] of [['bench-sleeper', Math.ceil(SLEEPERS / 2) - 1], ['bench-waiter', Math.floor(SLEEPERS / 2) - 1]] as const) {
-    await q(
-      `INSERT INTO executor_runs (id, function_id, event, status, steps, stack, attempt, wait, available_at)
-       SELECT substr(md5(random()::text || g::text), 1, 24), r.function_id, r.event, r.status, r.steps, r.stack, r.attempt, r.wait, r.available_at
-       FROM executor_runs r, generate_series(1, $2::int) g WHERE r.function_id = $1`,
-      [fn, n],
-    );
-  }
-  await q('ANALYZE executor_runs');
-  const asleep = await countWhere(`status IN ('sleeping', 'waiting')`);
-  // The clones came without a NOTIFY (as runs put to sleep by another process would): the executor
-  // already sleeps until the originals' due time, which is theirs too.
-  await sleep(1000);
-  const sleepingIdleCpuPercent = await cpuPercent(5000);
-  if (Date.now() > dueAt) throw new Error('the sleepers fell due before the idle measurement ended; raise setupMs');
-
-  while ((await countWhere(`function_id IN ('bench-sleeper', 'bench-waiter') AND status = 'completed'`)) < asleep) await sleep(50);
-  const drainSeconds = Number(((Date.now() - dueAt) / 1000).toFixed(1));
-  const late = (await q<{ ms: string }>(`SELECT (output::text)::bigint - $1::bigint AS ms FROM executor_runs WHERE function_id IN ('bench-sleeper', 'bench-waiter')`, [dueAt]))
-    .map((r) => Number(r.ms))
-    .sort((a, b) => a - b);
-  const pct = (p: number) => late[Math.min(late.length - 1, Math.ceil(p * late.length) - 1)];
+  const sleepers = SLEEPERS > 0 ? await measureSleepers() : null;
 
   await executor.stop();
   await ingress.close();
-  appProc.kill('SIGTERM');
+  appProc?.kill('SIGTERM');
   await database.close();
   await pgServer.stop();
   return {
     stepsPerSecond: Math.round((RUNS * STEPS) / seconds),
     idleCpuPercent,
+    inProcess: IN_PROCESS,
     runs: RUNS,
     stepsPerRun: STEPS,
     workers,
-    sleepingRuns: asleep,
-    sleepingIdleCpuPercent,
-    wakeLatenessMinMs: late[0],
-    wakeLatenessP50Ms: pct(0.5),
-    wakeLatenessP99Ms: pct(0.99),
-    wakeLatenessMaxMs: late[late.length - 1],
-    wakeDrainSeconds: drainSeconds,
+    ...(sleepers
+      ? {
+          sleepingRuns: sleepers.asleep,
+          sleepingIdleCpuPercent: sleepers.sleepingIdleCpuPercent,
+          wakeLatenessMinMs: sleepers.late[0],
+          wakeLatenessP50Ms: sleepers.pct(0.5),
+          wakeLatenessP99Ms: sleepers.pct(0.99),
+          wakeLatenessMaxMs: sleepers.late[sleepers.late.length - 1],
+          wakeDrainSeconds: sleepers.drainSeconds,
+        }
+      : {}),
   };
+  async function measureSleepers() {
+    // SLEEPERS runs asleep or waiting, all due at `dueAt`: half clones of a sleeping run, half of a waiting one.
+    const setupMs = 15_000 + SLEEPERS; // room for the clones and the idle measurement
+    const dueAt = Date.now() + setupMs;
+    await send([{ name: 'bench/sleep', data: { at: new Date(dueAt).toISOString() } }, { name: 'bench/wait', data: {} }]);
+    while ((await countWhere(`status IN ('sleeping', 'waiting')`)) < 2) await sleep(20);
+    await q(`UPDATE executor_runs SET available_at = $1 WHERE status IN ('sleeping', 'waiting')`, [new Date(dueAt)]);
+    for (const [fn, n] of [['bench-sleeper', Math.ceil(SLEEPERS / 2) - 1], ['bench-waiter', Math.floor(SLEEPERS / 2) - 1]] as const) {
+      await q(
+        `INSERT INTO executor_runs (id, function_id, event, status, steps, stack, attempt, wait, available_at)
+         SELECT substr(md5(random()::text || g::text), 1, 24), r.function_id, r.event, r.status, r.steps, r.stack, r.attempt, r.wait, r.available_at
+         FROM executor_runs r, generate_series(1, $2::int) g WHERE r.function_id = $1`,
+        [fn, n],
+      );
+    }
+    await q('ANALYZE executor_runs');
+    const asleep = await countWhere(`status IN ('sleeping', 'waiting')`);
+    // The clones came without a NOTIFY (as runs put to sleep by another process would): the executor
+    // already sleeps until the originals' due time, which is theirs too.
+    await sleep(1000);
+    const sleepingIdleCpuPercent = await cpuPercent(5000);
+    if (Date.now() > dueAt) throw new Error('the sleepers fell due before the idle measurement ended; raise setupMs');
+
+    while ((await countWhere(`function_id IN ('bench-sleeper', 'bench-waiter') AND status = 'completed'`)) < asleep) await sleep(50);
+    const drainSeconds = Number(((Date.now() - dueAt) / 1000).toFixed(1));
+    const late = (await q<{ ms: string }>(`SELECT (output::text)::bigint - $1::bigint AS ms FROM executor_runs WHERE function_id IN ('bench-sleeper', 'bench-waiter')`, [dueAt]))
+      .map((r) => Number(r.ms))
+      .sort((a, b) => a - b);
+    const pct = (p: number) => late[Math.min(late.length - 1, Math.ceil(p * late.length) - 1)];
+    return { asleep, sleepingIdleCpuPercent, late, pct, drainSeconds };
+  }
+}
+
+/**
+ * The figures of Steward's own arrangement (npm start: the functions served in the executor's
+ * process, reached in-process), and beside them the throughput with the functions in a process of
+ * their own over HTTP (an app that serves its functions elsewhere).
+ */
+export async function benchExecutor() {
+  const own = await measure(true, SLEEPERS_DEFAULT);
+  const apart = await measure(false, 0);
+  return { ...own, appProcessStepsPerSecond: apart.stepsPerSecond, stepsPerSecondTarget: 1_000, wakeLatenessP99Target: 1_000 };
 }
 
 if (process.argv[1]?.endsWith('executor.ts')) {
