@@ -45,16 +45,16 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
   const signingKey = `signkey-bench-${randomBytes(32).toString('hex')}`;
   const eventKey = randomBytes(12).toString('hex');
   const ingress = await startIngress({ db: database.db, signingKey, eventKey });
-  // The serve endpoint in its own process over HTTP, or (BENCH_EXECUTOR_INPROCESS=1) in this one,
-  // reached in-process both ways as npm start serves Steward's own functions (local-transport.ts).
+  // The serve endpoint in this process, reached in-process both ways as npm start serves Steward's
+  // own functions (local-transport.ts), or in its own process over HTTP.
   let appProc: ReturnType<typeof spawn> | null = null;
+  const unregister: (() => void)[] = [];
   let origin: string;
   if (IN_PROCESS) {
     origin = 'http://127.0.0.1:9'; // never dialled: every call to it is answered in-process
     const { client, functions } = benchFunctions({ signingKey, eventKey, ingressUrl: ingress.url, steps: STEPS, fetch: localFetch });
     const handler = serve({ client, functions, serveOrigin: origin, servePath: '/api/inngest' });
-    registerLocal(ingress.url, ingress.handle);
-    registerLocal(`${origin}/api/inngest`, (req) => handler(req));
+    unregister.push(registerLocal(ingress.url, ingress.handle), registerLocal(`${origin}/api/inngest`, (req) => handler(req)));
     await localFetch(`${origin}/api/inngest`, { method: 'PUT' });
   } else {
     appProc = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'executor-app.ts')], {
@@ -88,6 +88,7 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
   await executor.stop();
   await ingress.close();
   appProc?.kill('SIGTERM');
+  for (const undo of unregister) undo();
   await database.close();
   await pgServer.stop();
   return {

