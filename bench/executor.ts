@@ -22,6 +22,7 @@ import { startExecutor } from '../server/executor/executor';
 import { startIngress } from '../server/executor/ingress';
 import { localFetch, registerLocal } from '../server/executor/local-transport';
 import { serve } from 'inngest/edge';
+import { plainProcessEnv } from '../server/process-env';
 import { benchFunctions } from './executor-functions';
 
 const RUNS = Number(process.env.BENCH_EXECUTOR_RUNS ?? 300);
@@ -51,10 +52,11 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
   const unregister: (() => void)[] = [];
   let origin: string;
   if (IN_PROCESS) {
+    plainProcessEnv(); // as npm start does
     origin = 'http://127.0.0.1:9'; // never dialled: every call to it is answered in-process
     const { client, functions } = benchFunctions({ signingKey, eventKey, ingressUrl: ingress.url, steps: STEPS, fetch: localFetch });
     const handler = serve({ client, functions, serveOrigin: origin, servePath: '/api/inngest' });
-    unregister.push(registerLocal(ingress.url, ingress.handle), registerLocal(`${origin}/api/inngest`, (req) => handler(req)));
+    unregister.push(registerLocal(ingress.url, ingress.handle), registerLocal(`${origin}/api/inngest`, (req) => handler(req.request())));
     await localFetch(`${origin}/api/inngest`, { method: 'PUT' });
   } else {
     appProc = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'executor-app.ts')], {

@@ -29,6 +29,7 @@ import { signBody } from '../server/executor/protocol';
 import { applyFront } from '../server/http/forwarded';
 import { publicOrigin } from '../server/http/public-origin';
 import { startTracing } from '../server/http/tracing';
+import { plainProcessEnv } from '../server/process-env';
 import { selectDatabase } from './database';
 
 const dev = process.argv.includes('--dev');
@@ -149,6 +150,8 @@ async function stopChild(child: ChildProcess) {
 }
 
 async function main() {
+  // Before anything reads the environment per request (server/process-env.ts says why).
+  plainProcessEnv();
   // Decided once, before anything serves: a malformed STEWARD_PUBLIC_URL stops here, and every
   // process started from here (the Next.js child, whose PORT differs) uses the same serve URL.
   const origin = publicOrigin();
@@ -190,7 +193,7 @@ async function main() {
     const serveFunctions = inngestServeHandler(() => kernel.rateLimits);
     mounts[SERVE_PATH] = (req, info) => serveFunctions(req, info.clientIp);
     // The executor's calls to this process's own serve endpoint are answered in-process.
-    if (!usesInngestServer()) registerLocal(inngestServeUrl(), (req) => serveFunctions(req, '127.0.0.1'));
+    if (!usesInngestServer()) registerLocal(inngestServeUrl(), (req) => serveFunctions(req.request(), '127.0.0.1'));
   }
   let server: http.Server;
   let closeNext: () => Promise<void>;

@@ -138,7 +138,7 @@ export async function startIngress(opts: { db: Db; signingKey: string; eventKey:
   });
   const handle: LocalHandler = async (req) => {
     const raw = await req.text();
-    const [status, body] = raw.length > MAX_BODY ? ([413, { error: 'Body too large' }] as Reply) : await answer(req.method, new URL(req.url).pathname, req.headers.get('authorization'), raw);
+    const [status, body] = raw.length > MAX_BODY ? ([413, { error: 'Body too large' }] as Reply) : await answer(req.method, new URL(req.url).pathname, req.header('authorization'), raw);
     return new Response(replyText(status, body), { status, headers: { 'Content-Type': 'application/json' } });
   };
   await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', r));

@@ -1,11 +1,63 @@
 /**
  * In-process delivery of the HTTP calls one Steward process makes to itself: the Inngest SDK to
  * the built-in executor's ingress (events, checkpoints, registration) and the executor to
- * /api/inngest. The requests and responses are the same Web objects, signed and checked as over
- * the wire; only the loopback socket, its syscalls and the HTTP parsing on both sides are gone
- * (they were most of a short run's CPU). A URL nobody registered goes to the network as before.
+ * /api/inngest. The requests carry the same signatures and bodies and are checked as over the
+ * wire; only the loopback socket, its syscalls and the HTTP parsing on both sides are gone (they
+ * were most of a short run's CPU). A URL nobody registered goes to the network as before.
  */
-export type LocalHandler = (req: Request) => Promise<Response>;
+
+/**
+ * A request as `fetch` was given it. Handlers that read only the method, URL, a header or two and
+ * a text body (the ingress, once per checkpointed step) never pay for a Web `Request` and its body
+ * stream; `request()` builds one for those that need it (the SDK's serve handler).
+ */
+export class LocalRequest {
+  readonly url: string;
+  readonly method: string;
+  #request: Request | null = null;
+
+  constructor(
+    url: string,
+    private readonly input: string | URL | Request,
+    private readonly init: RequestInit | undefined,
+  ) {
+    this.url = url;
+    this.method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+  }
+
+  /** The Web request, built on first use. */
+  request(): Request {
+    if (!this.#request) {
+      this.#request = new Request(this.input, this.init);
+      // What the socket would have carried: handlers build their URL from the Host header.
+      if (!this.#request.headers.has('host')) this.#request.headers.set('host', new URL(this.url).host);
+    }
+    return this.#request;
+  }
+
+  header(name: string): string | null {
+    if (this.#request || this.input instanceof Request) return this.request().headers.get(name);
+    const headers = this.init?.headers;
+    if (!headers) return null;
+    if (headers instanceof Headers) return headers.get(name);
+    const wanted = name.toLowerCase();
+    const entries = Array.isArray(headers) ? headers : Object.entries(headers);
+    // Repeated names combine as Headers would combine them.
+    const values = entries.filter(([k]) => k.toLowerCase() === wanted).map(([, v]) => v);
+    return values.length ? values.join(', ') : null;
+  }
+
+  text(): Promise<string> {
+    const body = this.init?.body;
+    if (!(this.input instanceof Request)) {
+      if (body === undefined || body === null) return Promise.resolve('');
+      if (typeof body === 'string') return Promise.resolve(body);
+    }
+    return this.request().text();
+  }
+}
+
+export type LocalHandler = (req: LocalRequest) => Promise<Response>;
 
 const routes = new Map<string, LocalHandler>();
 
@@ -32,8 +84,5 @@ export const localFetch = (async (input: string | URL | Request, init?: RequestI
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
   const handler = routes.size ? handlerFor(url) : null;
   if (!handler) return fetch(input, init);
-  const req = new Request(input, init);
-  // What the socket would have carried: handlers build their URL from the Host header.
-  if (!req.headers.has('host')) req.headers.set('host', new URL(url).host);
-  return handler(req);
+  return handler(new LocalRequest(url, input, init));
 }) as typeof fetch;

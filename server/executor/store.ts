@@ -62,6 +62,8 @@ export async function ingestEvents(db: Db, events: IncomingEvent[], now: Date): 
     await startRuns(db, toStart, now);
     toStart = [];
   };
+  // Runs that begin waiting later missed these events anyway (only events after the wait began count).
+  const waiting = await waitingFor(db, [...new Set(events.map((e) => e.name))]);
   for (const [i, e] of events.entries()) {
     const row = rows[i];
     const event = { id: row.id, name: row.name, data: row.data, ts: row.ts, ...(e.user ? { user: e.user } : {}) };
@@ -77,7 +79,7 @@ export async function ingestEvents(db: Db, events: IncomingEvent[], now: Date): 
         await cancelMatching(db, fn.id, c.if, event, now);
       }
     }
-    await resumeWaiting(db, event, row.receivedAt, now);
+    await resumeWaiting(db, waiting, event, row.receivedAt, now);
   }
   await flushStarts();
   await notify(db);
@@ -117,22 +119,27 @@ async function cancelMatching(db: Db, functionId: string, expression: string | u
   }
 }
 
-/** Runs waiting for this event whose `if` holds get it as their step's result; how many did. */
-async function resumeWaiting(db: Db, event: Json, receivedAt: Date, now: Date): Promise<number> {
-  const waiting = await db
+type WaitingRun = ExecutorRunRow & { resumed?: boolean };
+
+/** The runs waiting for any of these event names: one index lookup for a whole batch of events. */
+async function waitingFor(db: Db, names: string[]): Promise<WaitingRun[]> {
+  return db
     .select()
     .from(executorRuns)
-    .where(and(eq(executorRuns.status, 'waiting'), sql`(${executorRuns.wait} ->> 'event') = ${event.name as string}`, sql`${executorRuns.wait}->>'kind' = 'event'`));
-  let resumed = 0;
+    .where(and(eq(executorRuns.status, 'waiting'), inArray(sql`(${executorRuns.wait} ->> 'event')`, names), sql`${executorRuns.wait}->>'kind' = 'event'`));
+}
+
+/** Runs waiting for this event whose `if` holds get it as their step's result (each run once per batch). */
+async function resumeWaiting(db: Db, waiting: WaitingRun[], event: Json, receivedAt: Date, now: Date): Promise<void> {
   for (const run of waiting) {
-    const wait = run.wait as { stepId: string; if?: string; since: number };
+    const wait = run.wait as { stepId: string; event: string; if?: string; since: number };
+    if (run.resumed || wait.event !== event.name) continue;
     // Only events that arrive after the wait began count (arrival is real time, like the event's ts).
     if (receivedAt.getTime() < wait.since) continue;
     if (!matches(wait.if, { event, async: run.event })) continue;
     await resolveWait(db, run, { type: 'data', data: event }, now);
-    resumed++;
+    run.resumed = true;
   }
-  return resumed;
 }
 
 /** Gives a waiting or sleeping run its step result and makes it runnable now. */

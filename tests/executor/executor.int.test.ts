@@ -147,6 +147,24 @@ describe('built-in executor', () => {
     expect(timedOut.output).toEqual({ got: null });
   });
 
+  it('one batch of events resumes each waiting run once, with the first event of the batch that matches it', async () => {
+    await send('test/wait', { id: 'b1' });
+    await send('test/wait', { id: 'b2' });
+    await until(async () => (await runsOf(app(), 'test-waiter')).filter((r) => r.status === 'waiting' && ['b1', 'b2'].includes((r.event as { data: { id: string } }).data.id)).length === 2);
+    await client.send([
+      { name: 'test/reply', data: { id: 'b1', answer: 1 } },
+      { name: 'test/unrelated', data: { id: 'b2' } },
+      { name: 'test/reply', data: { id: 'b1', answer: 2 } },
+      { name: 'test/reply', data: { id: 'b2', answer: 3 } },
+    ] as never);
+    const done = await until(async () => {
+      const runs = (await runsOf(app(), 'test-waiter')).filter((r) => ['b1', 'b2'].includes((r.event as { data: { id: string } }).data.id));
+      return runs.every((r) => r.status === 'completed') ? runs : null;
+    });
+    const got = Object.fromEntries(done.map((r) => [(r.event as { data: { id: string } }).data.id, (r.output as { got: { data: { answer: number } } }).got.data.answer]));
+    expect(got).toEqual({ b1: 1, b2: 3 });
+  });
+
   it('retries a failing step with backoff, then succeeds', async () => {
     await send('test/flaky', {});
     await until(async () => flakyCalls >= 1);
