@@ -18,14 +18,14 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { connect } from '../db/client';
 import { startThrowawayDatabase } from '../db/embedded';
-import { startExecutor } from '../server/executor/executor';
+import { DEFAULT_WORKERS, startExecutor } from '../server/executor/executor';
 import { startIngress } from '../server/executor/ingress';
 import { localFetch, registerLocal } from '../server/executor/local-transport';
 import { serve } from 'inngest/edge';
 import { plainProcessEnv } from '../server/process-env';
 import { benchFunctions } from './executor-functions';
 
-const RUNS = Number(process.env.BENCH_EXECUTOR_RUNS ?? 300);
+const RUNS = Number(process.env.BENCH_EXECUTOR_RUNS ?? 1000);
 const STEPS = 10;
 const SLEEPERS_DEFAULT = Number(process.env.BENCH_EXECUTOR_SLEEPERS ?? 10_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -70,7 +70,8 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
     origin = `http://127.0.0.1:${port}`;
     await fetch(`${origin}/api/inngest`, { method: 'PUT' });
   }
-  const workers = Number(process.env.BENCH_EXECUTOR_WORKERS ?? 8);
+  // The executor's default number of workers (npm start's), unless BENCH_EXECUTOR_WORKERS says otherwise.
+  const workers = process.env.BENCH_EXECUTOR_WORKERS ? Number(process.env.BENCH_EXECUTOR_WORKERS) : undefined;
   const executor = await startExecutor({ db: database.db, databaseUrl: pgServer.url, signingKey, workers });
   const send = (events: unknown[]) => fetch(`${ingress.url}/e/${eventKey}`, { method: 'POST', body: JSON.stringify(events) });
   const countWhere = async (where: string, params: unknown[] = []) => (await q<{ n: number }>(`SELECT count(*)::int AS n FROM executor_runs WHERE ${where}`, params))[0].n;
@@ -99,7 +100,7 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
     inProcess: IN_PROCESS,
     runs: RUNS,
     stepsPerRun: STEPS,
-    workers,
+    workers: workers ?? DEFAULT_WORKERS,
     ...(sleepers
       ? {
           sleepingRuns: sleepers.asleep,

@@ -81,7 +81,7 @@ async function startDurableWork(databaseUrl: string) {
      * another process takes them over.
      */
     begin: async () => {
-      executor = await startExecutor({ db, databaseUrl, signingKey, serveUrl: inngestServeUrl(), leaseMs: Number(process.env.STEWARD_EXECUTOR_LEASE_MS) || undefined });
+      executor = await startExecutor({ db, databaseUrl, signingKey, serveUrl: inngestServeUrl(), leaseMs: Number(process.env.STEWARD_EXECUTOR_LEASE_MS) || undefined, workers: Number(process.env.STEWARD_EXECUTOR_WORKERS) || undefined });
     },
     /** In-flight steps get `deadlineMs` to finish; the runs still held then go back to the queue, due now. */
     stop: async (deadlineMs: number) => {

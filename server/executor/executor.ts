@@ -2,8 +2,13 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Db } from '@/db/client';
 import { logger } from '@/server/logger';
+import { createRunWriter } from './checkpoint';
 import { driveRun, type Clock } from './runner';
-import { claimRun, fireDueCrons, nextWakeAt, NOTIFY_CHANNEL, releaseRuns } from './store';
+import { claimRun, type ClaimedRun } from './claim';
+import { fireDueCrons, nextWakeAt, NOTIFY_CHANNEL, releaseRuns } from './store';
+
+/** Runs one process drives at once unless told otherwise (STEWARD_EXECUTOR_WORKERS in npm start). */
+export const DEFAULT_WORKERS = 64;
 
 export type ExecutorOptions = {
   db: Db;
@@ -11,7 +16,10 @@ export type ExecutorOptions = {
   databaseUrl: string;
   signingKey: string;
   clock?: Clock;
-  /** Runs driven at once by this process. */
+  /**
+   * Runs driven at once by this process (DEFAULT_WORKERS). A run holds its worker while a step works,
+   * a model call included, and workers that end runs together share one write.
+   */
   workers?: number;
   leaseMs?: number;
   /** Longest sleep between checks when nothing is scheduled (a safety net; NOTIFY does the waking). */
@@ -43,10 +51,11 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   const owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const clock = opts.clock ?? { now: () => new Date() };
   const leaseMs = opts.leaseMs ?? 60_000;
-  const workers = opts.workers ?? 4;
+  const workers = opts.workers ?? DEFAULT_WORKERS;
   const idleMs = opts.idleMs ?? 30_000;
   let stopped = false;
-  const deps = { db: opts.db, signingKey: opts.signingKey, clock, owner, leaseMs, checkpointing: opts.checkpointing, serveUrl: opts.serveUrl, stopping: () => stopped };
+  const writer = createRunWriter(opts.db);
+  const deps = { db: opts.db, signingKey: opts.signingKey, clock, owner, leaseMs, checkpointing: opts.checkpointing, serveUrl: opts.serveUrl, stopping: () => stopped, writer };
   let timer: NodeJS.Timeout | undefined;
   let active = 0;
   /** Counts pokes, so a worker knows whether work was announced while it looked for some. */
@@ -63,12 +72,16 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
    * Claims and drives runs until none is runnable; each worker works on its own, so one long run
    * never holds the others up. Workers start one at a time: a worker that found a run lets
    * another look for the next, so one new run costs one claim that finds nothing, not one per
-   * idle worker. A worker that found nothing while work was announced looks again.
+   * idle worker. A worker that found nothing while work was announced looks again. A run that
+   * ends claims the worker's next one in the same write (group-committed with other workers'):
+   * under load a run costs no claim of its own.
    */
   async function worker() {
+    let next: ClaimedRun | null = null;
     while (!stopped) {
       const announced = wakeups;
-      const claimed = await claimRun(opts.db, owner, clock.now(), leaseMs);
+      const claimed = next ?? (await claimRun(opts.db, owner, clock.now(), leaseMs));
+      next = null;
       if (!claimed) {
         if (announced !== wakeups) continue;
         return;
@@ -80,7 +93,7 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
       }
       if (active < workers) startWorker();
       try {
-        await driveRun(deps, claimed.run, claimed.fn);
+        next = await driveRun(deps, claimed.run, claimed.fn);
       } catch (err) {
         // The lease lapses and the run is picked up again; nothing is lost.
         logger.error({ err, runId: claimed.run.id }, 'executor: run failed to advance');

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { isLoopbackHost } from '@/server/http/public-origin';
-import { createCheckpointWriter } from './checkpoint';
+import { createRunWriter } from './checkpoint';
 import { hashedSigningKey } from './config';
 import type { LocalHandler } from './local-transport';
 import type { Op } from './protocol';
@@ -78,7 +78,7 @@ function serveUrlCheck(serveUrl: string | undefined): (url: string) => boolean {
  */
 export async function startIngress(opts: { db: Db; signingKey: string; eventKey: string; port?: number; serveUrl?: string }): Promise<{ url: string; handle: LocalHandler; close: () => Promise<void> }> {
   const isOwnServeUrl = serveUrlCheck(opts.serveUrl);
-  const checkpoints = createCheckpointWriter(opts.db);
+  const checkpoints = createRunWriter(opts.db);
   const signedBySdk = (authorization: string | null | undefined) => same(authorization?.replace(/^Bearer\s+/i, '') ?? '', hashedSigningKey(opts.signingKey));
 
   /** One request, whichever way it came (the loopback port, or in-process through local-transport.ts). */
@@ -102,7 +102,7 @@ export async function startIngress(opts: { db: Db; signingKey: string; eventKey:
         if (!signedBySdk(authorization)) return [401, { error: 'Checkpoints need the signing key' }];
         const parsed = Checkpoint.safeParse(body);
         if (!parsed.success) return [400, { error: 'Malformed checkpoint' }];
-        const stored = await checkpoints.record({ runId: decodeURIComponent(cp[1]), owner: parsed.data.qi_id, steps: parsed.data.steps as Op[] });
+        const stored = await checkpoints.checkpoint({ runId: decodeURIComponent(cp[1]), owner: parsed.data.qi_id, steps: parsed.data.steps as Op[] });
         return stored ? [200, { ok: true }] : [409, { error: 'The run is no longer leased to the worker that called' }];
       }
       const ev = /^\/e\/([^/]+)$/.exec(path);

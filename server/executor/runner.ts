@@ -1,8 +1,10 @@
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { and, eq, sql } from 'drizzle-orm';
-import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { Db } from '@/db/client';
+import { logger } from '@/server/logger';
 import { executorFunctions, executorRuns, executorStepLog, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';
+import type { ClaimedRun } from './claim';
+import type { LogEntry, RunWriter } from './checkpoint';
 import { callFunction, type Op } from './protocol';
 import { appendSteps } from './steps-sql';
 import { NOTIFY_CHANNEL, ingestEvents, maxAttempts, resolveWait, startRun, type FunctionConfig } from './store';
@@ -25,6 +27,8 @@ export type RunnerDeps = {
    * calling it would send a survivor's calls to a dead process. Without it, the stored URL.
    */
   serveUrl?: string;
+  /** Writes runs' ends in group commits, claiming each worker's next run in the same statement. */
+  writer: RunWriter;
 };
 
 /** Backoff before retry n (0-based): 1 s, 2 s, 4 s … capped at 5 minutes, or what Retry-After asks. */
@@ -51,17 +55,14 @@ export function sleepUntil(name: string, now: Date): Date {
 const timeoutAt = (timeout: unknown, now: Date) => (typeof timeout === 'string' ? sleepUntil(timeout, now) : new Date(now.getTime() + 365 * 86_400_000));
 
 type RunChange = Partial<typeof executorRuns.$inferInsert>;
-type StepLogRow = PgInsertValue<typeof executorStepLog>;
 
-/** A step execution for the log; clock_timestamp() keeps several written by one statement in order. */
-const logRow = (runId: string, op: Op, attempt: number): StepLogRow => ({
-  runId,
-  stepId: op.id,
+/** A step execution for the log. */
+const logEntry = (op: Op, attempt: number): LogEntry => ({
+  step_id: op.id,
   name: op.displayName ?? op.name ?? null,
   op: op.op,
   attempt,
-  data: op.error ?? op.data ?? null,
-  createdAt: sql`clock_timestamp()`,
+  data: (op.error ?? op.data ?? null) as Json | null,
 });
 
 /** The run is no longer this worker's (its lease was taken over, or it was cancelled): stop driving it. */
@@ -77,8 +78,10 @@ export class LostLease extends Error {
  * appended (steps the SDK checkpointed meanwhile stay), and only while this worker still holds the
  * run's lease: a worker whose lease lapsed, or whose run was cancelled, writes nothing.
  */
-async function persist(deps: RunnerDeps, runId: string, change: RunChange, logs: StepLogRow[]): Promise<ExecutorRunRow> {
+async function persist(deps: RunnerDeps, runId: string, change: RunChange, entries: LogEntry[]): Promise<ExecutorRunRow> {
   const { db } = deps;
+  // clock_timestamp() keeps several rows written by one statement in order.
+  const logs = entries.map((l) => ({ runId, stepId: l.step_id, name: l.name, op: l.op, attempt: l.attempt, data: l.data, createdAt: sql`clock_timestamp()` }));
   const fenced = and(eq(executorRuns.id, runId), eq(executorRuns.leaseOwner, deps.owner), eq(executorRuns.status, 'running'));
   const update = (q: Pick<Db, 'update'>) => q.update(executorRuns).set(change).where(fenced).returning();
   let rows: ExecutorRunRow[];
@@ -95,23 +98,24 @@ async function persist(deps: RunnerDeps, runId: string, change: RunChange, logs:
  * Drives one claimed run as far as it can go now: calls the serve endpoint, stores each
  * step's result, and stops when the run finishes, sleeps, waits or must retry later. Within one
  * call the SDK may run several steps, checkpointing each to the ingress (`checkpoint.ts`), which
- * stores them as they come; the call's answer then carries only what is left.
+ * stores them as they come; the call's answer then carries only what is left. A run that ends
+ * claims the worker's next run with the same write: that run is returned.
  */
-export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: ExecutorFunctionRow | null): Promise<void> {
+export async function driveRun(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: ExecutorFunctionRow | null): Promise<ClaimedRun | null> {
   try {
-    await drive(deps, claimed, registered);
+    return (await drive(deps, claimed, registered)) ?? null;
   } catch (err) {
-    if (err instanceof LostLease) return;
+    if (err instanceof LostLease) return null;
     throw err;
   }
 }
 
-async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: ExecutorFunctionRow | null): Promise<void> {
+async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: ExecutorFunctionRow | null): Promise<ClaimedRun | null | void> {
   const { db, clock } = deps;
   let run = claimed;
   // The claim reads the function with the run; read it here only when it did not.
   const fn = registered === undefined ? (await db.select().from(executorFunctions).where(eq(executorFunctions.id, run.functionId)))[0] : registered;
-  if (!fn) return finish(deps, run, 'failed', null, { name: 'FunctionNotFound', message: `No function ${run.functionId} is registered` });
+  if (!fn) return finish(deps, run, { status: 'failed', output: null, error: { name: 'FunctionNotFound', message: `No function ${run.functionId} is registered` }, steps: {}, ids: [], logs: [], attempt: run.attempt });
   const cfg = fn.config as unknown as FunctionConfig;
   const max = maxAttempts(cfg);
   let steps: Record<string, Json> = { ...run.steps };
@@ -130,8 +134,8 @@ async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: Exe
   if (run.wait) learn((run.wait as { stepId: string }).stepId, { type: 'data', data: null });
   let attempt = run.attempt;
   /** Step executions not yet written: they go with the next write of the run's state. */
-  const logs: StepLogRow[] = [];
-  const log = (op: Op) => void logs.push(logRow(run.id, op, attempt));
+  const logs: LogEntry[] = [];
+  const log = (op: Op) => void logs.push(logEntry(op, attempt));
   /** The state to write: new results appended, the rest as this worker knows it. */
   const state = (): RunChange => {
     const s = { ...appendSteps(fresh, freshIds), attempt } as unknown as RunChange;
@@ -188,7 +192,12 @@ async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: Exe
     log(op);
     attempt = 0;
   };
-  const end = (status: 'completed' | 'failed', output: unknown, error: Json | null) => finish(deps, run, status, output, error, state(), logs.splice(0));
+  const end = (status: 'completed' | 'failed', output: unknown, error: Json | null) => {
+    const ended = { status, output, error, steps: fresh, ids: freshIds, logs: logs.splice(0), attempt };
+    fresh = {};
+    freshIds = [];
+    return finish(deps, run, ended);
+  };
   /** A failed attempt: retry later with backoff, or give up. */
   const retryOrFail = async (error: Json, retryAfter: string | null, retriable: boolean) => {
     if (retriable && attempt + 1 < max) {
@@ -266,19 +275,41 @@ async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: Exe
   }
 }
 
-/** Ends a run; a failure emits inngest/function.failed (onFailure handlers), and an invoked run answers its parent. */
-async function finish(deps: RunnerDeps, run: ExecutorRunRow, status: 'completed' | 'failed', output: unknown, error: Json | null, state: RunChange = {}, logs: StepLogRow[] = []) {
+type Ending = { status: 'completed' | 'failed'; output: unknown; error: Json | null; steps: Record<string, Json>; ids: string[]; logs: LogEntry[]; attempt: number };
+
+/**
+ * Ends a run (through the group-committed writer, which also claims the worker's next run unless
+ * the executor is stopping); a failure emits inngest/function.failed (onFailure handlers), and an
+ * invoked run answers its parent. Returns the next run, if one was claimed.
+ */
+async function finish(deps: RunnerDeps, run: ExecutorRunRow, ending: Ending): Promise<ClaimedRun | null> {
   const { db, clock } = deps;
   const now = clock.now();
-  await persist(deps, run.id, { ...state, status, output: output ?? null, error, finishedAt: now, wait: null, leaseOwner: null, leaseUntil: null }, logs);
-  if (status === 'failed') {
-    await ingestEvents(db, [{ name: 'inngest/function.failed', data: { function_id: run.functionId, run_id: run.id, error: error ?? {}, event: run.event } }], now);
-  }
-  if (run.parentRunId) {
-    const [parent] = await db.select().from(executorRuns).where(eq(executorRuns.id, run.parentRunId));
-    if (parent && parent.status === 'waiting' && (parent.wait as { kind?: string } | null)?.kind === 'invoke') {
-      await resolveWait(db, parent, status === 'completed' ? { type: 'data', data: output ?? null } : { type: 'error', error: error ?? {} }, now);
-      await db.execute(sql`SELECT pg_notify(${NOTIFY_CHANNEL}, '')`);
+  const claimNext = !deps.stopping?.();
+  const { stored, next } = await deps.writer.finish({
+    runId: run.id,
+    owner: deps.owner,
+    ...ending,
+    finishedAt: now,
+    next: claimNext ? { owner: deps.owner, now, leaseMs: deps.leaseMs } : undefined,
+  });
+  // Not stored: the run was taken over or cancelled meanwhile; its end is not this worker's to tell.
+  if (!stored) return next;
+  try {
+    if (ending.status === 'failed') {
+      await ingestEvents(db, [{ name: 'inngest/function.failed', data: { function_id: run.functionId, run_id: run.id, error: ending.error ?? {}, event: run.event } }], now);
     }
+    if (run.parentRunId) {
+      const [parent] = await db.select().from(executorRuns).where(eq(executorRuns.id, run.parentRunId));
+      if (parent && parent.status === 'waiting' && (parent.wait as { kind?: string } | null)?.kind === 'invoke') {
+        await resolveWait(db, parent, ending.status === 'completed' ? { type: 'data', data: ending.output ?? null } : { type: 'error', error: ending.error ?? {} }, now);
+        await db.execute(sql`SELECT pg_notify(${NOTIFY_CHANNEL}, '')`);
+      }
+    }
+  } catch (err) {
+    // The run's end is stored; the next run is this worker's to drive (dropping it would leave it
+    // leased and idle until its lease lapsed).
+    logger.error({ err, runId: run.id }, 'executor: telling of a run\'s end failed');
   }
+  return next;
 }

@@ -1,0 +1,128 @@
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { executorRuns, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';
+import { concurrencyOf, type FunctionConfig } from './store';
+
+type Json = Record<string, unknown>;
+
+/** A claimed run with its function as registered (null when none is: the run then fails). */
+export type ClaimedRun = { run: ExecutorRunRow; fn: ExecutorFunctionRow | null };
+
+/** What a claim asks for: this worker's lease on up to `limit` runs. */
+export type ClaimRequest = { owner: string; now: Date; leaseMs: number; limit: number };
+
+type Candidate = { id: string; status: string; concurrency_key: string | null; fn: Record<string, unknown> | null };
+
+/** A function row as to_jsonb gives it (snake_case, the time as text). */
+function functionRow(j: Record<string, unknown> | null): ExecutorFunctionRow | null {
+  if (!j) return null;
+  return { id: String(j.id), appName: String(j.app_name), url: String(j.url), config: j.config as Json, updatedAt: new Date(String(j.updated_at)) };
+}
+
+/** A run row as to_jsonb gives it (snake_case, times as text). */
+function runRow(j: Record<string, unknown>): ExecutorRunRow {
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
+  return {
+    id: String(j.id),
+    functionId: String(j.function_id),
+    event: j.event as Json,
+    status: j.status as ExecutorRunRow['status'],
+    steps: j.steps as Record<string, Json>,
+    stack: j.stack as string[],
+    attempt: Number(j.attempt),
+    wait: (j.wait ?? null) as Json | null,
+    concurrencyKey: (j.concurrency_key ?? null) as string | null,
+    availableAt: date(j.available_at)!,
+    leaseOwner: (j.lease_owner ?? null) as string | null,
+    leaseUntil: date(j.lease_until),
+    output: j.output ?? null,
+    error: (j.error ?? null) as Json | null,
+    parentRunId: (j.parent_run_id ?? null) as string | null,
+    createdAt: date(j.created_at)!,
+    updatedAt: date(j.updated_at)!,
+    finishedAt: date(j.finished_at),
+  };
+}
+
+/** A claimed run as a claim statement returns it (`to_jsonb` of the run and of its function). */
+export const claimedRow = (run: Record<string, unknown>, fn: Record<string, unknown> | null): ClaimedRun => ({ run: runRow(run), fn: functionRow(fn) });
+
+/**
+ * The CTEs that claim up to `limit` runnable runs with FOR UPDATE SKIP LOCKED and a lease (ending
+ * in `claimed`, the runs as updated), so two processes never run the same run at once and a
+ * crashed process's runs return when the lease ends. Runs come from two partial indexes (leases
+ * lapsed first, then runs due), so the cost does not grow with the number of runs that sleep or
+ * wait. Runs with a concurrency key are left to `claimKeyed`. `exclude`: runs the same statement
+ * writes otherwise (one statement must not update a row twice).
+ */
+export function claimCtes(req: ClaimRequest, exclude?: SQL): SQL {
+  const at = req.now.toISOString();
+  const not = exclude ? sql`AND id NOT IN (${exclude})` : sql``;
+  return sql`lapsed AS (
+      SELECT id FROM executor_runs WHERE status = 'running' AND lease_until <= ${at}::timestamptz ${not}
+      ORDER BY lease_until LIMIT ${req.limit} FOR UPDATE SKIP LOCKED
+    ), due AS (
+      SELECT id FROM executor_runs
+      WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${at}::timestamptz AND concurrency_key IS NULL
+      ORDER BY available_at LIMIT ${req.limit} FOR UPDATE SKIP LOCKED
+    ), pick AS (
+      SELECT id FROM lapsed UNION ALL SELECT id FROM due LIMIT ${req.limit}
+    ), claimed AS (
+      UPDATE executor_runs r SET status = 'running', lease_owner = ${req.owner}, lease_until = ${new Date(req.now.getTime() + req.leaseMs).toISOString()}::timestamptz, updated_at = now()
+      FROM pick WHERE r.id = pick.id
+      RETURNING r.*
+    )`;
+}
+
+/**
+ * Claims one runnable run (`claimCtes`), in one statement that also reads its function; when none
+ * without a concurrency key is due but one with a key is, takes the slower path below.
+ */
+export async function claimRun(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedRun | null> {
+  const at = now.toISOString();
+  const { rows } = await db.execute<{ run: Record<string, unknown> | null; fn: Record<string, unknown> | null; keyed: boolean | null }>(sql`
+    WITH ${claimCtes({ owner, now, leaseMs, limit: 1 })}
+    SELECT
+      (SELECT to_jsonb(claimed) FROM claimed) AS run,
+      (SELECT to_jsonb(f) FROM claimed JOIN executor_functions f ON f.id = claimed.function_id) AS fn,
+      CASE WHEN NOT EXISTS (SELECT 1 FROM claimed) THEN EXISTS (
+        SELECT 1 FROM executor_runs
+        WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${at}::timestamptz AND concurrency_key IS NOT NULL
+      ) END AS keyed`);
+  const [row] = rows;
+  if (row?.run) return claimedRow(row.run, row.fn);
+  return row?.keyed ? claimKeyed(db, owner, now, leaseMs) : null;
+}
+
+/**
+ * Claims a due run that has a concurrency key, when its key has fewer than `limit` running runs.
+ * Claims are serialized per key (an advisory lock) so two processes cannot both see a free slot.
+ */
+async function claimKeyed(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedRun | null> {
+  return db.transaction(async (tx) => {
+    const { rows: candidates } = await tx.execute<Candidate>(sql`
+      WITH due AS (
+        SELECT id, status, concurrency_key, function_id FROM executor_runs
+        WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${now.toISOString()}::timestamptz AND concurrency_key IS NOT NULL
+        ORDER BY available_at LIMIT 10 FOR UPDATE SKIP LOCKED
+      )
+      SELECT due.id, due.status, due.concurrency_key, to_jsonb(f) AS fn FROM due LEFT JOIN executor_functions f ON f.id = due.function_id`);
+    for (const cand of candidates) {
+      const fn = functionRow(cand.fn);
+      const limit = fn ? (concurrencyOf(fn.config as unknown as FunctionConfig)?.limit ?? 0) : 0;
+      const keyed = limit > 0;
+      // The update below is a later statement than the lock, so it counts every run claimed and committed before it.
+      if (keyed) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${cand.concurrency_key}))`);
+      const slotFree = keyed
+        ? sql`(SELECT count(*) FROM ${executorRuns} WHERE ${executorRuns.concurrencyKey} = ${cand.concurrency_key} AND ${executorRuns.status} = 'running') < ${limit}`
+        : undefined;
+      const [claimed] = await tx
+        .update(executorRuns)
+        .set({ status: 'running', leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
+        .where(and(eq(executorRuns.id, cand.id), slotFree))
+        .returning();
+      if (claimed) return { run: claimed, fn };
+    }
+    return null;
+  });
+}
