@@ -2,13 +2,16 @@
  * Executor benchmark, in one run against one throwaway Postgres, with the functions served in the
  * executor's process and reached in-process as npm start serves Steward's own (local-transport.ts);
  * `appProcessStepsPerSecond` repeats the throughput with them in a process of their own over HTTP:
- *  - stepsPerSecond: step executions a second, RUNS runs of the 10-step function at once;
+ *  - stepsPerSecond: step executions a second, RUNS (1,000) runs of the 10-step function at once,
+ *    with the executor's default number of workers;
  *  - idleCpuPercent: this process's CPU (ingress + executor) with nothing to do;
  *  - sleepingIdleCpuPercent: the same with SLEEPERS runs sleeping or waiting for an event;
  *  - wakeLatenessP99Ms (and min, p50, max, drainSeconds): when all of them fall due at the same
  *    moment, how late each one's code resumes (the time its next step runs, minus the time it was
  *    due). Each resumption is one call of the serve endpoint, so beyond the first few this measures
- *    how fast the machine works through SLEEPERS calls, not how late the executor notices them.
+ *    how fast the machine works through SLEEPERS calls, not how late the executor notices them;
+ *  - cohortWakeLatenessP99Ms (and p50): before that, COHORT (100) of them fall due together while
+ *    the others sleep on: how late a run wakes when it is due among 10,000 sleeping ones.
  * The sleepers are clones of one real sleeping run and one real waiting run (same memo, same
  * wait), made in SQL: sending each through the serve endpoint to reach its sleep would only
  * lengthen the set-up.
@@ -28,6 +31,7 @@ import { benchFunctions } from './executor-functions';
 const RUNS = Number(process.env.BENCH_EXECUTOR_RUNS ?? 1000);
 const STEPS = 10;
 const SLEEPERS_DEFAULT = Number(process.env.BENCH_EXECUTOR_SLEEPERS ?? 10_000);
+const COHORT = Number(process.env.BENCH_EXECUTOR_COHORT ?? 100);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** This process's CPU over `ms`, as a percentage of one core. */
@@ -110,13 +114,17 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
           wakeLatenessP99Ms: sleepers.pct(0.99),
           wakeLatenessMaxMs: sleepers.late[sleepers.late.length - 1],
           wakeDrainSeconds: sleepers.drainSeconds,
+          cohortWakeRuns: sleepers.cohort.length,
+          cohortWakeLatenessP50Ms: sleepers.cohortPct(0.5),
+          cohortWakeLatenessP99Ms: sleepers.cohortPct(0.99),
         }
       : {}),
   };
   async function measureSleepers() {
     // SLEEPERS runs asleep or waiting, all due at `dueAt`: half clones of a sleeping run, half of a waiting one.
-    const setupMs = 15_000 + SLEEPERS; // room for the clones and the idle measurement
+    const setupMs = 20_000 + SLEEPERS; // room for the clones, the idle measurement and the cohort
     const dueAt = Date.now() + setupMs;
+    const cohortAt = dueAt - 6000;
     await send([{ name: 'bench/sleep', data: { at: new Date(dueAt).toISOString() } }, { name: 'bench/wait', data: {} }]);
     while ((await countWhere(`status IN ('sleeping', 'waiting')`)) < 2) await sleep(20);
     await q(`UPDATE executor_runs SET available_at = $1 WHERE status IN ('sleeping', 'waiting')`, [new Date(dueAt)]);
@@ -134,15 +142,35 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
     // already sleeps until the originals' due time, which is theirs too.
     await sleep(1000);
     const sleepingIdleCpuPercent = await cpuPercent(5000);
-    if (Date.now() > dueAt) throw new Error('the sleepers fell due before the idle measurement ended; raise setupMs');
+    if (Date.now() > cohortAt) throw new Error('the sleepers fell due before the idle measurement ended; raise setupMs');
+
+    // A cohort of COHORT of them falls due first, while the rest sleep on: how late a run that falls
+    // due wakes when 10,000 others sleep (what the indexes and the timer decide, not the throughput
+    // of calls). Moving them earlier is announced as the process that put them to sleep would
+    // schedule its own wake-up.
+    const cohort = (
+      await q<{ id: string }>(
+        `UPDATE executor_runs SET available_at = $1 WHERE id IN (
+           SELECT id FROM executor_runs WHERE function_id IN ('bench-sleeper', 'bench-waiter') AND status IN ('sleeping', 'waiting') ORDER BY id LIMIT $2
+         ) RETURNING id`,
+        [new Date(cohortAt), COHORT],
+      )
+    ).map((r) => r.id);
+    await q(`SELECT pg_notify('steward_executor', '')`);
+    while ((await countWhere(`id = ANY($1) AND status = 'completed'`, [cohort])) < cohort.length) await sleep(50);
+    const cohortLate = (await q<{ ms: string }>(`SELECT (output::text)::bigint - $1::bigint AS ms FROM executor_runs WHERE id = ANY($2)`, [cohortAt, cohort]))
+      .map((r) => Number(r.ms))
+      .sort((a, b) => a - b);
+    const cohortPct = (p: number) => cohortLate[Math.min(cohortLate.length - 1, Math.ceil(p * cohortLate.length) - 1)];
+    if (Date.now() > dueAt) throw new Error('the cohort was still waking when the rest fell due; raise setupMs');
 
     while ((await countWhere(`function_id IN ('bench-sleeper', 'bench-waiter') AND status = 'completed'`)) < asleep) await sleep(50);
     const drainSeconds = Number(((Date.now() - dueAt) / 1000).toFixed(1));
-    const late = (await q<{ ms: string }>(`SELECT (output::text)::bigint - $1::bigint AS ms FROM executor_runs WHERE function_id IN ('bench-sleeper', 'bench-waiter')`, [dueAt]))
+    const late = (await q<{ ms: string }>(`SELECT (output::text)::bigint - $1::bigint AS ms FROM executor_runs WHERE function_id IN ('bench-sleeper', 'bench-waiter') AND NOT id = ANY($2)`, [dueAt, cohort]))
       .map((r) => Number(r.ms))
       .sort((a, b) => a - b);
     const pct = (p: number) => late[Math.min(late.length - 1, Math.ceil(p * late.length) - 1)];
-    return { asleep, sleepingIdleCpuPercent, late, pct, drainSeconds };
+    return { asleep, sleepingIdleCpuPercent, late, pct, drainSeconds, cohort, cohortPct };
   }
 }
 

@@ -8,6 +8,7 @@
  *   duplicateEffects              steps that ran again although their result was recorded (want 0)
  *   lostRuns                      events without a run, runs failed or cancelled, completed runs missing an effect (want 0)
  *   stuckRuns                     runs not finished when the soak ends (want 0)
+ *   killsWithRunsUnderWay         kills that came while runs were still open (want: all of them)
  *   reexecutedUnrecorded          steps that ran again because the kill came between their effect
  *                                 and their checkpoint: at-least-once, which no engine can avoid
  *                                 unless the effect joins the step's own transaction
@@ -23,8 +24,11 @@ import { ingestEvents } from '../server/executor/store';
 
 const RUNS = Number(process.env.SOAK_RUNS ?? 200);
 const KILLS = Number(process.env.SOAK_KILLS ?? 20);
-/** Mean time a step works before its effect, so the runs are still going when the kills come. */
-const WORK_MS = Number(process.env.SOAK_WORK_MS ?? 40);
+/**
+ * Mean time a step works before its effect, so the runs are still going when the kills come: with
+ * the executor's 64 workers, 200 runs of ten such steps outlast the twenty kills' working time.
+ */
+const WORK_MS = Number(process.env.SOAK_WORK_MS ?? 1500);
 const LEASE_MS = Number(process.env.SOAK_LEASE_MS ?? 1000);
 const FINISH_TIMEOUT_MS = Number(process.env.SOAK_FINISH_TIMEOUT_MS ?? 180_000);
 const FUNCTION_ID = 'steward-soak';
@@ -94,6 +98,7 @@ async function main() {
   await ingestEvents(database.db, Array.from({ length: RUNS }, (_, i) => ({ name: 'steward/soak.go', data: { i, workMs: WORK_MS } })), new Date());
   log(`${RUNS} runs sent; ${KILLS} kills follow`);
 
+  let killsMidRun = 0;
   for (let k = 1; k <= KILLS; k++) {
     // A random moment while the server works: once it is up, within a few of its leases (the runs the
     // killed process held come back after one), so most kills land in the middle of calls.
@@ -101,6 +106,7 @@ async function main() {
     signal(server, 'SIGKILL');
     await exited(server, 10_000);
     const [{ done }] = await q<{ done: number }>(`SELECT count(*)::int AS done FROM executor_runs WHERE function_id = $1 AND status = 'completed'`, [FUNCTION_ID]);
+    if (done < RUNS) killsMidRun++;
     log(`kill ${k}/${KILLS}: ${done} runs completed so far`);
     server = startServer(env);
     await waitHealthy(port, server);
@@ -145,6 +151,7 @@ async function main() {
     reexecutedUnrecorded: effects.reexecuted,
     ...(failures.length ? { failures } : {}),
     kills: KILLS,
+    killsWithRunsUnderWay: killsMidRun,
     stepsPerRun: 10,
     seconds: Math.round((Date.now() - started) / 1000),
     date: new Date().toISOString(),
