@@ -12,6 +12,7 @@
  *    how fast the machine works through SLEEPERS calls, not how late the executor notices them;
  *  - cohortWakeLatenessP99Ms (and p50): before that, COHORT (100) of them fall due together while
  *    the others sleep on: how late a run wakes when it is due among 10,000 sleeping ones.
+ * Before the sleepers are made, 2 × WARMUP clones wake at once and are removed (not measured).
  * The sleepers are clones of one real sleeping run and one real waiting run (same memo, same
  * wait), made in SQL: sending each through the serve endpoint to reach its sleep would only
  * lengthen the set-up.
@@ -32,6 +33,7 @@ const RUNS = Number(process.env.BENCH_EXECUTOR_RUNS ?? 1000);
 const STEPS = 10;
 const SLEEPERS_DEFAULT = Number(process.env.BENCH_EXECUTOR_SLEEPERS ?? 10_000);
 const COHORT = Number(process.env.BENCH_EXECUTOR_COHORT ?? 100);
+const WARMUP = Number(process.env.BENCH_EXECUTOR_WARMUP ?? 250);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** This process's CPU over `ms`, as a percentage of one core. */
@@ -128,14 +130,27 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
     await send([{ name: 'bench/sleep', data: { at: new Date(dueAt).toISOString() } }, { name: 'bench/wait', data: {} }]);
     while ((await countWhere(`status IN ('sleeping', 'waiting')`)) < 2) await sleep(20);
     await q(`UPDATE executor_runs SET available_at = $1 WHERE status IN ('sleeping', 'waiting')`, [new Date(dueAt)]);
-    for (const [fn, n] of [['bench-sleeper', Math.ceil(SLEEPERS / 2) - 1], ['bench-waiter', Math.floor(SLEEPERS / 2) - 1]] as const) {
-      await q(
-        `INSERT INTO executor_runs (id, function_id, event, status, steps, stack, attempt, wait, available_at)
-         SELECT substr(md5(random()::text || g::text), 1, 24), r.function_id, r.event, r.status, r.steps, r.stack, r.attempt, r.wait, r.available_at
-         FROM executor_runs r, generate_series(1, $2::int) g WHERE r.function_id = $1`,
-        [fn, n],
-      );
-    }
+    /** n clones of the function's one sleeping or waiting run, due at `at`; their ids. */
+    const clone = async (fn: string, n: number, at: Date) =>
+      (
+        await q<{ id: string }>(
+          `INSERT INTO executor_runs (id, function_id, event, status, steps, stack, attempt, wait, available_at)
+           SELECT substr(md5(random()::text || g::text), 1, 24), r.function_id, r.event, r.status, r.steps, r.stack, r.attempt, r.wait, $3
+           FROM executor_runs r, generate_series(1, $2::int) g WHERE r.function_id = $1 AND r.status IN ('sleeping', 'waiting')
+           RETURNING id`,
+          [fn, n, at],
+        )
+      ).map((r) => r.id);
+    // Warm-up, not measured: WARMUP of each wake now, so the resumption's code paths (a sleep's and a
+    // wait's replay, the SDK's and the executor's) are compiled before anything below is timed, as
+    // they are on a server that has been running. Then they are removed.
+    const warm = [...(await clone('bench-sleeper', WARMUP, new Date())), ...(await clone('bench-waiter', WARMUP, new Date()))];
+    await q(`SELECT pg_notify('steward_executor', '')`);
+    while ((await countWhere(`id = ANY($1) AND status = 'completed'`, [warm])) < warm.length) await sleep(50);
+    await q(`DELETE FROM executor_step_log WHERE run_id = ANY($1)`, [warm]);
+    await q(`DELETE FROM executor_runs WHERE id = ANY($1)`, [warm]);
+    await clone('bench-sleeper', Math.ceil(SLEEPERS / 2) - 1, new Date(dueAt));
+    await clone('bench-waiter', Math.floor(SLEEPERS / 2) - 1, new Date(dueAt));
     await q('ANALYZE executor_runs');
     const asleep = await countWhere(`status IN ('sleeping', 'waiting')`);
     // The clones came without a NOTIFY (as runs put to sleep by another process would): the executor

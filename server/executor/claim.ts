@@ -75,23 +75,25 @@ export function claimCtes(req: ClaimRequest, exclude?: SQL): SQL {
 }
 
 /**
- * Claims one runnable run (`claimCtes`), in one statement that also reads its function; when none
- * without a concurrency key is due but one with a key is, takes the slower path below.
+ * Claims up to `limit` runnable runs (`claimCtes`), in one statement that also reads their
+ * functions; when none without a concurrency key is due but one with a key is, takes the slower
+ * path below for one.
  */
-export async function claimRun(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedRun | null> {
-  const at = now.toISOString();
+export async function claimRuns(db: Db, req: ClaimRequest): Promise<ClaimedRun[]> {
+  const at = req.now.toISOString();
   const { rows } = await db.execute<{ run: Record<string, unknown> | null; fn: Record<string, unknown> | null; keyed: boolean | null }>(sql`
-    WITH ${claimCtes({ owner, now, leaseMs, limit: 1 })}
-    SELECT
-      (SELECT to_jsonb(claimed) FROM claimed) AS run,
-      (SELECT to_jsonb(f) FROM claimed JOIN executor_functions f ON f.id = claimed.function_id) AS fn,
-      CASE WHEN NOT EXISTS (SELECT 1 FROM claimed) THEN EXISTS (
-        SELECT 1 FROM executor_runs
-        WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${at}::timestamptz AND concurrency_key IS NOT NULL
-      ) END AS keyed`);
-  const [row] = rows;
-  if (row?.run) return claimedRow(row.run, row.fn);
-  return row?.keyed ? claimKeyed(db, owner, now, leaseMs) : null;
+    WITH ${claimCtes(req)}
+    SELECT to_jsonb(claimed) AS run, to_jsonb(f) AS fn, NULL::boolean AS keyed
+    FROM claimed LEFT JOIN executor_functions f ON f.id = claimed.function_id
+    UNION ALL
+    SELECT NULL, NULL, EXISTS (
+      SELECT 1 FROM executor_runs
+      WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${at}::timestamptz AND concurrency_key IS NOT NULL
+    ) WHERE NOT EXISTS (SELECT 1 FROM claimed)`);
+  const claimed = rows.filter((r) => r.run).map((r) => claimedRow(r.run!, r.fn));
+  if (claimed.length || !rows.some((r) => r.keyed)) return claimed;
+  const keyed = await claimKeyed(db, req.owner, req.now, req.leaseMs);
+  return keyed ? [keyed] : [];
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Db } from '@/db/client';
 import { logger } from '@/server/logger';
 import { createRunWriter } from './checkpoint';
 import { driveRun, type Clock } from './runner';
-import { claimRun, type ClaimedRun } from './claim';
+import { claimRuns, type ClaimedRun } from './claim';
 import { fireDueCrons, nextWakeAt, NOTIFY_CHANNEL, releaseRuns } from './store';
 
 /** Runs one process drives at once unless told otherwise (STEWARD_EXECUTOR_WORKERS in npm start). */
@@ -58,6 +58,8 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   const deps = { db: opts.db, signingKey: opts.signingKey, clock, owner, leaseMs, checkpointing: opts.checkpointing, serveUrl: opts.serveUrl, stopping: () => stopped, writer };
   let timer: NodeJS.Timeout | undefined;
   let active = 0;
+  /** Worker slots a claim in flight may fill. */
+  let reserved = 0;
   /** Counts pokes, so a worker knows whether work was announced while it looked for some. */
   let wakeups = 0;
   let cronBusy: Promise<void> | null = null;
@@ -70,28 +72,45 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
 
   /**
    * Claims and drives runs until none is runnable; each worker works on its own, so one long run
-   * never holds the others up. Workers start one at a time: a worker that found a run lets
-   * another look for the next, so one new run costs one claim that finds nothing, not one per
-   * idle worker. A worker that found nothing while work was announced looks again. A run that
-   * ends claims the worker's next one in the same write (group-committed with other workers'):
-   * under load a run costs no claim of its own.
+   * never holds the others up. A worker looking for work claims, in one statement, a run for
+   * itself and one for every idle worker slot, and starts a worker for each extra run: many runs
+   * falling due together are all under way after one claim, and a burst of new runs costs one
+   * claim that finds nothing, not one per idle worker. A worker that found nothing while work was announced looks again. A run
+   * that ends claims the worker's next one in the same write (group-committed with other
+   * workers'): under load a run costs no claim of its own.
    */
-  async function worker() {
-    let next: ClaimedRun | null = null;
+  async function worker(first: ClaimedRun | null = null) {
+    let next = first;
     while (!stopped) {
       const announced = wakeups;
-      const claimed = next ?? (await claimRun(opts.db, owner, clock.now(), leaseMs));
+      let claimed = next;
       next = null;
+      if (!claimed) {
+        // Slots promised to a claim in flight are not offered to another one.
+        const spare = Math.max(0, workers - active - reserved);
+        reserved += spare;
+        let batch: ClaimedRun[];
+        try {
+          batch = await claimRuns(opts.db, { owner, now: clock.now(), leaseMs, limit: 1 + spare });
+        } finally {
+          reserved -= spare;
+        }
+        claimed = batch.shift() ?? null;
+        for (const extra of batch) startWorker(extra);
+        // Runs with a concurrency key are claimed one at a time: while slots are free, another
+        // worker looks for the next (one claim that finds nothing ends a burst).
+        if (claimed && active + reserved < workers) startWorker();
+      }
       if (!claimed) {
         if (announced !== wakeups) continue;
         return;
       }
       if (stopped) {
-        // Claimed while the executor was stopping: give it straight back.
+        // Claimed while the executor was stopping: give it straight back (and every run still held
+        // goes back when stop() ends).
         await releaseRuns(opts.db, owner, clock.now(), claimed.run.id);
         return;
       }
-      if (active < workers) startWorker();
       try {
         next = await driveRun(deps, claimed.run, claimed.fn);
       } catch (err) {
@@ -115,9 +134,9 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
     }
   }
 
-  function startWorker() {
+  function startWorker(first: ClaimedRun | null = null) {
     active++;
-    void worker()
+    void worker(first)
       .catch((err) => logger.error({ err }, 'executor: worker failed'))
       .finally(() => {
         active--;
@@ -143,7 +162,7 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
         if (started > 0) poke();
         else if (active === 0) void scheduleNext();
       });
-    if (active < workers) startWorker();
+    if (active + reserved < workers) startWorker();
   }
 
   poke();

@@ -10,6 +10,7 @@ let gate: () => void = () => {};
 let gateOpen = new Promise<void>((r) => (gate = r));
 const active: Record<string, number> = {};
 const peak: Record<string, number> = {};
+let keysAtOnce = 0;
 let ingress: Awaited<ReturnType<typeof ingressFor>>;
 let client: ReturnType<typeof testClient>;
 
@@ -43,6 +44,7 @@ beforeAll(async () => {
         const k = event.data.k;
         active[k] = (active[k] ?? 0) + 1;
         peak[k] = Math.max(peak[k] ?? 0, active[k]);
+        keysAtOnce = Math.max(keysAtOnce, Object.values(active).filter((n) => n > 0).length);
         await new Promise((r) => setTimeout(r, 150));
         active[k]--;
       }),
@@ -85,7 +87,7 @@ describe('executor durability', () => {
     for (let i = 0; i < 20; i++) for (const s of ['s1', 's2', 's3']) expect(executed.filter((e) => e === `${i}:${s}`)).toHaveLength(1);
   });
 
-  it('a concurrency key lets one run at a time per key', async () => {
+  it('a concurrency key lets one run at a time per key, and runs of different keys run side by side', async () => {
     const clock = testClock();
     const ex = await executorFor(app(), clock);
     await client.send(['x', 'x', 'x', 'y'].map((k) => ({ name: 'd/serial', data: { k } })) as never);
@@ -93,6 +95,7 @@ describe('executor durability', () => {
     await ex.stop();
     expect(peak.x).toBe(1);
     expect(peak.y).toBe(1);
+    expect(keysAtOnce).toBe(2);
   });
 
   it('after kill -9 of the executor process mid-run, another resumes when the lease ends without re-running finished steps', async () => {
