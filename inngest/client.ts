@@ -13,7 +13,7 @@ export function inngestOptions() {
     id: 'steward',
     isDev: false,
     // Several steps per call: after each step the SDK checkpoints it to the server (the built-in
-    // executor's ingress stores it at once, server/executor/checkpoint.ts) and runs the next one.
+    // executor's ingress stores it at once, server/executor/run-writer.ts) and runs the next one.
     checkpointing: true,
     baseUrl: process.env.INNGEST_BASE_URL ?? local,
     signingKey: process.env.INNGEST_SIGNING_KEY,

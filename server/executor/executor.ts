@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Db } from '@/db/client';
 import { logger } from '@/server/logger';
-import { createRunWriter } from './checkpoint';
+import { createRunWriter } from './run-writer';
 import { driveRun, type Clock } from './runner';
 import { claimRuns, type ClaimedRun } from './claim';
 import { fireDueCrons, nextWakeAt, NOTIFY_CHANNEL, releaseRuns } from './store';
@@ -75,9 +75,9 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
    * never holds the others up. A worker looking for work claims, in one statement, a run for
    * itself and one for every idle worker slot, and starts a worker for each extra run: many runs
    * falling due together are all under way after one claim, and a burst of new runs costs one
-   * claim that finds nothing, not one per idle worker. A worker that found nothing while work was announced looks again. A run
-   * that ends claims the worker's next one in the same write (group-committed with other
-   * workers'): under load a run costs no claim of its own.
+   * claim that finds nothing, not one per idle worker. A worker that found nothing while work was
+   * announced looks again. A run that ends claims the worker's next one in the same write
+   * (group-committed with other workers'): under load a run costs no claim of its own.
    */
   async function worker(first: ClaimedRun | null = null) {
     let next = first;

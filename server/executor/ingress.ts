@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { isLoopbackHost } from '@/server/http/public-origin';
-import { createRunWriter } from './checkpoint';
+import { createRunWriter } from './run-writer';
 import { hashedSigningKey } from './config';
 import type { LocalHandler } from './local-transport';
 import type { Op } from './protocol';

@@ -4,7 +4,7 @@ import type { Db } from '@/db/client';
 import { logger } from '@/server/logger';
 import { executorFunctions, executorRuns, executorStepLog, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';
 import type { ClaimedRun } from './claim';
-import type { LogEntry, RunWriter } from './checkpoint';
+import type { Finish, LogEntry, RunWriter } from './run-writer';
 import { callFunction, type Op } from './protocol';
 import { appendSteps } from './steps-sql';
 import { NOTIFY_CHANNEL, ingestEvents, maxAttempts, resolveWait, startRun, type FunctionConfig } from './store';
@@ -97,7 +97,7 @@ async function persist(deps: RunnerDeps, runId: string, change: RunChange, entri
 /**
  * Drives one claimed run as far as it can go now: calls the serve endpoint, stores each
  * step's result, and stops when the run finishes, sleeps, waits or must retry later. Within one
- * call the SDK may run several steps, checkpointing each to the ingress (`checkpoint.ts`), which
+ * call the SDK may run several steps, checkpointing each to the ingress (`run-writer.ts`), which
  * stores them as they come; the call's answer then carries only what is left. A run that ends
  * claims the worker's next run with the same write: that run is returned.
  */
@@ -275,7 +275,8 @@ async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: Exe
   }
 }
 
-type Ending = { status: 'completed' | 'failed'; output: unknown; error: Json | null; steps: Record<string, Json>; ids: string[]; logs: LogEntry[]; attempt: number };
+/** What the run writer needs of a run's end beyond who writes it and when. */
+type Ending = Omit<Finish, 'runId' | 'owner' | 'finishedAt' | 'next'>;
 
 /**
  * Ends a run (through the group-committed writer, which also claims the worker's next run unless

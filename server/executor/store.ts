@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lte, notInArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
 import { Cron } from 'croner';
 import type { Db } from '@/db/client';
 import { executorCrons, executorEvents, executorFunctions, executorRuns, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';

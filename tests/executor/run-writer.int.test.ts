@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRunWriter } from '@/server/executor/checkpoint';
+import { createRunWriter } from '@/server/executor/run-writer';
 import { useTestServer } from '../helpers/server';
 
 const app = useTestServer();

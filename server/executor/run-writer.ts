@@ -40,7 +40,7 @@ type Entry = {
   logs: Array<LogEntry & { id: string }>;
   attempt: number | null;
   fin: Fin | null;
-  claims: number;
+  /** Claim one run for the writer of this entry (a run's end that asks for its worker's next). */
   claim?: Omit<ClaimRequest, 'limit'>;
   done: Array<(r: { stored: boolean; next: ClaimedRun[] }) => void>;
   failed: Array<(e: unknown) => void>;
@@ -85,7 +85,7 @@ export function createRunWriter(db: Db) {
       try {
         const { stored, claimed } = await write(db, batch);
         for (const e of batch) {
-          const next = claimed.splice(0, e.claims);
+          const next = e.claim ? claimed.splice(0, 1) : [];
           for (const d of e.done) d({ stored: stored.has(e.runId), next });
         }
       } catch (err) {
@@ -106,7 +106,7 @@ export function createRunWriter(db: Db) {
     });
   }
 
-  const blank = (runId: string, owner: string): Entry => ({ runId, owner, steps: {}, ids: [], logs: [], attempt: null, fin: null, claims: 0, done: [], failed: [] });
+  const blank = (runId: string, owner: string): Entry => ({ runId, owner, steps: {}, ids: [], logs: [], attempt: null, fin: null, done: [], failed: [] });
 
   return {
     /** Stores checkpointed steps; true when stored, false when the caller no longer holds the run. */
@@ -133,7 +133,6 @@ export function createRunWriter(db: Db) {
         logs: f.logs.map((l) => ({ ...l, id: newId() })),
         attempt: f.attempt,
         fin: { status: f.status, output: f.output ?? null, error: f.error, finished_at: f.finishedAt.toISOString() },
-        claims: f.next ? 1 : 0,
         claim: f.next,
       }), () => {});
       return { stored: r.stored, next: r.next[0] ?? null };
@@ -151,12 +150,11 @@ export type RunWriter = ReturnType<typeof createRunWriter>;
  */
 async function write(db: Db, batch: Entry[]): Promise<{ stored: Set<string>; claimed: ClaimedRun[] }> {
   const rows = batch.map((e) => ({ run_id: e.runId, owner: e.owner, steps: e.steps, ids: e.ids, logs: e.logs, attempt: e.attempt, fin: e.fin }));
-  const asking = batch.filter((e) => e.claims > 0);
-  const limit = asking.reduce((n, e) => n + e.claims, 0);
+  const asking = batch.filter((e) => e.claim);
   // One executor per writer claims through it, so the first request names the owner and the lease.
   const claim = asking[0]?.claim;
-  const claims = claim && limit > 0 ? sql`, ${claimCtes({ ...claim, limit }, sql`SELECT run_id FROM b`)}` : sql``;
-  const claimedRows = claim && limit > 0 ? sql`UNION ALL SELECT NULL, to_jsonb(claimed), to_jsonb(f) FROM claimed LEFT JOIN executor_functions f ON f.id = claimed.function_id` : sql``;
+  const claims = claim ? sql`, ${claimCtes({ ...claim, limit: asking.length }, sql`SELECT run_id FROM b`)}` : sql``;
+  const claimedRows = claim ? sql`UNION ALL SELECT NULL, to_jsonb(claimed), to_jsonb(f) FROM claimed LEFT JOIN executor_functions f ON f.id = claimed.function_id` : sql``;
   const res = await db.execute<{ id: string | null; run: Record<string, unknown> | null; fn: Record<string, unknown> | null }>(sql`
     WITH b AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS b(run_id text, owner text, steps jsonb, ids jsonb, logs jsonb, attempt int, fin jsonb)
