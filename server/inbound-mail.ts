@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
-import { assistants, inboundMessages } from '@/db/schema';
+import { assistants, inboundMessages, type InboundMessageStatus } from '@/db/schema';
 import { logger } from '@/server/logger';
 import { InboundRefusal, inboundListenerConfig, startInboundListener, type InboundListener, type InboundMail } from '@/server/mail/inbound-listener';
 import { attachReply } from '@/server/tasks/inbound-reply';
@@ -101,7 +101,7 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
       dmarc: mail.auth.dmarc.result,
     });
     // DMARC failed: the From address is not the sender's; kept and flagged, never handed on as theirs.
-    let result: { status: 'attached' | 'chat' | 'unmatched' | 'quarantined'; reason: string | null; taskId: string | null; activityId: string | null; woke?: boolean } =
+    let result: { status: InboundMessageStatus; reason: string | null; taskId: string | null; activityId: string | null; woke?: boolean } =
       mail.auth.dmarc.result === 'fail' ? { ...reply, status: 'quarantined' as const, reason: 'dmarc_fail' } : reply;
     // Mail that answers no task opens or continues the owner's email chat with the sender.
     if (result.status === 'unmatched') {

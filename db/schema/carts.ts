@@ -3,7 +3,7 @@ import { boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex } fro
 import { accounts } from './accounts';
 import { autonomyModes, timeBoxedExpiries } from './autonomy';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
-import { taskRuns, tasks } from './tasks';
+import { taskRuns, tasks, type TaintSource } from './tasks';
 import { users } from './users';
 
 /** Every cart status of spec document 2 ("Approval (cart) statuses"); which move reaches which is server/approvals/cart-transitions.ts. */
@@ -29,6 +29,9 @@ export type DispatchType = (typeof dispatchTypes)[number];
 export const dispatchDeliveryStates = ['staged', 'held', 'provider_accepted', 'unknown', 'failed', 'undone'] as const;
 
 export type DispatchFile = { filename: string; mimeType: string; size: number; fileId: string };
+
+/** Why a dispatch waits for a person whatever the autonomy matrix says (spec 5, Taint and held dispatches). */
+export type HeldBecause = { kind: 'untrusted_input'; sources: TaintSource[] };
 
 /**
  * Exactly what the person is shown of one dispatch, and so what is sent: the content of one
@@ -138,6 +141,8 @@ export const cartDispatches = pgTable(
     holdUntil: ts('hold_until'),
     executedAt: ts('executed_at'),
     removedAt: ts('removed_at'),
+    /** Set when the cart is submitted and this dispatch is held for a person because its run was tainted. */
+    heldBecause: jsonb('held_because').$type<HeldBecause>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, updatedAt } from './columns';
 import { tasks } from './tasks';
@@ -13,8 +13,10 @@ import { tasks } from './tasks';
  * - `unmatched`: anything else (mail to a shared assistant): kept, never dropped;
  * - `quarantined`: DMARC failed (the From address is not the sender's): kept and flagged, never
  *   attached to a task nor handed on as if it came from that address.
+ * - `unverified`: nothing proves the From address (no DMARC pass, no SPF or DKIM pass aligned with
+ *   its domain): kept as from an unknown sender, never as the words of the person it names.
  */
-export const inboundMessageStatuses = ['attached', 'chat', 'unmatched', 'quarantined'] as const;
+export const inboundMessageStatuses = ['attached', 'chat', 'unmatched', 'quarantined', 'unverified'] as const;
 export type InboundMessageStatus = (typeof inboundMessageStatuses)[number];
 
 /** The results mailauth reports (spec: a `none` or `temperror` verdict is kept like any other). */
@@ -30,6 +32,15 @@ export type MailAuthVerdict = {
 };
 
 export type InboundAttachment = { filename: string | null; contentType: string; size: number };
+
+/**
+ * The spam and virus checks of one message (spec 5, Inbound mail checks: spamd, clamd): `off` when
+ * the deployment configured no checker, `error` when it could not answer (the mail is kept).
+ */
+export type InboundChecks = {
+  spam: { status: 'off' | 'clean' | 'spam' | 'error'; score?: number; threshold?: number; detail?: string };
+  virus: { status: 'off' | 'clean' | 'infected' | 'error'; signature?: string; detail?: string };
+};
 
 /**
  * Mail received by the inbound SMTP listener (spec document 4, Inbound email): one row per
@@ -76,6 +87,11 @@ export const inboundMessages = pgTable(
     dkim: text('dkim').$type<MailAuthResult>().notNull(),
     dmarc: text('dmarc').$type<MailAuthResult>().notNull(),
     auth: jsonb('auth').$type<MailAuthVerdict>().notNull(),
+    /** The From address is proven: DMARC passed, or SPF or DKIM passed aligned with its domain. */
+    senderVerified: boolean('sender_verified').notNull().default(false),
+    checks: jsonb('checks').$type<InboundChecks>(),
+    /** The Auto-Submitted header (RFC 3834) when present and not `no`: Steward never answers such mail. */
+    autoSubmitted: text('auto_submitted'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

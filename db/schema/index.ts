@@ -32,3 +32,4 @@ export * from './mcp';
 export * from './chats';
 export * from './chat-turns';
 export * from './skills';
+export * from './budgets';

@@ -36,6 +36,16 @@ export const planItemStatuses = ['pending', 'done', 'skipped', 'blocked'] as con
 export type PlanItem = { title: string; status: (typeof planItemStatuses)[number] };
 export type WaitingOnContact = { email: string | null; name: string | null; contactId: string | null };
 
+/**
+ * Where untrusted content entered a run (spec 5, Taint and held dispatches): an inbound email or a
+ * contact's reply, a web page, a document, an MCP tool result, another person's message, or an
+ * external trigger (a workflow fired by mail, a webhook or a calendar event). `ref` names it: the
+ * sender's address, the URL, the file id, the tool, the trigger.
+ */
+export const taintKinds = ['email', 'web', 'file', 'mcp', 'message', 'trigger'] as const;
+export type TaintKind = (typeof taintKinds)[number];
+export type TaintSource = { kind: TaintKind; ref: string };
+
 export const tasks = pgTable(
   'tasks',
   {
@@ -80,10 +90,23 @@ export const tasks = pgTable(
     followers: jsonb('followers').$type<string[]>().notNull().default([]),
     /** The email the task acts for (default the owner's). */
     onBehalfOf: text('on_behalf_of').notNull(),
+    /**
+     * Untrusted content reached one of its runs (or the run that created it): from then on no
+     * dispatch of it to anyone but the owner is released without a person (server/agent/taint).
+     * Never cleared: the content stays in the conversation every later run replays.
+     */
+    tainted: boolean('tainted').notNull().default(false),
+    taintSources: jsonb('taint_sources').$type<TaintSource[]>().notNull().default([]),
+    /**
+     * The first task of the tree this one belongs to: tasks a run creates (subtasks and
+     * create_task) join their creator's tree. Null for a root. STEWARD_TASK_TREE_MAX counts a tree.
+     */
+    rootTaskId: text('root_task_id'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    index('tasks_root').on(t.rootTaskId).where(sql`${t.rootTaskId} IS NOT NULL`),
     // A page of one user's tasks, newest first (id breaks ties so pages never overlap).
     // Ascending on purpose: lists read them backwards for ORDER BY ... DESC. Drizzle's .desc() means
     // DESC NULLS LAST, which does not match a plain DESC order, and Postgres then sorts every row.
@@ -105,8 +128,12 @@ export const tasks = pgTable(
 
 export type TaskRow = typeof tasks.$inferSelect;
 
-/** `contact`: a message from outside the user (an email reply of a person the task waits on), always untrusted data. */
-export const activityKinds = ['user', 'assistant', 'peer', 'tool', 'contact'] as const;
+/**
+ * `contact`: a message from outside the user (an email reply of a person the task waits on), always
+ * untrusted data. `system`: Steward's own note on the task (it read untrusted content, a limit was
+ * reached, a message could not be verified): shown to the user, never read by the model as theirs.
+ */
+export const activityKinds = ['user', 'assistant', 'peer', 'tool', 'contact', 'system'] as const;
 export const deliveryStates = ['staged', 'held', 'provider_accepted', 'unknown'] as const;
 
 /** The task conversation: messages of the user, the assistant and peers, and the assistant's tool calls. */
@@ -149,6 +176,8 @@ export const taskRuns = pgTable(
       .notNull()
       .references(() => tasks.id, { onDelete: 'cascade' }),
     accountId: text('account_id').notNull(),
+    /** The task's owner (STEWARD_USER_MAX_CONCURRENT_RUNS counts one user's running runs). */
+    userId: text('user_id'),
     status: text('status', { enum: taskRunStatuses }).notNull().default('queued'),
     /**
      * What started it: the user's process call (or an approval, or the assistant creating the
@@ -165,10 +194,14 @@ export const taskRuns = pgTable(
     outputTokens: integer('output_tokens').notNull().default(0),
     cacheReadTokens: integer('cache_read_tokens').notNull().default(0),
     cacheCreationTokens: integer('cache_creation_tokens').notNull().default(0),
+    /** Untrusted content entered this run (it started on a tainted task, or read some): its sources. */
+    tainted: boolean('tainted').notNull().default(false),
+    taintSources: jsonb('taint_sources').$type<TaintSource[]>().notNull().default([]),
     createdAt: createdAt(),
   },
   (t) => [
     index('task_runs_task_created').on(t.taskId, t.createdAt),
+    index('task_runs_user_open').on(t.userId, t.createdAt).where(sql`${t.status} IN ('queued', 'running')`),
     index('task_runs_open').on(t.taskId).where(sql`${t.status} IN ('queued', 'running')`),
   ],
 );

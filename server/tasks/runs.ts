@@ -29,17 +29,30 @@ export function registerRunDispatcher(fn: RunDispatcher | null): void {
 }
 
 /** Records a queued run of the task; its id is the executionId the API returns. The dispatcher starts it once the caller commits. */
-export async function queueRun(tx: Tx, task: Pick<TaskRow, 'id' | 'accountId' | 'modelTier'>, trigger: Trigger): Promise<TaskRunRow> {
+/** What a run is queued from: the task's tier, owner and taint (a tainted task's runs start tainted). */
+type QueuedFrom = Pick<TaskRow, 'id' | 'accountId' | 'modelTier' | 'userId' | 'tainted' | 'taintSources'>;
+
+export async function queueRun(tx: Tx, task: QueuedFrom, trigger: Trigger): Promise<TaskRunRow> {
   const [run] = await queueRuns(tx, [task], trigger);
   return run!;
 }
 
 /** The same for many tasks in one statement (a minute's workflow firings). */
-export async function queueRuns(tx: Tx, list: readonly Pick<TaskRow, 'id' | 'accountId' | 'modelTier'>[], trigger: Trigger): Promise<TaskRunRow[]> {
+export async function queueRuns(tx: Tx, list: readonly QueuedFrom[], trigger: Trigger): Promise<TaskRunRow[]> {
   if (!list.length) return [];
   const runs = await tx
     .insert(taskRuns)
-    .values(list.map((task) => ({ taskId: task.id, accountId: task.accountId, trigger, modelTier: task.modelTier })))
+    .values(
+      list.map((task) => ({
+        taskId: task.id,
+        accountId: task.accountId,
+        userId: task.userId,
+        trigger,
+        modelTier: task.modelTier,
+        tainted: task.tainted,
+        taintSources: task.taintSources,
+      })),
+    )
     .returning();
   if (dispatcher) {
     const { rows } = await tx.execute<{ xid: string }>(sql`SELECT pg_current_xact_id()::text AS xid`);
@@ -64,7 +77,7 @@ export async function openRun(tx: Tx, taskId: string): Promise<TaskRunRow | null
  * it already left its loop when the task stopped executing (it is only closing), so it never
  * picks the task up again, and the new run waits for it (one run per task at a time).
  */
-export async function queueWakeRun(tx: Tx, task: Pick<TaskRow, 'id' | 'accountId' | 'modelTier'>, trigger: Trigger): Promise<TaskRunRow> {
+export async function queueWakeRun(tx: Tx, task: QueuedFrom, trigger: Trigger): Promise<TaskRunRow> {
   const [queued] = await tx
     .select()
     .from(taskRuns)
