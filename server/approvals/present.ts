@@ -27,6 +27,7 @@ export function toPublicDispatch({ dispatch, content, versionId }: ShownDispatch
     validUntil: content.validUntil,
     evergreen: content.evergreen,
     deliveryState: dispatch.deliveryState,
+    heldBecause: dispatch.heldBecause ?? null,
   };
 }
 

@@ -34,6 +34,8 @@ export function toPublicTask(t: TaskRow, ownerEmail: string, pendingCart: Pendin
     skills: t.skills,
     followers: publicFollowers(ownerEmail, t.followers),
     onBehalfOf: t.onBehalfOf,
+    tainted: t.tainted,
+    taintSources: t.taintSources,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   };

@@ -16,6 +16,8 @@ export function conversationMessages(activities: TaskActivityRow[]): ModelMessag
   let lastText: { index: number; runId: string | null; text: string } | null = null;
 
   for (const a of activities) {
+    // Steward's notes on the task are for the user to see; the model is told what it needs in the system message.
+    if (a.kind === 'system') continue;
     if (a.kind !== 'tool') {
       group = null;
       results = null;
