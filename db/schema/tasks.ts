@@ -130,10 +130,12 @@ export type TaskRow = typeof tasks.$inferSelect;
 
 /**
  * `contact`: a message from outside the user (an email reply of a person the task waits on), always
- * untrusted data. `system`: Steward's own note on the task (it read untrusted content, a limit was
- * reached, a message could not be verified): shown to the user, never read by the model as theirs.
+ * untrusted data. `event`: what fired the task when an external trigger created it (a workflow's
+ * email, webhook or calendar event; `platform` names it), untrusted data too. `system`: Steward's
+ * own note on the task (it read untrusted content, a limit was reached, a message could not be
+ * verified): shown to the user, never read by the model as theirs.
  */
-export const activityKinds = ['user', 'assistant', 'peer', 'tool', 'contact', 'system'] as const;
+export const activityKinds = ['user', 'assistant', 'peer', 'tool', 'contact', 'event', 'system'] as const;
 export const deliveryStates = ['staged', 'held', 'provider_accepted', 'unknown'] as const;
 
 /** The task conversation: messages of the user, the assistant and peers, and the assistant's tool calls. */

@@ -23,12 +23,21 @@ const tags = ['Approvals'];
 // every approvals call (the `user` level would answer 401). Decisions also refuse task runs.
 const asUser = { tags, auth: 'any' as const, needsPerson: true };
 
+/** The trust rule every cart read states (spec 5, Taint and held dispatches; docs/security.md). */
+const HELD_RULE =
+  'A dispatch staged by a run that read untrusted content (inbound mail or a contact’s reply, a web page, a document, an MCP tool result, ' +
+  'another person’s message, or a run an external trigger started) and addressed to anyone but the owner (or addresses the owner trusts ' +
+  'through a recipient exception) is never released by `auto` or `time-boxed`: its cart waits as `pending_approval` whatever the autonomy ' +
+  'matrix says, and the dispatch carries `heldBecause: {kind: "untrusted_input", sources: [{kind, ref}]}` naming where the content came from. ' +
+  'Locks can make this stricter, never looser.';
+
 export const approvalsEndpoints = [
   defineEndpoint({
     ...asUser,
     method: 'GET',
     path: '/portal/carts',
     summary: 'The carts waiting for you (status: comma-separated pending_approval, time_boxed; default both), newest first, at most 50',
+    description: HELD_RULE,
     query: ListCartsQuery,
     response: ListCartsResponse,
     errors: [403],
@@ -39,6 +48,7 @@ export const approvalsEndpoints = [
     method: 'GET',
     path: '/portal/carts/{cartId}',
     summary: 'One cart with every dispatch exactly as it will be sent, and its contentHash',
+    description: HELD_RULE,
     params: CartParams,
     response: CartEnvelope,
     errors: [403, 404],

@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, inArray, isNotNull, lt, ne } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { carts, taskRuns, type CartRow } from '@/db/schema';
+import { asUntrustedData } from '@/server/agent/runtime/untrusted';
 import { UNDONE } from './delivery';
 import { UNDONE_ALL_REASON } from './execution';
 import { TIME_BOX_CANCEL_REASON } from './timebox';
@@ -36,10 +37,11 @@ function deliveryLabel(d: ShownDispatchRow['dispatch']): string {
   switch (d.deliveryState) {
     case 'provider_accepted':
       return d.providerMessageId && d.type !== 'message' ? `sent: accepted by the mail server (Message-ID ${d.providerMessageId})` : 'sent: accepted by the provider';
+    // A provider's reason is its text (a mail server's refusal, an MCP server's error): data, never instructions.
     case 'failed':
-      return `not sent: ${clip(d.failureReason ?? 'it failed')}`;
+      return `not sent: ${d.failureReason ? asUntrustedData('provider', clip(d.failureReason)) : 'it failed'}`;
     case 'unknown':
-      return `delivery unknown: ${clip(d.failureReason ?? 'no confirmation was received')}. Do not assume it was or was not delivered, and do not send it again without asking the user`;
+      return `delivery unknown: ${d.failureReason ? asUntrustedData('provider', clip(d.failureReason)) : 'no confirmation was received'}. Do not assume it was or was not delivered, and do not send it again without asking the user`;
     case 'staged':
     case 'held':
       return 'not sent';

@@ -7,6 +7,7 @@ import { parseOrThrow } from '@/server/http/validate';
 import { resolveTaskDispatchMode, type ActionType, type DispatchMode } from '@/server/policy/autonomy-resolve';
 import { compareStrictness, FALLBACK_WINDOW_MIN } from '@/server/policy/autonomy-rules';
 import { cartContentHash } from './cart-hash';
+import { taintHolds } from './hold';
 import { applyCartChange, planCart } from './cart-transitions';
 import { StagedDispatchInput, type StagedDispatch } from './contracts';
 import { addVersion, refreshCartHash, shownDispatches } from './versions';
@@ -128,8 +129,9 @@ function outcomeOf(cart: CartRow): SubmitOutcome {
  * The run ended: open → submitted → the mode resolved per dispatch (the task's own approval mode
  * standing in for the user's cell, recipient exceptions, team, organization, account, platform
  * default; locks win), the strictest applying to the cart: auto → approved, time-boxed →
- * time_boxed until now + window, manual → pending_approval. Idempotent: a cart already past
- * `open` is left as it is and answers what it asks for now.
+ * time_boxed until now + window, manual → pending_approval. In a run that read untrusted content
+ * a dispatch to anyone but the owner is `manual` whatever the settings say (hold.ts). Idempotent:
+ * a cart already past `open` is left as it is and answers what it asks for now.
  */
 export async function submitCart(tx: Tx, cartId: string, now = new Date()): Promise<SubmitOutcome> {
   const [locked] = await tx.select().from(carts).where(eq(carts.id, cartId)).for('update');
@@ -145,11 +147,16 @@ export async function submitCart(tx: Tx, cartId: string, now = new Date()): Prom
     tx.select({ id: users.id, accountId: users.accountId, organizationId: users.organizationId }).from(users).where(eq(users.id, locked.userId)),
     tx.select({ approvalMode: tasks.approvalMode }).from(tasks).where(eq(tasks.id, locked.taskId)),
   ]);
+  const holds = await taintHolds(tx, locked, shown);
   const modes: CartMode[] = [];
   for (const { dispatch, content } of shown) {
     const recipients = [...content.to, ...content.cc, ...content.bcc];
     // actionType was checked against the matrix's action types when it was staged.
-    modes.push(await resolveTaskDispatchMode(tx, owner, dispatch.actionType as ActionType, recipients, task?.approvalMode ?? null));
+    const mode = await resolveTaskDispatchMode(tx, owner, dispatch.actionType as ActionType, recipients, task?.approvalMode ?? null);
+    // The run read untrusted content and this goes to someone else: a person decides (hold.ts).
+    const held = holds.get(dispatch.id);
+    if (held) await tx.update(cartDispatches).set({ heldBecause: held }).where(eq(cartDispatches.id, dispatch.id));
+    modes.push(held ? { ...mode, mode: 'manual', timeBoxedWindowMin: null } : mode);
   }
   const value = strictestOf(modes);
   const to = value.mode === 'auto' ? 'approved' : value.mode === 'time-boxed' ? 'time_boxed' : 'pending_approval';

@@ -47,6 +47,8 @@ export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undef
   /** OpenAPI-style path relative to /api, for example `/users/{userId}`. */
   path: string;
   summary: string;
+  /** A longer OpenAPI description, for rules a client must know that the summary cannot hold. */
+  description?: string;
   /**
    * The OpenAPI operationId, for the few endpoints the rule in operation-ids.ts names badly
    * (otherwise derived from path and method). Keep it stable: generated clients are named by it.

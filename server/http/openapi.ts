@@ -162,6 +162,7 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
       path: ep.path,
       operationId: ids.get(ep),
       summary: ep.summary,
+      ...(ep.description ? { description: ep.description } : {}),
       tags: ep.tags,
       security,
       request: {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { activityKinds, alarmStatuses, approvalModes, deliveryStates, modelTiers, planItemStatuses, taskStatuses } from '@/db/schema';
+import { activityKinds, alarmStatuses, approvalModes, deliveryStates, modelTiers, planItemStatuses, taintKinds, taskStatuses } from '@/db/schema';
 import { PageQuery } from '@/server/http/pagination';
 import { PUT_STATUSES } from './transitions';
 
@@ -103,6 +103,14 @@ export const TaskResponse = z.object({
   skills: z.array(z.string()),
   followers: z.array(z.string()),
   onBehalfOf: z.string(),
+  tainted: z
+    .boolean()
+    .describe(
+      'True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared.',
+    ),
+  taintSources: z
+    .array(z.object({ kind: z.enum(taintKinds), ref: z.string().describe('The sender, URL, file, tool or trigger') }))
+    .describe('Where the untrusted content came from, oldest first (at most 20)'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -115,7 +123,9 @@ export const ActivityResponse = z.object({
     .object({
       role: z
         .enum(activityKinds)
-        .describe('user, assistant, peer (another assistant), or contact: a person outside the user, such as an email reply to the assistant (untrusted content)'),
+        .describe(
+          'user, assistant, peer (another assistant), contact (a person outside the user, such as an email reply to the assistant: untrusted content), event (what an external trigger fired the task with: untrusted content; platform names it) or system (Steward’s own note: the task read untrusted content, a limit was reached, a message could not be verified)',
+        ),
       content: z.string(),
       platform: z.string().nullable(),
     })

@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
-import { assistants, organizations, rosterEntries, taskActivities, tasks, users, type TaskRow, type UserRow } from '@/db/schema';
+import { assistants, organizations, rosterEntries, taskActivities, tasks, users, type TaintSource, type TaskRow, type UserRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
 import { conflict, forbidden, invalidFields } from '@/server/http/errors';
@@ -16,6 +16,7 @@ import { settleParent } from './subtasks';
 import { accountDefaultTier } from '@/server/policy/segments-resolve';
 import { plan, type TaskChange } from './transitions';
 import { followersToStore } from './followers';
+import { taintNote } from './taint';
 import { pendingCartColumn, pendingCartSummary, type PendingCartSummary } from '@/db/queries/carts';
 
 const RECENT_ACTIVITY = 20;
@@ -54,12 +55,24 @@ async function initialTier(tx: Tx, user: UserRow, own: TaskRow['modelTier'] | un
  * tasks (create_task, create_subtasks: `createdBy: agent`, and held for the user's approval when
  * `needsApproval`; a subtask names its parent).
  */
-export type TaskOrigin = { createdBy: 'user' } | { createdBy: 'agent'; needsApproval: boolean; parentTaskId: string | null };
+export type TaskOrigin =
+  | { createdBy: 'user' }
+  | {
+      createdBy: 'agent';
+      needsApproval: boolean;
+      parentTaskId: string | null;
+      /** The tree of the task whose run creates it (STEWARD_TASK_TREE_MAX); null: a tree of its own. */
+      rootTaskId?: string | null;
+    };
 
 const BY_USER: TaskOrigin = { createdBy: 'user' };
 
-/** A task as the API creates it, plus what only Steward sets: its id (known before the insert) and tags. */
-type TaskInsert = z.infer<typeof CreateTaskBody> & { id?: string; tags?: string[] };
+/**
+ * A task as the API creates it, plus what only Steward sets: its id (known before the insert),
+ * tags, and the untrusted content it starts from (a task created by a tainted run or an external
+ * trigger starts tainted, tasks/taint.ts).
+ */
+type TaskInsert = z.infer<typeof CreateTaskBody> & { id?: string; tags?: string[]; taintSources?: TaintSource[] };
 
 /**
  * The one way a task comes to exist, for the user's path and the assistant's: the assistant must
@@ -91,7 +104,7 @@ export async function insertTasks(
     const own = input.modelTier ?? '';
     if (!tiers.has(own)) tiers.set(own, await initialTier(db, user, input.modelTier));
   }
-  return db
+  const created = await db
     .insert(tasks)
     .values(
       inputs.map((input) => {
@@ -110,13 +123,25 @@ export async function insertTasks(
           followers: followersToStore(user.email, input.followers ?? []),
           onBehalfOf: (input.onBehalfOf ?? user.email).toLowerCase(),
           tags: input.tags ?? [],
+          ...(input.taintSources?.length ? { tainted: true, taintSources: input.taintSources } : {}),
           ...(origin.createdBy === 'agent'
-            ? { createdBy: 'agent' as const, parentTaskId: origin.parentTaskId, proposalStatus: origin.needsApproval ? ('pending_user_approval' as const) : null }
+            ? {
+                createdBy: 'agent' as const,
+                parentTaskId: origin.parentTaskId,
+                rootTaskId: origin.rootTaskId ?? null,
+                proposalStatus: origin.needsApproval ? ('pending_user_approval' as const) : null,
+              }
             : {}),
         };
       }),
     )
     .returning();
+  // A task born tainted says so on its own feed, as one that reads untrusted content later does.
+  const born = created.filter((t) => t.tainted);
+  if (born.length) {
+    await db.insert(taskActivities).values(born.map((t) => ({ taskId: t.id, accountId: t.accountId, kind: 'system' as const, content: taintNote(t.taintSources) })));
+  }
+  return created;
 }
 
 /** POST /tasks. Creating does not start the task: pending, or scheduled for a future time. */

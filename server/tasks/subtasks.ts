@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
-import { taskActivities, tasks, type TaskRow, type TaskStatus } from '@/db/schema';
+import { taskActivities, tasks, type TaintSource, type TaskRow, type TaskStatus } from '@/db/schema';
 import { ENDED_STATUSES } from './ended';
 import { queueWakeRun } from './runs';
 import { plan, type Move, type TaskChange } from './transitions';
@@ -56,7 +56,7 @@ export async function subtaskDepth(db: Tx, task: Pick<TaskRow, 'parentTaskId'>):
   return depth;
 }
 
-export type SubtaskReport = { id: string; title: string; status: TaskStatus; summary: string | null; lastMessage: string | null };
+export type SubtaskReport = { id: string; title: string; status: TaskStatus; summary: string | null; lastMessage: string | null; taintSources: TaintSource[] };
 
 /** The most children a parent's run is told about (the newest). */
 const REPORTED = 50;
@@ -69,7 +69,7 @@ const MESSAGE_CHARS = 2_000;
  */
 export async function subtaskReports(db: Db | Tx, task: Pick<TaskRow, 'id' | 'accountId'>): Promise<SubtaskReport[]> {
   const children = await db
-    .select({ id: tasks.id, title: tasks.title, status: tasks.status, summary: tasks.summary })
+    .select({ id: tasks.id, title: tasks.title, status: tasks.status, summary: tasks.summary, taintSources: tasks.taintSources })
     .from(tasks)
     .where(and(eq(tasks.parentTaskId, task.id), eq(tasks.accountId, task.accountId)))
     .orderBy(desc(tasks.createdAt), desc(tasks.id))

@@ -1,10 +1,13 @@
 import { and, asc, count, eq, notInArray, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { accounts, skills, tasks, users, workflowFirings, type SkillRow, type WorkflowFiringRow } from '@/db/schema';
+import { accounts, skills, tasks, users, workflowFirings, type SkillRow, type TaintSource, type WorkflowFiringRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
+import { recordActivities } from '@/server/tasks/activities';
 import { ENDED_STATUSES } from '@/server/tasks/ended';
 import { queueRun } from '@/server/tasks/runs';
 import { insertTask } from '@/server/tasks/service';
+import type { TriggerDef } from './triggers/contracts';
+import { walk } from './triggers/walk';
 
 export type Firing = {
   skillId: string;
@@ -51,14 +54,41 @@ async function startTask(tx: Tx, skill: SkillRow, firing: WorkflowFiringRow): Pr
   const actor = await ownerOf(tx, skill.accountId, firing.userId);
   const assistant = actor?.user.primaryAssistantId;
   if (!actor || !assistant) return null;
-  const task = await insertTask(tx, actor, { ...firingTask(skill, firing), assistant, tags: [workflowTag(skill.id)] });
+  const external = externalTrigger(skill, firing);
+  const task = await insertTask(tx, actor, {
+    ...firingTask(skill, firing, external !== null),
+    assistant,
+    tags: [workflowTag(skill.id)],
+    taintSources: external ? [external] : undefined,
+  });
+  // What fired it reaches the model only as untrusted data, never as the task's own words.
+  if (external) await recordActivities(tx, task, [{ kind: 'event', platform: external.ref, content: JSON.stringify(firing.payload, null, 2) }]);
   await queueRun(tx, task, 'process');
   return task.id;
 }
 
-/** What a firing's task says: the workflow's title, its instructions, and what fired it as data. */
-export function firingTask(skill: SkillRow, firing: Pick<WorkflowFiringRow, 'payload' | 'triggerKind'>): { title: string; description: string } {
-  const context = Object.keys(firing.payload).length ? `\n\nWhat fired it (${firing.triggerKind}), as data:\n${JSON.stringify(firing.payload, null, 2)}` : '';
+/**
+ * An external trigger: the event came from outside the owner (mail to the assistant, a calendar
+ * event the customer posted, a compound that listens for one). Its task is tainted from the start
+ * (tasks/taint.ts): it may read and draft, but what it sends to others waits for a person.
+ */
+export function externalTrigger(skill: Pick<SkillRow, 'triggers'>, firing: Pick<WorkflowFiringRow, 'payload' | 'triggerKind' | 'eventKey'>): TaintSource | null {
+  const kinds = new Set(walk(skill.triggers as TriggerDef[]).map((p) => p.trigger.on));
+  const external = firing.triggerKind === 'webhook' || firing.triggerKind === 'timestamp' || (firing.triggerKind === 'compound' && (kinds.has('webhook') || kinds.has('timestamp')));
+  if (!external) return null;
+  const p = firing.payload as Record<string, unknown>;
+  const event = typeof p.event === 'string' ? p.event : firing.triggerKind;
+  const from = typeof p.from === 'string' ? ` from ${p.from}` : '';
+  return { kind: 'trigger', ref: `${event}${from}` };
+}
+
+/**
+ * What a firing's task says: the workflow's title and instructions; what fired it, for a trigger
+ * of Steward's own (a cron minute, another workflow's end), as data after them. An external
+ * trigger's payload is not put here: it becomes the task's `event` activity, read as untrusted data.
+ */
+export function firingTask(skill: SkillRow, firing: Pick<WorkflowFiringRow, 'payload' | 'triggerKind'>, external = false): { title: string; description: string } {
+  const context = !external && Object.keys(firing.payload).length ? `\n\nWhat fired it (${firing.triggerKind}), as data:\n${JSON.stringify(firing.payload, null, 2)}` : '';
   return { title: skill.title ?? skill.name, description: `${skill.instructions ?? skill.description ?? ''}${context}`.trim() };
 }
 

@@ -7,7 +7,7 @@ import type { ChatRef } from '@/server/chats/tools/registry';
 import { MAX_CHAT_TOOL_STEPS } from '@/server/chats/tools';
 import { getScheduling } from '@/server/users/scheduling';
 import { chatSystemMessage } from './chat-system-message';
-import { memoriesForRun } from './memories';
+import { memoriesForRun, memoriesMessage } from './memories';
 import type { WorkingHours } from './system-message';
 import { asUntrustedData } from './untrusted';
 
@@ -89,7 +89,8 @@ export async function chatContext(db: Db, actor: UserActor, chat: ChatRef, turn:
   const workingHours = scheduling.schedulingPreferences.availability.workingHours as WorkingHours;
   const system = chatSystemMessage({ assistant: assistant ?? null, user: actor.user, workingHours, now, maxSteps: MAX_CHAT_TOOL_STEPS });
   const messages: ModelMessage[] = [];
-  if (memories.length) messages.push({ role: 'user', content: `What you know about me and my teams (memories, newest first):\n${memories.join('\n')}` });
+  const remembered = memoriesMessage(memories);
+  if (remembered) messages.push({ role: 'user', content: remembered });
   for (const m of ordered) {
     const ledBy = replyOf.get(m.id);
     if (ledBy && ledBy !== turn.id) for (const step of bySteps(callsOf.get(ledBy) ?? [])) messages.push(...toolMessages(step));

@@ -1,13 +1,14 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { ModelMessage } from 'ai';
 import type { Db } from '@/db/client';
-import { assistants, taskActivities, taskRuns, type TaskRow } from '@/db/schema';
+import { assistants, taskActivities, taskRuns, type TaintSource, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { cartOutcomeNotes } from '@/server/approvals/outcomes';
 import { subtaskReports } from '@/server/tasks/subtasks';
 import { getScheduling } from '@/server/users/scheduling';
 import { conversationMessages } from './conversation';
-import { memoriesForRun } from './memories';
+import { memoriesForRun, memoriesMessage } from './memories';
+import { activityTaint, subtaskTaint } from './taint';
 import { systemMessage } from './system-message';
 import { subtasksMessage, wakeNote } from './wake-note';
 
@@ -25,9 +26,10 @@ export const taskMessage = (task: Pick<TaskRow, 'title' | 'description'>) =>
  * the owner's memories, the task, then its conversation so far (the newest user message last, as
  * it was recorded). A task with subtasks also gets their report, as untrusted data, between the
  * earlier runs' conversation and this run's. Everything is read as the task's owner; a task's
- * conversation is its own only (a subtask never sees its parent's).
+ * conversation is its own only (a subtask never sees its parent's). `taint` lists every part of it
+ * that came from outside the owner (taint.ts): the caller records it before the model reads it.
  */
-export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: Date): Promise<{ system: string; messages: ModelMessage[] }> {
+export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: Date): Promise<{ system: string; messages: ModelMessage[]; taint: TaintSource[] }> {
   const [[assistant], scheduling, memories, activities, [run], subtasks] = await Promise.all([
     db
       .select()
@@ -62,14 +64,13 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
     wakeNote: wakeNote(task, run?.trigger ?? null, subtasks, actor.user.timezone, carts),
   });
   const messages: ModelMessage[] = [];
-  if (memories.length) {
-    messages.push({ role: 'user', content: `What you know about me and my teams (memories, newest first):\n${memories.join('\n')}` });
-  }
+  const remembered = memoriesMessage(memories);
+  if (remembered) messages.push({ role: 'user', content: remembered });
   messages.push({ role: 'user', content: taskMessage(task) });
   const current = run ? activities.findIndex((a) => a.runId === run.id) : -1;
   const [before, during] = current < 0 ? [activities, []] : [activities.slice(0, current), activities.slice(current)];
   messages.push(...conversationMessages(before));
   if (subtasks.length) messages.push({ role: 'user', content: subtasksMessage(subtasks) });
   messages.push(...conversationMessages(during));
-  return { system, messages };
+  return { system, messages, taint: [...activityTaint(activities), ...subtaskTaint(subtasks), ...memories.taint] };
 }

@@ -6,7 +6,8 @@ import { asUntrustedData } from './untrusted';
  * A task's activities as the model reads them (spec: Wire details, Model requests): the user's
  * messages verbatim, the assistant's as assistant messages, earlier tool calls replayed as an
  * assistant message with tool calls followed by one tool message per result, and messages of
- * other people (peers) and every tool result wrapped as untrusted data.
+ * other people (peers, contacts), what fired the task (an external trigger's event) and every
+ * tool result wrapped as untrusted data.
  */
 export function conversationMessages(activities: TaskActivityRow[]): ModelMessage[] {
   const messages: ModelMessage[] = [];
@@ -24,6 +25,7 @@ export function conversationMessages(activities: TaskActivityRow[]): ModelMessag
       if (a.kind === 'user') messages.push({ role: 'user', content: a.content });
       else if (a.kind === 'peer') messages.push({ role: 'user', content: asUntrustedData(`peer:${a.platform ?? 'message'}`, a.content) });
       else if (a.kind === 'contact') messages.push({ role: 'user', content: asUntrustedData(`contact:${a.platform ?? 'message'}`, a.content) });
+      else if (a.kind === 'event') messages.push({ role: 'user', content: `What fired this task:\n${asUntrustedData('trigger', a.content)}` });
       else {
         messages.push({ role: 'assistant', content: a.content });
         lastText = { index: messages.length - 1, runId: a.runId, text: a.content };

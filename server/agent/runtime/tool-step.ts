@@ -3,6 +3,8 @@ import type { Db } from '@/db/client';
 import { taskActivities } from '@/db/schema';
 import { AppError } from '@/server/http/errors';
 import { recordActivities, type NewActivity } from '@/server/tasks/activities';
+import { recordTaint } from '@/server/tasks/taint';
+import { toolTaint } from './taint';
 import type { ToolCallRequest } from './model-turn';
 import { accountFrozen, ownerActor } from './owner-actor';
 import { lockedRun, userMessageCount } from './run-state';
@@ -74,13 +76,18 @@ export async function runToolStep(
         // Read under the task's lock: process takes the same lock to attach a message, so a message is either counted here or arrives after this step.
         const late = seenUserMessages !== undefined && (await userMessageCount(tx, task.id)) > seenUserMessages;
         // A savepoint: a refused call leaves none of its writes, and its refusal is still recorded.
+        let ran = false;
         outcome = await tx
           .transaction(async (sp) => {
             const result = await tool.handler(sp, actor, task, parsed.data, { runId: run.id, now });
             if (result.endsRun && late) throw new Superseded();
+            ran = true;
             return result;
           })
           .catch((e: unknown) => (e instanceof Superseded ? { output: supersededOutput } : refusal(e)));
+        // What a web page, a document, a mailbox or an MCP server answered enters the run's context with this activity: the run is tainted from here.
+        const source = ran ? toolTaint(call.toolName, parsed.data, outcome.output) : null;
+        if (source) await recordTaint(tx, task.id, run.id, [source]);
       }
     }
     const items: NewActivity[] = [];

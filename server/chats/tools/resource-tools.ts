@@ -9,6 +9,7 @@ import {
   searchContactsAs,
   searchMemoriesAs,
 } from '@/server/agent/runtime/tools/resource-tools';
+import { chatTaint } from '../taint';
 import { defineChatTool } from './registry';
 
 /* Memories and contacts in a chat: the same effects as the task tools, as the chat's owner. */
@@ -17,7 +18,7 @@ export const chatSaveMemory = defineChatTool({
   name: 'save_memory',
   description: SAVE_MEMORY_DESCRIPTION,
   input: SaveMemoryInput,
-  handler: (db, actor, _chat, input) => saveMemoryAs(db, actor, input),
+  handler: async (db, actor, chat, input) => saveMemoryAs(db, actor, input, await chatTaint(db, actor, chat)),
 });
 
 export const chatSearchMemories = defineChatTool({

@@ -3,6 +3,7 @@ import { modelTiers } from '@/db/schema';
 import { invalidFields } from '@/server/http/errors';
 import { queueRun } from '@/server/tasks/runs';
 import { insertTask } from '@/server/tasks/service';
+import { chatTaint } from '../taint';
 import { defineChatTool } from './registry';
 
 /*
@@ -29,7 +30,9 @@ export const chatCreateTask = defineChatTool({
     if (input.scheduledFor && new Date(input.scheduledFor).getTime() <= run.now.getTime()) {
       throw invalidFields([{ field: 'scheduledFor', problem: 'must be in the future' }]);
     }
-    const needsApproval = input.needsApproval === true;
+    // A turn that read someone else's words only proposes: the request may be theirs (taint.ts).
+    const taint = await chatTaint(db, actor, chat);
+    const needsApproval = input.needsApproval === true || taint.length > 0;
     const task = await insertTask(
       db,
       actor,
@@ -40,6 +43,7 @@ export const chatCreateTask = defineChatTool({
         status: input.scheduledFor ? 'scheduled' : 'pending',
         scheduledFor: input.scheduledFor,
         modelTier: input.modelTier,
+        taintSources: taint.length ? taint : undefined,
       },
       { createdBy: 'agent', needsApproval, parentTaskId: null },
     );

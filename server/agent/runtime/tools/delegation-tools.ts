@@ -57,11 +57,16 @@ export const createSubtasks = defineTool({
       .max(MAX_SUBTASKS, `must hold at most ${MAX_SUBTASKS} subtasks`),
   }),
   handler: async (db, actor, task, input, run) => {
-    const { parent, children } = await delegateSubtasks(db, actor, task, input.subtasks, run.now);
+    const { parent, children, notCreated, treeMax } = await delegateSubtasks(db, actor, task, input.subtasks, run.now);
+    const proposed = children.some((c) => c.proposalStatus === 'pending_user_approval');
     return {
       output: {
-        subtasks: children.map((c) => ({ taskId: c.id, title: c.title, status: c.status })),
+        subtasks: children.map((c) => ({ taskId: c.id, title: c.title, status: c.status, proposalStatus: c.proposalStatus })),
         followUpAt: parent.alarmWakeAt?.toISOString() ?? null,
+        ...(proposed ? { note: 'This task read content from outside the user, so its subtasks wait for the user to approve them before they run.' } : {}),
+        ...(notCreated
+          ? { notCreated, limit: `Only ${children.length} of ${children.length + notCreated} were created: a task tree holds at most ${treeMax} tasks. Do the rest in this task.` }
+          : {}),
       },
       endsRun: true,
     };

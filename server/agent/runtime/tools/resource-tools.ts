@@ -3,6 +3,8 @@ import type { Db } from '@/db/client';
 import type { UserActor } from '@/server/access/actor';
 import { listContacts } from '@/server/contacts/service';
 import { createMemory, listMemories } from '@/server/memories/service';
+import type { TaintSource } from '@/db/schema';
+import { UNTRUSTED_MEMORY_KEY } from '../memories';
 import { defineTool } from './registry';
 
 /*
@@ -19,8 +21,14 @@ export const SaveMemoryInput = z.object({ content: z.string().trim().min(1).max(
 export const SearchMemoriesInput = z.object({ query: z.string().trim().min(1).max(500) });
 export const SearchContactsInput = z.object({ query: z.string().trim().min(1).max(300) });
 
-export async function saveMemoryAs(db: unknown, actor: UserActor, input: z.infer<typeof SaveMemoryInput>) {
-  const { memory } = await createMemory(asDb(db), actor, { content: input.content, tags: input.tags });
+/**
+ * `taint`: the sources the saving run read from outside the user. Such a memory keeps them, and
+ * every later run reads it as untrusted data (runtime/memories.ts), so an attacker's words never
+ * become the user's remembered wishes.
+ */
+export async function saveMemoryAs(db: unknown, actor: UserActor, input: z.infer<typeof SaveMemoryInput>, taint: readonly TaintSource[] = []) {
+  const metadata = taint.length ? { [UNTRUSTED_MEMORY_KEY]: taint } : undefined;
+  const { memory } = await createMemory(asDb(db), actor, { content: input.content, tags: input.tags, metadata });
   return { output: { saved: true, memoryId: memory.id, tags: memory.tags } };
 }
 
@@ -47,7 +55,7 @@ export const saveMemory = defineTool({
   name: 'save_memory',
   description: SAVE_MEMORY_DESCRIPTION,
   input: SaveMemoryInput,
-  handler: (db, actor, _task, input) => saveMemoryAs(db, actor, input),
+  handler: (db, actor, task, input) => saveMemoryAs(db, actor, input, task.tainted ? task.taintSources : []),
 });
 
 export const searchMemories = defineTool({

@@ -30,14 +30,18 @@ async function stage(db: Tx, actor: UserActor, task: TaskRow, run: ToolRun, inpu
   const staged = await stageDispatch(db, actor, task, run.runId, input);
   const recipients = [...(input.to ?? []), ...(input.cc ?? []), ...(input.bcc ?? [])];
   const { mode } = await resolveTaskDispatchMode(db, actor.user, input.actionType as ActionType, recipients, task.approvalMode ?? null);
+  // The platform holds it at the run's end (approvals/hold.ts); the model is told so now, not surprised later.
+  const held = task.tainted && mode !== 'manual';
   return {
     output: {
       staged: true,
       sent: false,
       cartId: staged.cartId,
       dispatchIndex: staged.index,
-      release: mode,
-      note: `Staged, not sent. ${RELEASE[mode]} You are told the outcome in a later run.`,
+      release: held ? 'manual' : mode,
+      note: held
+        ? `Staged, not sent. This task read content from outside the user, so unless it goes only to the user (or to addresses they trust), it waits for the user’s approval when this run ends. ${RELEASE.manual} You are told the outcome in a later run.`
+        : `Staged, not sent. ${RELEASE[mode]} You are told the outcome in a later run.`,
     },
   };
 }
