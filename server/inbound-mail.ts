@@ -10,12 +10,15 @@ import { ingestWorkflowEvent } from '@/server/workflows/triggers/events';
 
 /*
  * Composition (entry floor): the inbound SMTP listener (kernel) routes mail to the areas above it.
- * Mail is accepted for the addresses of existing assistants. Each message is kept in
- * inbound_messages, once per receiving assistant, before the SMTP server answers 250: a reply
- * to Steward's mail from a person a task waits on attaches to that task and wakes it
- * (tasks/inbound-reply.ts); other mail to a user's own assistant opens or continues the owner's
- * email chat with the sender (chats/email.ts); the rest stays `unmatched`;
- * mail whose DMARC failed is `quarantined`. Nothing accepted is dropped.
+ * Mail is accepted for the addresses of existing assistants; the listener has already refused
+ * what the drop rules refuse (mail/checks/drop-rules.ts). Each message is kept in
+ * inbound_messages, once per receiving assistant, before the SMTP server answers 250, with its
+ * verdicts, whether its From address is proven, its spam and virus checks and its
+ * Auto-Submitted mark: a proven reply to Steward's mail from a person a task waits on attaches
+ * to that task and wakes it (tasks/inbound-reply.ts), an unproven one is `unverified` and only
+ * noted on the task; other mail to a user's own assistant opens or continues the owner's email
+ * chat with the sender (chats/email.ts); the rest stays `unmatched`; mail whose DMARC failed is
+ * `quarantined`. Nothing accepted is dropped.
  */
 
 type Assistant = { id: string; accountId: string };
@@ -83,6 +86,9 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
         dkim: mail.auth.dkim.result,
         dmarc: mail.auth.dmarc.result,
         auth: mail.auth,
+        senderVerified: mail.senderVerified,
+        checks: mail.checks,
+        autoSubmitted: mail.autoSubmitted,
       })
       .onConflictDoNothing()
       .returning({ id: inboundMessages.id });
@@ -99,6 +105,8 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
       text: mail.text,
       references: referencesOf(mail),
       dmarc: mail.auth.dmarc.result,
+      senderVerified: mail.senderVerified,
+      senderUnproven: mail.senderUnproven,
     });
     // DMARC failed: the From address is not the sender's; kept and flagged, never handed on as theirs.
     let result: { status: InboundMessageStatus; reason: string | null; taskId: string | null; activityId: string | null; woke?: boolean } =
@@ -116,6 +124,7 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
         subject: mail.subject,
         text: mail.text,
         attachments: mail.attachments,
+        senderVerified: mail.senderVerified,
       });
       if (chat) {
         result = { ...result, status: 'chat', activityId: chat.message.id };
@@ -125,7 +134,15 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
           userId: chat.userId,
           type: 'email.received',
           id: mail.messageId ?? stored.id,
-          data: { from: mail.from.address, fromName: mail.from.name, subject: mail.subject, text: mail.text.slice(0, 4_000), chatId: chat.chatId, assistantId: assistant.id },
+          data: {
+            from: mail.from.address,
+            fromName: mail.from.name,
+            senderVerified: mail.senderVerified,
+            subject: mail.subject,
+            text: mail.text.slice(0, 4_000),
+            chatId: chat.chatId,
+            assistantId: assistant.id,
+          },
         });
       }
     }
@@ -137,6 +154,7 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
     if (result.status === 'attached') logger.info({ ...log, woke: result.woke }, 'inbound mail: reply attached to its task');
     else if (result.status === 'chat') logger.info({ ...log, chatMessageId: result.activityId }, 'inbound mail: added to the email chat with its sender');
     else if (result.status === 'quarantined') logger.warn({ ...log, dmarc: mail.auth.dmarc }, 'inbound mail: DMARC failed, message quarantined');
+    else if (result.status === 'unverified') logger.warn({ ...log, unproven: mail.senderUnproven }, 'inbound mail: a reply whose sender is not proven was kept, not attached');
     else logger.info(log, 'inbound mail: kept unmatched');
   });
 }
@@ -156,6 +174,9 @@ export async function startInboundMail(db: Db, env: Record<string, string | unde
   const config = inboundListenerConfig(env);
   if (!config) return null;
   const listener = await startInboundListener({ ...config, ...inboundMailRouter(db) });
-  logger.info({ port: listener.port, starttls: Boolean(config.tls) }, 'inbound mail: SMTP listener started');
+  logger.info(
+    { port: listener.port, starttls: Boolean(config.tls), spamCheck: config.checks?.spamd ? 'on' : 'off', virusCheck: config.checks?.clamd ? 'on' : 'off' },
+    'inbound mail: SMTP listener started',
+  );
   return listener;
 }

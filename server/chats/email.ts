@@ -15,6 +15,8 @@ export type EmailIn = {
   subject: string;
   text: string;
   attachments: { filename?: string | null; contentType?: string | null; size?: number }[];
+  /** Whether the From address is proven (DMARC, or SPF or DKIM aligned with its domain). */
+  senderVerified: boolean;
 };
 
 /**
@@ -22,7 +24,9 @@ export type EmailIn = {
  * the sender (spec 4, Inbound email): one chat per assistant and counterpart address, owned by
  * the assistant's user. Only a user's own assistant has such chats: mail to a shared assistant
  * (account, organization or team) names no one person it is for, so it stays unmatched. The
- * message is the sender's words (`contact`), which the model sees as untrusted data.
+ * message is the sender's words (`contact`), which the model sees as untrusted data; its
+ * metadata says whether the From address is proven, since the thread is keyed by that address
+ * and an unproven message may come from anyone.
  */
 export async function continueEmailChat(tx: Tx, mail: EmailIn): Promise<{ chatId: string; userId: string; message: ChatMessageRow } | null> {
   const [assistant] = await tx
@@ -61,7 +65,11 @@ export async function continueEmailChat(tx: Tx, mail: EmailIn): Promise<{ chatId
     platform: 'email',
     referenceId: mail.messageId,
     deliveryState: 'received',
-    metadata: { inboundMessageId: mail.inboundMessageId, attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType ?? null, size: a.size ?? null })) },
+    metadata: {
+      inboundMessageId: mail.inboundMessageId,
+      senderVerified: mail.senderVerified,
+      attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType ?? null, size: a.size ?? null })),
+    },
   });
   return { chatId: chat.id, userId: chat.userId, message };
 }

@@ -1,19 +1,24 @@
 import { readFileSync } from 'node:fs';
-import { Resolver } from 'node:dns/promises';
 import type { AddressInfo } from 'node:net';
-import { authenticate, type AuthenticateResult, type DNSResolver } from 'mailauth';
+import { hostname } from 'node:os';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { MailAuthResult, MailAuthVerdict } from '@/db/schema';
+import type { InboundChecks, MailAuthVerdict } from '@/db/schema';
 import { logger } from '@/server/logger';
+import { authenticateMail, type Authentication } from './checks/authentication';
+import { automatedMarker } from './checks/automated';
+import { authenticationDrop, contentDrop, type Drop } from './checks/drop-rules';
+import { CHECKS_OFF, checkMessage, mailChecksConfig, type MailChecksConfig } from './checks';
 
 /*
  * The inbound SMTP listener (spec document 4, Inbound email; Wire details, Inbound mail): plain
  * unauthenticated SMTP as mail servers deliver it, STARTTLS offered only when a certificate is
  * configured. It knows nothing of assistants or tasks: a recipient is accepted when
- * `acceptRecipient` says so, and each message, parsed and with its SPF/DKIM/DMARC verdict, is
- * handed to `onMessage` before the 250 goes out. Every refusal is a reply code the sending
- * server understands, so the sender hears of it instead of the mail vanishing.
+ * `acceptRecipient` says so, and each message, parsed, with its SPF/DKIM/DMARC verdict, whether
+ * its From address is proven, and its spam and virus checks, is handed to `onMessage` before
+ * the 250 goes out. Mail the drop rules refuse (checks/drop-rules.ts) never reaches it. Every
+ * refusal is a reply code the sending server understands, so the sender hears of it instead of
+ * the mail vanishing.
  */
 
 /** The default largest message: what common providers accept. */
@@ -36,6 +41,12 @@ export type InboundMail = {
   html: string | null;
   attachments: Array<{ filename: string | null; contentType: string; size: number }>;
   auth: MailAuthVerdict;
+  /** The From address is proven (checks/authentication.ts); otherwise `senderUnproven` says which checks failed. */
+  senderVerified: boolean;
+  senderUnproven: string | null;
+  checks: InboundChecks;
+  /** The Auto-Submitted value (or Precedence bulk/junk/list) marking automated mail; null for a person's (checks/automated.ts). */
+  autoSubmitted: string | null;
 };
 
 /** Thrown by a handler to answer with its own SMTP reply (anything else thrown is a 451: try again later). */
@@ -56,6 +67,8 @@ export type InboundListenerOptions = {
   maxBytes?: number;
   /** PEM key and certificate: STARTTLS is offered only with both. */
   tls?: { key: string; cert: string } | null;
+  /** spamd and clamd (default: both off). */
+  checks?: MailChecksConfig;
   acceptRecipient: (address: string) => Promise<boolean>;
   onMessage: (mail: InboundMail) => Promise<void>;
 };
@@ -64,76 +77,26 @@ export type InboundListener = { port: number; close: () => Promise<void> };
 
 const refusal = (responseCode: number, message: string) => Object.assign(new Error(message), { responseCode });
 
-/**
- * Lookups through DNS_SERVERS (comma-separated host:port) when set, as domain verification does;
- * undefined leaves mailauth on the system's resolvers. A missing record answers ENODATA/ENOTFOUND,
- * which mailauth reads as "none".
- */
-export function mailDnsResolver(): DNSResolver | undefined {
-  const servers = process.env.DNS_SERVERS?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (!servers?.length) return undefined;
-  const resolver = new Resolver({ timeout: 3000, tries: 2 });
-  resolver.setServers(servers);
-  return (name, rrtype) => resolver.resolve(name, rrtype) as Promise<string[][] | string[]>;
-}
-
-const RESULTS: readonly MailAuthResult[] = ['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror', 'policy'];
-
-function result(value: string | undefined): MailAuthResult {
-  if (value === 'temperr') return 'temperror';
-  return RESULTS.includes(value as MailAuthResult) ? (value as MailAuthResult) : 'none';
-}
-
-/** mailauth's answer reduced to what Steward keeps: a result per check, the domains, the header. */
-function verdictOf(r: AuthenticateResult): MailAuthVerdict {
-  const signatures = (r.dkim?.results ?? [])
-    .filter((s) => s.signingDomain)
-    .map((s) => ({ domain: s.signingDomain, selector: s.selector ?? null, result: result(s.status?.result), aligned: Boolean(s.status?.aligned) }));
-  const dkim: MailAuthResult = signatures.some((s) => s.result === 'pass')
-    ? 'pass'
-    : (signatures[0]?.result ?? result(r.dkim?.results?.[0]?.status?.result));
-  return {
-    spf: { result: r.spf ? result(r.spf.status?.result) : 'none', domain: r.spf ? r.spf.domain || null : null },
-    dkim: { result: dkim, signatures },
-    dmarc: { result: r.dmarc ? result(r.dmarc.status?.result) : 'none', domain: r.dmarc ? r.dmarc.domain || null : null, policy: r.dmarc ? r.dmarc.policy || null : null },
-    header: r.headers ?? '',
-  };
-}
-
-/** SPF, DKIM and DMARC of one message; a lookup that cannot be made is a stored `temperror`, never a lost message. */
-async function authVerdict(raw: Buffer, session: SMTPServerSession, ip: string, mailFrom: string | null): Promise<MailAuthVerdict> {
-  try {
-    const r = await authenticate(raw, {
-      ip,
-      helo: session.hostNameAppearsAs || undefined,
-      sender: mailFrom ?? '',
-      resolver: mailDnsResolver(),
-      disableArc: true,
-      disableBimi: true,
-    });
-    return verdictOf(r);
-  } catch (err) {
-    logger.warn({ err }, 'inbound mail: SPF/DKIM/DMARC could not be checked');
-    const temp = { result: 'temperror' as const };
-    return { spf: { ...temp, domain: null }, dkim: { ...temp, signatures: [] }, dmarc: { ...temp, domain: null, policy: null }, header: '' };
-  }
-}
-
 const addresses = (v: AddressObject | AddressObject[] | undefined) =>
   (Array.isArray(v) ? v : v ? [v] : []).flatMap((o) => o.value).flatMap((a) => (a.address ? [a.address.toLowerCase()] : []));
 
 const messageIds = (v: string | string[] | undefined) => (Array.isArray(v) ? v : v ? [v] : []).flatMap((s) => s.match(/<[^<>\s]+>/g) ?? []);
 
-/** The parsed message as handlers see it; a message with no sender address is refused as malformed. */
-function toInboundMail(parsed: ParsedMail, raw: Buffer, session: SMTPServerSession, ip: string, auth: MailAuthVerdict): InboundMail {
+/** The From header's (first) address; a message without one is refused as malformed. */
+function senderOf(parsed: ParsedMail): { address: string; name: string } {
   const sender = parsed.from?.value.find((a) => a.address);
   if (!sender?.address) throw refusal(550, '5.6.0 Malformed message: it has no From header with an address');
-  const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
+  return { address: sender.address, name: sender.name };
+}
+
+type Client = { ip: string; helo: string | null; mailFrom: string | null };
+
+/** The parsed message as handlers see it. */
+function toInboundMail(parsed: ParsedMail, raw: Buffer, session: SMTPServerSession, client: Client, auth: Authentication, checks: InboundChecks): InboundMail {
+  const sender = senderOf(parsed);
   return {
-    envelope: { mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()) },
-    client: { ip, helo: session.hostNameAppearsAs || null, secure: session.secure },
+    envelope: { mailFrom: client.mailFrom, rcptTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()) },
+    client: { ip: client.ip, helo: client.helo, secure: session.secure },
     sizeBytes: raw.length,
     messageId: messageIds(parsed.messageId)[0] ?? null,
     inReplyTo: messageIds(parsed.inReplyTo),
@@ -145,7 +108,11 @@ function toInboundMail(parsed: ParsedMail, raw: Buffer, session: SMTPServerSessi
     text: parsed.text ?? '',
     html: typeof parsed.html === 'string' ? parsed.html : null,
     attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType, size: a.size })),
-    auth,
+    auth: auth.verdict,
+    senderVerified: auth.sender.verified,
+    senderUnproven: auth.sender.unproven,
+    checks,
+    autoSubmitted: automatedMarker(parsed.headerLines),
   };
 }
 
@@ -168,9 +135,20 @@ async function receive(stream: SMTPServerDataStream, session: SMTPServerSession,
   } catch (err) {
     throw refusal(550, `5.6.0 Malformed message: ${(err as Error).message.slice(0, 200)}`);
   }
-  const ip = clientIp(session.remoteAddress);
-  const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
-  const mail = toInboundMail(parsed, raw, session, ip, await authVerdict(raw, session, ip, mailFrom));
+  const client: Client = {
+    ip: clientIp(session.remoteAddress),
+    helo: session.hostNameAppearsAs || null,
+    mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null,
+  };
+  const { ip, helo } = client;
+  const facts = { messageId: messageIds(parsed.messageId)[0] ?? null, from: senderOf(parsed).address.toLowerCase(), mailFrom: client.mailFrom, ip };
+  const auth = await authenticateMail(raw, { ...client, fromAddress: facts.from });
+  // Authentication decides first: mail it refuses is never handed to the content checkers.
+  refuseIf(authenticationDrop(auth), facts);
+  const received = `Received: from ${helo ?? ip} ([${ip}]) by ${opts.name ?? hostname()} with ${session.secure ? 'ESMTPS' : 'ESMTP'}; ${new Date().toUTCString()}\r\n`;
+  const checks = await checkMessage(opts.checks ?? CHECKS_OFF, raw, received + auth.traceHeaders);
+  refuseIf(contentDrop(checks), facts);
+  const mail = toInboundMail(parsed, raw, session, client, auth, checks);
   try {
     await opts.onMessage(mail);
   } catch (err) {
@@ -178,7 +156,17 @@ async function receive(stream: SMTPServerDataStream, session: SMTPServerSession,
     logger.error({ err, messageId: mail.messageId }, 'inbound mail: the message could not be stored; the sender is asked to retry');
     throw refusal(451, '4.3.0 The message could not be stored right now; please try again later');
   }
-  logger.info({ messageId: mail.messageId, from: mail.from.address, to: mail.envelope.rcptTo, spf: mail.auth.spf.result, dkim: mail.auth.dkim.result, dmarc: mail.auth.dmarc.result }, 'inbound mail received');
+  logger.info(
+    { messageId: mail.messageId, from: mail.from.address, to: mail.envelope.rcptTo, spf: mail.auth.spf.result, dkim: mail.auth.dkim.result, dmarc: mail.auth.dmarc.result, senderVerified: mail.senderVerified, spam: mail.checks.spam.status, virus: mail.checks.virus.status },
+    'inbound mail received',
+  );
+}
+
+/** A drop rule's refusal, with the log line that is all that remains of the message. */
+function refuseIf(drop: Drop | null, facts: { messageId: string | null; from: string; mailFrom: string | null; ip: string }): void {
+  if (!drop) return;
+  logger.warn({ ...facts, reason: drop.reason, reply: `${drop.responseCode} ${drop.message}` }, 'inbound mail: dropped by a drop rule; nothing was stored');
+  throw refusal(drop.responseCode, drop.message);
 }
 
 /** Starts listening; resolves once the port is bound. Port 0 picks a free one (tests). */
@@ -234,9 +222,10 @@ const pem = (value: string) => (value.trimStart().startsWith('-----BEGIN') ? val
 /**
  * The listener's settings from the environment: STEWARD_INBOUND_SMTP_PORT (unset: off, null),
  * STEWARD_INBOUND_SMTP_HOST (default 0.0.0.0), STEWARD_INBOUND_MAX_BYTES, and
- * STEWARD_INBOUND_TLS_KEY / STEWARD_INBOUND_TLS_CERT (PEM or file paths; both or neither).
+ * STEWARD_INBOUND_TLS_KEY / STEWARD_INBOUND_TLS_CERT (PEM or file paths; both or neither), and
+ * the checkers STEWARD_SPAMD_URL / STEWARD_CLAMD_URL (unset: that check is off).
  */
-export function inboundListenerConfig(env: Record<string, string | undefined> = process.env): Pick<InboundListenerOptions, 'port' | 'host' | 'maxBytes' | 'tls'> | null {
+export function inboundListenerConfig(env: Record<string, string | undefined> = process.env): Pick<InboundListenerOptions, 'port' | 'host' | 'maxBytes' | 'tls' | 'checks'> | null {
   const port = env.STEWARD_INBOUND_SMTP_PORT?.trim();
   if (!port) return null;
   if (!/^\d+$/.test(port) || Number(port) > 65535) throw new Error(`STEWARD_INBOUND_SMTP_PORT must be a port number, not "${port}"`);
@@ -244,5 +233,5 @@ export function inboundListenerConfig(env: Record<string, string | undefined> = 
   if (!Number.isInteger(maxBytes) || maxBytes <= 0) throw new Error('STEWARD_INBOUND_MAX_BYTES must be a positive number of bytes');
   const [key, cert] = [env.STEWARD_INBOUND_TLS_KEY, env.STEWARD_INBOUND_TLS_CERT];
   if (Boolean(key) !== Boolean(cert)) throw new Error('Set both STEWARD_INBOUND_TLS_KEY and STEWARD_INBOUND_TLS_CERT, or neither');
-  return { port: Number(port), host: env.STEWARD_INBOUND_SMTP_HOST || '0.0.0.0', maxBytes, tls: key && cert ? { key: pem(key), cert: pem(cert) } : null };
+  return { port: Number(port), host: env.STEWARD_INBOUND_SMTP_HOST || '0.0.0.0', maxBytes, tls: key && cert ? { key: pem(key), cert: pem(cert) } : null, checks: mailChecksConfig(env) };
 }

@@ -17,7 +17,16 @@ export type Mail = {
 };
 
 /**
- * Sends through the SMTP server in SMTP_URL (nodemailer). Without one, the message is only
+ * What marks Steward's own notices as machine-written (RFC 3834): vacation responders and other
+ * automatic answerers must not reply to them, or a sign-in link and an out-of-office notice
+ * could answer each other forever. Exchange and Outlook honour only their own header, so it
+ * comes too. An assistant's dispatched mail (deliverMail) is a person's message and has neither.
+ */
+export const AUTOMATED_HEADERS = { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' } as const;
+
+/**
+ * Sends one of Steward's automated messages (sign-in links, approval requests, invitations,
+ * notices) through the SMTP server in SMTP_URL (nodemailer). Without one, the message is only
  * recorded in the outbox and logged — it is never reported as delivered.
  */
 export async function sendMail(db: Db, mail: Mail): Promise<{ status: 'sent' | 'recorded' | 'failed' }> {
@@ -26,7 +35,13 @@ export async function sendMail(db: Db, mail: Mail): Promise<{ status: 'sent' | '
   let error: string | null = null;
   if (url) {
     try {
-      await nodemailer.createTransport(url).sendMail({ from: process.env.MAIL_FROM ?? 'Steward <no-reply@steward.local>', to: mail.to, subject: mail.subject, text: mail.text });
+      await nodemailer.createTransport(url).sendMail({
+        from: process.env.MAIL_FROM ?? 'Steward <no-reply@steward.local>',
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        headers: { ...AUTOMATED_HEADERS },
+      });
       status = 'sent';
     } catch (e) {
       status = 'failed';

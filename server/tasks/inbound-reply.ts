@@ -12,8 +12,11 @@ import { allowed, plan } from './transitions';
  * as a reply when its In-Reply-To or References names the Message-ID of an email this very
  * assistant sent from its own address for the task (replies to mail sent as the user reach the
  * user's mailbox, not Steward), and its From address is one the task waits on (waitingOnContacts,
- * set by wait_for_reply). Then it becomes the task's `contact` activity, which the model only
- * ever reads as untrusted data, and the task wakes with a run triggered by `reply`.
+ * set by wait_for_reply). Then, and only when its From address is proven (DMARC, or SPF or DKIM
+ * aligned with its domain: server/mail/checks/authentication.ts), it becomes the task's
+ * `contact` activity, which the model only ever reads as untrusted data, and the task wakes
+ * with a run triggered by `reply`. An unproven one names someone it may not be from: it is kept
+ * as `unverified`, and the task shows a `system` note saying so, which the model never reads.
  */
 
 export type InboundReply = {
@@ -26,6 +29,9 @@ export type InboundReply = {
   /** In-Reply-To, then References (newest first): the first one Steward sent decides the task. */
   references: string[];
   dmarc: MailAuthResult;
+  /** The From address is proven; when not, `senderUnproven` names the checks that failed. */
+  senderVerified: boolean;
+  senderUnproven: string | null;
 };
 
 export type ReplyOutcome = {
@@ -46,6 +52,13 @@ function contactContent(reply: InboundReply): string {
   const text = `Email from ${who}\nSubject: ${reply.subject}\n\n${reply.text.trim()}`;
   const cut = '\n[message truncated]';
   return text.length <= MAX_MESSAGE_CHARS ? text : text.slice(0, MAX_MESSAGE_CHARS - cut.length) + cut;
+}
+
+/** What the task shows for a reply it did not take: Steward's note, naming only the claimed address and the checks. */
+function unverifiedNote(reply: InboundReply, task: TaskRow): string {
+  const checks = reply.senderUnproven ?? 'its sender could not be authenticated';
+  const waiting = task.status === 'awaiting_non_user_response' ? ' The task keeps waiting.' : '';
+  return `An unverified message claiming to be from ${reply.from.address} arrived in this thread and was not taken as their reply (${checks}).${waiting}`;
 }
 
 /** The task Steward's sent mail belongs to, locked; only one this assistant sent for its task's owner. */
@@ -80,8 +93,10 @@ async function runForReply(tx: Tx, task: TaskRow, now: Date): Promise<{ runId: s
 
 /**
  * Attaches a reply to the task it answers and wakes it, inside the caller's transaction (which
- * also records the inbound message). Mail whose DMARC failed is never attached: its From address
- * is not proven, and attaching it would let anyone speak as the person the task waits on.
+ * also records the inbound message). Mail whose From address is not proven is never attached:
+ * attaching it would let anyone speak as the person the task waits on. DMARC `fail` (the
+ * domain disowns it) is quarantined; any other unproven reply from an awaited address is
+ * `unverified` and noted on the task.
  */
 export async function attachReply(tx: Tx, reply: InboundReply, now = new Date()): Promise<ReplyOutcome> {
   if (!reply.references.length) return outcome('unmatched', 'no_reference');
@@ -90,6 +105,17 @@ export async function attachReply(tx: Tx, reply: InboundReply, now = new Date())
   if (reply.dmarc === 'fail') return outcome('quarantined', 'dmarc_fail', task.id);
   const awaited = task.waitingOnContacts.some((c) => c.email?.trim().toLowerCase() === reply.from.address.toLowerCase());
   if (!awaited) return outcome('unmatched', 'sender_not_awaited', task.id);
+  if (!reply.senderVerified) {
+    await tx.insert(taskActivities).values({
+      taskId: task.id,
+      accountId: task.accountId,
+      kind: 'system',
+      platform: 'email',
+      content: unverifiedNote(reply, task),
+      createdAt: sql`clock_timestamp()`,
+    });
+    return outcome('unverified', 'sender_unverified', task.id);
+  }
 
   const run = await runForReply(tx, task, now);
   const [activity] = await tx

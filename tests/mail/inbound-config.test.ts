@@ -13,8 +13,14 @@ describe('inbound listener settings (environment)', () => {
     expect(inboundListenerConfig({ STEWARD_INBOUND_SMTP_PORT: ' ' })).toBeNull();
   });
 
-  it('listens on the port with the defaults: every interface, 25 MB, no STARTTLS', () => {
-    expect(inboundListenerConfig({ STEWARD_INBOUND_SMTP_PORT: '2525' })).toEqual({ port: 2525, host: '0.0.0.0', maxBytes: DEFAULT_MAX_BYTES, tls: null });
+  it('listens on the port with the defaults: every interface, 25 MB, no STARTTLS, no spam or virus check', () => {
+    expect(inboundListenerConfig({ STEWARD_INBOUND_SMTP_PORT: '2525' })).toEqual({
+      port: 2525,
+      host: '0.0.0.0',
+      maxBytes: DEFAULT_MAX_BYTES,
+      tls: null,
+      checks: { spamd: null, clamd: null },
+    });
     expect(DEFAULT_MAX_BYTES).toBe(25 * 1024 * 1024);
   });
 
@@ -26,6 +32,12 @@ describe('inbound listener settings (environment)', () => {
     const env = { STEWARD_INBOUND_SMTP_PORT: '25', STEWARD_INBOUND_TLS_KEY: path.join(dir, 'key.pem'), STEWARD_INBOUND_TLS_CERT: path.join(dir, 'cert.pem') };
     expect(inboundListenerConfig(env)?.tls).toEqual({ key: KEY, cert: CERT });
     expect(() => inboundListenerConfig({ STEWARD_INBOUND_SMTP_PORT: '25', STEWARD_INBOUND_TLS_KEY: KEY })).toThrow(/both/);
+  });
+
+  it('checks with spamd and clamd when STEWARD_SPAMD_URL and STEWARD_CLAMD_URL name them', () => {
+    const env = { STEWARD_INBOUND_SMTP_PORT: '25', STEWARD_SPAMD_URL: 'spamd://127.0.0.1:783', STEWARD_CLAMD_URL: 'tcp://127.0.0.1:3310' };
+    expect(inboundListenerConfig(env)?.checks).toEqual({ spamd: { host: '127.0.0.1', port: 783, timeoutMs: 5000 }, clamd: { host: '127.0.0.1', port: 3310, timeoutMs: 5000 } });
+    expect(() => inboundListenerConfig({ STEWARD_INBOUND_SMTP_PORT: '25', STEWARD_SPAMD_URL: 'localhost' })).toThrow(/STEWARD_SPAMD_URL/);
   });
 
   it('refuses a port or size that is not one', () => {

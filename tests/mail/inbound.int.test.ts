@@ -1,29 +1,32 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
 import { generate } from 'selfsigned';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assistants, cartDispatches, carts, inboundMessages, taskActivities, tasks } from '@/db/schema';
+import { inboundMessages, taskActivities, tasks } from '@/db/schema';
 import { inboundMailRouter } from '@/server/inbound-mail';
 import { startInboundListener, type InboundListener } from '@/server/mail/inbound-listener';
 import { call, newAccount } from '../helpers/client';
 import { useRunHarness } from '../agent/run-harness';
 import { startMailDns } from './loopback-dns';
 import { closeDialogues, smtpDialogue } from './smtp-dialogue';
+import { steward, waitingTasks, type Person } from './waiting-task';
 
 /**
  * Email in (spec document 4, Inbound email): the listener on a free loopback port, SPF, DKIM and
  * DMARC looked up in a loopback DNS server (DNS_SERVERS), real mail sent with nodemailer, and the
- * woken runs driven through the built-in executor against the scripted model.
- *
- * The mail Steward sent is a cart dispatch with its recorded Message-ID, written here as the
- * approvals area's execution records it (staging and sending are that area's tests).
+ * woken runs driven through the built-in executor against the scripted model. Who may speak for
+ * an address (proven senders) is tests/mail/identity.int.test.ts; the drop rules and the spam
+ * and virus checks are tests/mail/drop-rules.int.test.ts.
  */
 const h = useRunHarness();
 const { app, db, person, startTask, taskRow, ended, runsOf } = h;
+const { recordSentEmail, taskWaitingOn, assistantEmail, ownAssistant } = waitingTasks(h);
 
 const MAX_BYTES = 64 * 1024;
 const PARTNER = 'partner.example';
+/** A domain whose DMARC policy asks only for quarantine: failing mail is kept, flagged. */
+const LAX = 'lax.example';
 const dkimKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const dkimPrivate = dkimKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const dkimPublic = dkimKey.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
@@ -38,6 +41,7 @@ beforeAll(async () => {
   dns.publish(PARTNER, 'v=spf1 ip4:127.0.0.1 -all');
   dns.publish(`s1._domainkey.${PARTNER}`, `v=DKIM1; k=rsa; p=${dkimPublic}`);
   dns.publish(`_dmarc.${PARTNER}`, 'v=DMARC1; p=reject');
+  dns.publish(`_dmarc.${LAX}`, 'v=DMARC1; p=quarantine');
   process.env.DNS_SERVERS = dns.address;
   listener = await startInboundListener({ port: 0, host: '127.0.0.1', maxBytes: MAX_BYTES, ...inboundMailRouter(db()) });
 });
@@ -50,56 +54,14 @@ afterAll(async () => {
 });
 
 const inHours = (n: number) => new Date(Date.now() + n * 3_600_000).toISOString();
-const messageId = () => `<${randomBytes(12).toString('hex')}@assistants.steward.local>`;
-
-let named = 0;
-/** An assistant of the user's own with an address no other account holds (the harness's "Ada" is in every account). */
-async function ownAssistant(p: Awaited<ReturnType<typeof person>>): Promise<{ id: string; email: string }> {
-  const hired = await call(app(), `/users/${p.id}/assistants`, { key: p.key, body: { name: `Inbox ${Date.now().toString(36)} ${named++}` } });
-  expect(hired.status, JSON.stringify(hired.body)).toBe(201);
-  return { id: hired.body.assistant.id, email: hired.body.assistant.email };
-}
-
-async function assistantEmail(assistantId: string): Promise<string> {
-  const [row] = await db().select({ email: assistants.email }).from(assistants).where(eq(assistants.id, assistantId));
-  return row.email!;
-}
-
-/** The email the task's assistant sent (from its own address), as execution records it. */
-async function recordSentEmail(taskId: string, runId: string, actionType = 'email_as_assistant'): Promise<string> {
-  const task = await taskRow(taskId);
-  const [cart] = await db()
-    .insert(carts)
-    .values({ accountId: task.accountId, taskId, runId, userId: task.userId, assistantId: task.assistantId, status: 'executed', contentHash: 'sent' })
-    .returning();
-  const id = messageId();
-  await db().insert(cartDispatches).values({
-    cartId: cart.id,
-    accountId: task.accountId,
-    index: 0,
-    type: 'email',
-    platform: 'email',
-    actionType,
-    deliveryState: 'provider_accepted',
-    providerMessageId: id,
-    executedAt: new Date(),
-  });
-  return id;
-}
 
 /** A task whose run wrote to bob and now waits on him (wait_for_reply), and the Message-ID of that email. */
-async function taskWaitingOnBob(p: Awaited<ReturnType<typeof person>>, title: string) {
-  h.state.llm.enqueue({ toolCalls: [{ name: 'wait_for_reply', arguments: { contacts: [`bob@${PARTNER}`], followUpAt: inHours(48) } }] });
-  const { taskId, runId } = await startTask(p, { title });
-  expect(await ended(runId)).toMatchObject({ status: 'finished' });
-  expect(await taskRow(taskId)).toMatchObject({ status: 'awaiting_non_user_response' });
-  return { taskId, sentId: await recordSentEmail(taskId, runId) };
-}
+const taskWaitingOnBob = (p: Person, title: string) => taskWaitingOn(p, `bob@${PARTNER}`, title);
 
 type Outgoing = { from: string; to: string; subject: string; text: string; inReplyTo?: string; references?: string[]; envelopeFrom?: string; sign?: boolean; messageId?: string };
 
 /** Sends through the listener as a mail server would (nodemailer, DKIM-signed by partner.example unless `sign: false`). */
-async function send(mail: Outgoing) {
+async function transmit(mail: Outgoing) {
   const transport = nodemailer.createTransport({
     host: '127.0.0.1',
     port: listener.port,
@@ -108,8 +70,8 @@ async function send(mail: Outgoing) {
     name: `mx.${PARTNER}`,
     ...(mail.sign === false ? {} : { dkim: { domainName: PARTNER, keySelector: 's1', privateKey: dkimPrivate } }),
   });
-  const id = mail.messageId ?? messageId().replace('assistants.steward.local', PARTNER);
-  const info = await transport.sendMail({
+  const id = mail.messageId ?? steward().replace('assistants.steward.local', PARTNER);
+  const sent = transport.sendMail({
     from: mail.from,
     to: mail.to,
     subject: mail.subject,
@@ -119,8 +81,24 @@ async function send(mail: Outgoing) {
     references: mail.references,
     envelope: { from: mail.envelopeFrom ?? mail.from.replace(/^.*<|>$/g, ''), to: mail.to },
   });
-  expect(info.accepted.map((x) => String(x).toLowerCase())).toEqual([mail.to.toLowerCase()]);
+  return { id, sent };
+}
+
+async function send(mail: Outgoing) {
+  const { id, sent } = await transmit(mail);
+  expect((await sent).accepted.map((x) => String(x).toLowerCase())).toEqual([mail.to.toLowerCase()]);
   return id;
+}
+
+/** The SMTP reply to a message the listener refuses. */
+async function refusal(mail: Outgoing): Promise<{ code: number; response: string }> {
+  const { sent } = await transmit(mail);
+  const err = (await sent.then(
+    () => null,
+    (e: unknown) => e,
+  )) as { responseCode?: number; response?: string } | null;
+  expect(err, 'the message was accepted').not.toBeNull();
+  return { code: err!.responseCode!, response: err!.response ?? '' };
 }
 
 const storedFor = (assistantId: string, id: string) =>
@@ -175,7 +153,10 @@ describe('a reply by SMTP', () => {
 
     // The message is kept with its verdicts: SPF, DKIM and DMARC passed for partner.example.
     const [stored] = await storedFor(a.assistantId, id);
-    expect(stored).toMatchObject({ status: 'attached', taskId, activityId: contact.id, recipient: to, fromAddress: 'bob@partner.example', spf: 'pass', dkim: 'pass', dmarc: 'pass' });
+    expect(stored).toMatchObject({ status: 'attached', taskId, activityId: contact.id, recipient: to, fromAddress: 'bob@partner.example', spf: 'pass', dkim: 'pass', dmarc: 'pass', senderVerified: true });
+    // No checker is configured for this listener: each check says so on the message.
+    expect(stored.checks).toEqual({ spam: { status: 'off' }, virus: { status: 'off' } });
+    expect(stored.autoSubmitted).toBeNull();
     expect(stored.auth).toMatchObject({ spf: { domain: PARTNER }, dkim: { signatures: [{ domain: PARTNER, selector: 's1', result: 'pass', aligned: true }] }, dmarc: { domain: PARTNER, policy: 'reject' } });
     expect(stored.auth.header).toContain('dkim=pass');
     expect(stored.inReplyTo).toEqual([sentId]);
@@ -225,14 +206,29 @@ describe('a reply by SMTP', () => {
     expect(await runsOf(taskId)).toHaveLength(1);
   });
 
-  it('whose DMARC fails (From claims bob, sent by someone else) is quarantined with its verdicts, not attached, and wakes nothing', async () => {
+  it('whose DMARC fails for a domain publishing p=reject (From claims bob, sent by someone else) is refused 550 5.7.1; nothing is kept, nothing wakes', async () => {
     const a = await person(await newAccount(app()));
     const to = await assistantEmail(a.assistantId);
     const { taskId, sentId } = await taskWaitingOnBob(a, 'Beware of spoofing');
-    const id = await send({ from: `bob@${PARTNER}`, envelopeFrom: 'mallory@elsewhere.example', sign: false, to, subject: 'Re: urgent', text: 'Wire the money.', inReplyTo: sentId });
+    const mail = { from: `bob@${PARTNER}`, envelopeFrom: 'mallory@elsewhere.example', sign: false, to, subject: 'Re: urgent', text: 'Wire the money.', inReplyTo: sentId, messageId: `<spoof-${Date.now()}@${PARTNER}>` };
+    const refused = await refusal(mail);
+    expect(refused.code).toBe(550);
+    expect(refused.response).toMatch(/^550 5\.7\.1 .*DMARC/);
+    expect(await storedFor(a.assistantId, mail.messageId)).toHaveLength(0);
+    expect(await taskRow(taskId)).toMatchObject({ status: 'awaiting_non_user_response' });
+    expect((await activitiesOf(taskId)).some((x) => x.kind === 'contact')).toBe(false);
+    expect(await runsOf(taskId)).toHaveLength(1);
+  });
+
+  it('whose DMARC fails for a domain that asks only for quarantine is kept quarantined with its verdicts, not attached, and wakes nothing', async () => {
+    const a = await person(await newAccount(app()));
+    const to = await assistantEmail(a.assistantId);
+    const { taskId, sentId } = await taskWaitingOn(a, `bob@${LAX}`, 'Beware of lax spoofing');
+    const id = await send({ from: `bob@${LAX}`, envelopeFrom: 'mallory@elsewhere.example', sign: false, to, subject: 'Re: urgent', text: 'Wire the money.', inReplyTo: sentId });
 
     const [stored] = await storedFor(a.assistantId, id);
-    expect(stored).toMatchObject({ status: 'quarantined', reason: 'dmarc_fail', taskId, activityId: null, spf: 'none', dkim: 'none', dmarc: 'fail', mailFrom: 'mallory@elsewhere.example' });
+    expect(stored).toMatchObject({ status: 'quarantined', reason: 'dmarc_fail', taskId, activityId: null, spf: 'none', dkim: 'none', dmarc: 'fail', mailFrom: 'mallory@elsewhere.example', senderVerified: false });
+    expect(stored.auth.dmarc).toMatchObject({ domain: LAX, policy: 'quarantine' });
     expect(await taskRow(taskId)).toMatchObject({ status: 'awaiting_non_user_response' });
     expect((await activitiesOf(taskId)).some((x) => x.kind === 'contact')).toBe(false);
     expect(await runsOf(taskId)).toHaveLength(1);
@@ -290,6 +286,8 @@ describe('other mail to an assistant', () => {
       dmarc: 'none',
       remoteIp: '127.0.0.1',
       helo: `mx.${PARTNER}`,
+      // Nothing vouches for dana@quiet.example: kept, and the chat message says it is unproven.
+      senderVerified: false,
     });
 
     const chats = async () => (await call(app(), `/chats?platform=email&assistantId=${inbox.id}`, { key: a.key })).body;
@@ -302,6 +300,7 @@ describe('other mail to an assistant', () => {
       { id: stored.activityId, role: 'contact', from: 'Dana <dana@quiet.example>', subject: 'Lunch?', platform: 'email', referenceId: id, delivery: { state: 'received' } },
     ]);
     expect(messages[0].content).toContain('Are you free on Friday?');
+    expect(messages[0].metadata).toMatchObject({ inboundMessageId: stored.id, senderVerified: false });
     const fired = await call(app(), `/skills/${wf.body.skill.id}/firings`, { key: a.key });
     expect(fired.body.firings).toMatchObject([{ triggerKind: 'webhook', status: 'started', taskId: expect.any(String) }]);
 

@@ -1,6 +1,10 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { accounts } from '@/db/schema';
 import { setHostedDomain } from '@/server/hosted/accounts';
 import { startMailCapture, type CapturedMail } from '@/server/mail/capture';
+import { closeMailConnections, deliverMail } from '@/server/mail/mailer';
+import { authOptions } from '@/server/sign-in/auth-options';
 import { call, newAccount, newUser } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
 
@@ -15,6 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   delete process.env.SMTP_URL;
+  // deliverMail keeps its connection for the next message; the capture closes once it is gone.
+  closeMailConnections();
   await smtp.close();
 });
 
@@ -29,6 +35,8 @@ it('adding an organization member emails an invitation to a new person and a not
   expect(captured[0].subject).toBe('You are invited to Mailers');
   expect(captured[0].text).toMatch(/Sign in at https:\/\/mailers-[a-z0-9]+\.example\/sign-in/);
   expect(captured[1].subject).toBe('You were added to Mailers');
+  // Steward's own notices are marked as machine-written (RFC 3834), so responders leave them alone.
+  for (const m of captured) expect(m.raw).toMatch(/^Auto-Submitted: auto-generated\r?$/m);
   const outbox = await app().database.pool.query(`SELECT "to", status FROM mail_outbox ORDER BY created_at`);
   expect(outbox.rows).toEqual([
     { to: 'newcomer@mail.example', status: 'sent' },
@@ -45,4 +53,28 @@ it('without SMTP_URL the message is recorded, never reported as sent', async () 
   process.env.SMTP_URL = saved;
   const row = await app().database.pool.query(`SELECT status FROM mail_outbox WHERE "to" = 'quiet@mail.example'`);
   expect(row.rows).toEqual([{ status: 'recorded' }]);
+});
+
+it('a sign-in link is marked Auto-Submitted: auto-generated (RFC 3834) and X-Auto-Response-Suppress', async () => {
+  const acct = await newAccount(app());
+  const host = `signin-${Date.now().toString(36)}.example`;
+  await setHostedDomain(app().database.db, acct.accountId, host);
+  const user = await newUser(app(), acct);
+  const [account] = await app().database.db.select().from(accounts).where(eq(accounts.id, acct.accountId));
+  // The email provider's own sender, as next-auth calls it when a link is asked for.
+  const options = await authOptions(app().database.db, account, { origin: `https://${host}`, secure: true });
+  const email = options.providers.find((p) => p.id === 'email') as unknown as { options: { sendVerificationRequest: (p: { identifier: string; url: string }) => Promise<void> } };
+  await email.options.sendVerificationRequest({ identifier: user.email, url: `https://${host}/api/auth/callback/email?token=abc&email=${encodeURIComponent(user.email)}` });
+  const link = captured.find((m) => m.to.includes(user.email))!;
+  expect(link.subject).toBe('Your sign-in link');
+  expect(link.raw).toMatch(/^Auto-Submitted: auto-generated\r?$/m);
+  expect(link.raw).toMatch(/^X-Auto-Response-Suppress: All\r?$/m);
+});
+
+it('an assistant’s own dispatched mail is a person’s message: no Auto-Submitted mark', async () => {
+  const to = `partner-${Date.now().toString(36)}@mail.example`;
+  const sent = await deliverMail({ from: 'ada@assistants.steward.local', to: [to], cc: [], bcc: [], subject: 'Quote', text: 'Could you send a quote?', messageId: `<q-${Date.now()}@assistants.steward.local>` }, smtp.url);
+  expect(sent).toMatchObject({ outcome: 'accepted' });
+  const mail = captured.find((m) => m.to.includes(to))!;
+  expect(mail.raw).not.toMatch(/^Auto-Submitted:/im);
 });
