@@ -21,7 +21,7 @@ const LIST = `SELECT p.*, c.id AS cart_id, c.status AS cart_status, c.content_ha
     SELECT t.id, t.account_id, t.user_id, t.assistant_id, t.parent_task_id, t.title, t.description, t.status, t.model_tier,
       t.created_by, t.proposal_status, t.approval_mode, t.summary, t.plan, t.waiting_on_contacts, t.alarm_wake_at, t.alarm_headline,
       t.alarm_status, t.ready_for_review, t.handled_by_assistant_id, t.scheduled_for, t.completed_at, t.feedback, t.skills, t.followers,
-      t.on_behalf_of, t.created_at, t.updated_at, u.email AS owner_email
+      t.on_behalf_of, t.tags, t.tainted, t.taint_sources, t.created_at, t.updated_at, u.email AS owner_email
     FROM tasks t JOIN users u ON u.id = t.user_id
     WHERE t.account_id = $1 AND t.user_id = $2
     ORDER BY t.created_at DESC, t.id DESC LIMIT $3 OFFSET $4
@@ -56,6 +56,7 @@ function present(t: Record<string, any>) {
     parentTask: t.parent_task_id,
     modelTier: t.model_tier,
     createdBy: t.created_by,
+    tags: t.tags,
     proposalStatus: t.proposal_status,
     summary: t.summary,
     plan: t.plan,
@@ -73,6 +74,8 @@ function present(t: Record<string, any>) {
     skills: t.skills,
     followers: followers(t.owner_email, t.followers),
     onBehalfOf: t.on_behalf_of,
+    tainted: t.tainted,
+    taintSources: t.taint_sources,
     createdAt: t.created_at.toISOString(),
     updatedAt: t.updated_at.toISOString(),
   };
