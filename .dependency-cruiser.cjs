@@ -34,7 +34,9 @@ const AREAS = [
   'scim', //           SCIM 2.0: identity providers provisioning users and teams
   'sign-in', //        SAML ACS/SLO, next-auth, hosted-app sessions
 ];
-const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks'];
+// budgets: credit budgets and the per-call reservations; a feature, since a top-up resumes tasks
+// (tasks) and a crossed threshold is a webhook event (webhooks), and the agent runtime reserves through it.
+const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets'];
 
 const folders = (names) => `^server/(${names.join('|')})/`;
 const FEATURE = folders(FEATURES);

@@ -13,6 +13,15 @@ export const events = {
   domainsRecheckRequested: eventType('steward/domains.recheck', { schema: z.object({}).loose() }),
   /** Wake the tasks whose alarm or scheduled time is due now (the cron does it every minute). */
   tasksWakeupsDue: eventType('steward/tasks.wakeups-due', { schema: z.object({}).loose() }),
+  /**
+   * A run of the user ended: the oldest of that user's runs waiting for a run slot
+   * (STEWARD_USER_MAX_CONCURRENT_RUNS) asks again. Addressed to one run, so a slot wakes one
+   * waiting run, not the whole queue.
+   */
+  taskRunSlotGranted: eventType('steward/task.run-slot-granted', {
+    // `grantFor`, not `runId`: the run's own trigger carries a runId, and a wait must never match its trigger.
+    schema: z.object({ grantFor: z.string().min(1), userId: z.string().min(1), accountId: z.string().min(1) }),
+  }),
   /** A task run was queued and its transaction committed: the task-run function runs it (server/runtime.ts sends it). */
   taskRunRequested: eventType('steward/task.run-requested', {
     schema: z.object({ taskId: z.string().min(1), runId: z.string().min(1), accountId: z.string().min(1) }),

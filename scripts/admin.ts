@@ -15,6 +15,11 @@
  *   npm run --silent admin -- run replay --id RUN_ID     (a failed run again, from its failed step)
  *   npm run --silent admin -- set-model --account ID --tier T --model M|default [--base-url URL [--api-key KEY]]
  *   npm run --silent admin -- set-approval-lock --account ID [--organization ID] --action TYPE (--mode MODE [--window MIN] | --clear)
+ *   npm run --silent admin -- set-limits --account ID [--run-max-model-calls N] [--run-max-tool-calls N] [--task-tree-max N]
+ *                                        [--user-max-concurrent-runs N] [--browsers-per-account N]   (N or "default")
+ *   npm run --silent admin -- set-budget --account ID [--organization ID | --team ID | --user ID] --credits N [--period day|week|month|none] [--member-credits N]
+ *   npm run --silent admin -- top-up --budget ID --credits N
+ *   npm run --silent admin -- budgets --account ID
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -37,6 +42,8 @@ import { setHostedDomain } from '../server/hosted/accounts';
 import { setAccountModel } from '../server/agent/models/settings';
 import { setApprovalLock } from '../server/policy/approval-locks';
 import { setSegmentFromCli } from '../server/policy/segments-cli';
+import { setAccountLimits } from '../server/accounts/limits';
+import { listBudgetsFromCli, setBudgetFromCli, topUpFromCli } from '../server/budgets/cli';
 import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
@@ -53,6 +60,22 @@ const optionalInt = (v: string | undefined, name: string) => {
   if (!Number.isInteger(n) || n < 1) throw new AppError(400, 'bad_request', `--${name} must be a positive integer or "default"`);
   return n;
 };
+
+/** A limit's flag: a positive integer sets the account's override, `default` removes it, absent leaves it. */
+const limitFlag = (v: string | undefined, name: string) => {
+  if (v === undefined) return undefined;
+  if (v === 'default') return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new AppError(400, 'bad_request', `--${name} must be a positive integer or "default"`);
+  return n;
+};
+const LIMIT_FLAGS = {
+  runMaxModelCalls: 'run-max-model-calls',
+  runMaxToolCalls: 'run-max-tool-calls',
+  taskTreeMax: 'task-tree-max',
+  userMaxConcurrentRuns: 'user-max-concurrent-runs',
+  browsersPerAccount: 'browsers-per-account',
+} as const;
 
 /** `run cancel --id` and `run replay --id` (the same under `runs`). */
 const runAction: Command = (db, a, pos) => {
@@ -105,6 +128,13 @@ export const commands: Record<string, Command> = {
       clear: Boolean(a.clear),
     }),
   'set-segment': (db, a) => setSegmentFromCli(db, a),
+  'set-limits': async (db, a) => {
+    const changes = Object.fromEntries(Object.entries(LIMIT_FLAGS).map(([key, flag]) => [key, limitFlag(a[flag], flag)]));
+    return { ok: true, ...(await setAccountLimits(db, need(a, 'account'), changes)) };
+  },
+  'set-budget': (db, a) => setBudgetFromCli(db, a),
+  'top-up': (db, a) => topUpFromCli(db, a),
+  budgets: (db, a) => listBudgetsFromCli(db, a),
 };
 
 const OPTIONS = {
@@ -138,6 +168,17 @@ const OPTIONS = {
   organizations: { type: 'string' },
   teams: { type: 'string' },
   users: { type: 'string' },
+  user: { type: 'string' },
+  team: { type: 'string' },
+  budget: { type: 'string' },
+  credits: { type: 'string' },
+  period: { type: 'string' },
+  'member-credits': { type: 'string' },
+  'run-max-model-calls': { type: 'string' },
+  'run-max-tool-calls': { type: 'string' },
+  'task-tree-max': { type: 'string' },
+  'user-max-concurrent-runs': { type: 'string' },
+  'browsers-per-account': { type: 'string' },
 } as const;
 
 async function main() {

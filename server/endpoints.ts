@@ -26,6 +26,7 @@ import { segmentEndpoints } from '@/server/policy/segments-endpoints';
 import { mcpSkillEndpoints } from '@/server/workflows/mcp/endpoints';
 import { skillEndpoints } from '@/server/workflows/endpoints';
 import { workflowTriggerEndpoints } from '@/server/workflows/trigger-endpoints';
+import { budgetEndpoints } from '@/server/budgets/endpoints';
 import { chatTurnEndpoints } from './chat-runtime';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
@@ -59,5 +60,6 @@ export const endpoints: AnyEndpoint[] = [
   ...skillEndpoints,
   ...workflowTriggerEndpoints,
   ...mcpSkillEndpoints,
+  ...budgetEndpoints,
   ...chatTurnEndpoints,
 ];

@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, numeric, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { modelTiers } from './agent';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
+import { taskRuns, tasks } from './tasks';
 
 /*
  * Credits and budgets (issue: limits that hold under concurrency). A budget caps what model calls
@@ -58,6 +60,8 @@ export const creditBudgetUsage = pgTable(
     memberUserId: text('member_user_id').notNull().default(''),
     spent: credits('spent').notNull().default(0),
     reserved: credits('reserved').notNull().default(0),
+    /** Top-ups of this period (the budget as a whole): its limit is limitCredits + granted. For `none` they add up for good. */
+    granted: credits('granted').notNull().default(0),
     /** Thresholds already alerted in this period. */
     alerted: integer('alerted').array().notNull().default(sql`'{}'::integer[]`),
     updatedAt: updatedAt(),
@@ -95,3 +99,59 @@ export const creditReservations = pgTable(
 );
 
 export type CreditReservationRow = typeof creditReservations.$inferSelect;
+
+/**
+ * What one model call of an account's tier may cost: the largest charged cost seen so far. A
+ * reservation takes this much; with no row yet a call runs alone (see server/budgets/reserve.ts).
+ */
+export const creditEstimates = pgTable(
+  'credit_estimates',
+  {
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    modelTier: text('model_tier', { enum: modelTiers }).notNull(),
+    credits: credits('credits').notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.modelTier] })],
+);
+
+/**
+ * Tasks that stopped because a budget was spent (status credits_blocked), so that a top-up, a
+ * raised limit or a new period finds them without scanning every task. A row whose task has
+ * moved on meanwhile (stopped, marked done) is ignored and swept.
+ */
+export const creditBlockedTasks = pgTable(
+  'credit_blocked_tasks',
+  {
+    taskId: text('task_id')
+      .primaryKey()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    accountId: text('account_id').notNull(),
+    userId: text('user_id').notNull(),
+    /** The budget that was spent when the task stopped. */
+    budgetId: text('budget_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('credit_blocked_tasks_account_user').on(t.accountId, t.userId)],
+);
+
+export type CreditBlockedTaskRow = typeof creditBlockedTasks.$inferSelect;
+
+/**
+ * Task runs that asked for one of their user's run slots (STEWARD_USER_MAX_CONCURRENT_RUNS) and
+ * wait for one. Slots go oldest run first among the runs that wait; a queued run that never asked
+ * (its start was lost) holds no place in the line. The row goes when the run starts or ends.
+ */
+export const runSlotWaits = pgTable(
+  'run_slot_waits',
+  {
+    runId: text('run_id')
+      .primaryKey()
+      .references(() => taskRuns.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('run_slot_waits_user').on(t.userId)],
+);

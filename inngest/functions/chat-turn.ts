@@ -1,5 +1,6 @@
 import { cron } from 'inngest';
 import { sharedDatabase } from '@/db/client';
+import { spentBudgetChatMessage } from '@/server/budgets/messages';
 import { chatModelStep } from '@/server/agent/runtime/chat-model-step';
 import { runChatToolStep, type ChatToolStep } from '@/server/agent/runtime/chat-tool-step';
 import { chatTools, MAX_CHAT_TOOL_STEPS } from '@/server/chats/tools';
@@ -15,6 +16,9 @@ const FROZEN: TurnEnd = {
   code: 'KILL_SWITCH_ENGAGED',
   message: 'This account is frozen (its kill switch is engaged): the assistant makes no model or tool calls. Send the message again once the account is released.',
 };
+/** How long a turn waits before asking again (the k-th time) when calls in flight may spend what its owner's budgets have left: 2 s, doubling up to 30 s. */
+const creditsRetry = (k: number) => `${Math.min(2 ** k, 30)}s`;
+
 const stepLimit = (): TurnEnd => ({
   kind: 'answered',
   text: `I stopped after ${MAX_CHAT_TOOL_STEPS} tool steps, the most one reply may take. Send a message to let me continue.`,
@@ -27,6 +31,9 @@ const stepLimit = (): TurnEnd => ({
  * restart finished calls are replayed from their stored results and no tool effect repeats. Turns
  * of one chat run one at a time, in order. The end step (`end`) saves the reply and writes the
  * final `message` event, or the final `error`; a turn that keeps failing gets `error` from onFailure.
+ * Every model call reserves its cost against the owner's budgets first (server/budgets/reserve.ts):
+ * while calls in flight may spend what is left the turn waits (`credits-<n>-<k>`) and asks again
+ * (`model-<n>-<k>`); a spent budget ends it with the `error` event `credits_exhausted`.
  */
 export const chatTurn = inngest.createFunction(
   {
@@ -48,9 +55,14 @@ export const chatTurn = inngest.createFunction(
 
     let end: TurnEnd | null = null;
     for (let n = 1; !end; n++) {
-      const turn = await step.run(`model-${n}`, () => chatModelStep(db(), turnId, n, tools));
+      let turn = await step.run(`model-${n}`, () => chatModelStep(db(), turnId, n, tools));
+      for (let k = 1; turn.kind === 'credits_busy'; k++) {
+        await step.sleep(`credits-${n}-${k}`, creditsRetry(k));
+        turn = await step.run(`model-${n}-${k}`, () => chatModelStep(db(), turnId, n, tools));
+      }
       if (turn.kind === 'stopped') return { go: false, reason: turn.reason };
-      if (turn.kind === 'not_configured') end = { kind: 'error', code: 'model_not_configured', message: turn.message };
+      if (turn.kind === 'credits_exhausted') end = { kind: 'error', code: 'credits_exhausted', message: spentBudgetChatMessage(turn.budget) };
+      else if (turn.kind === 'not_configured') end = { kind: 'error', code: 'model_not_configured', message: turn.message };
       else if (turn.kind === 'frozen') end = FROZEN;
       else if (!turn.toolCalls.length) end = { kind: 'answered', text: turn.text };
       else {

@@ -1,3 +1,4 @@
+import { budgetSweep } from './budget-sweep';
 import { cartExecute } from './cart-execute';
 import { chatTurn, chatTurnEventsSweep } from './chat-turn';
 import { cartNotify } from './cart-notify';
@@ -13,4 +14,4 @@ import { handoffExpiry } from './handoff-expiry';
 import { workspaceSnapshotRetention } from './workspace-snapshot-retention';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep];

@@ -19,9 +19,11 @@ const WAKEABLE: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_us
 
 /**
  * Stopped, at rest, or failed: the user's process call (a new message) reopens them. A task in
- * error is included (spec 4: "a later process call works once a model is set").
+ * error is included (spec 4: "a later process call works once a model is set"), and so is one
+ * blocked for credits: the process call tries again, and a budget that gets room again (top-up,
+ * raised limit, new period) resumes it the same way (server/budgets/resume.ts).
  */
-const RESUMABLE: readonly TaskStatus[] = ['on_hold', 'message_received', 'conversation', 'error'];
+const RESUMABLE: readonly TaskStatus[] = ['on_hold', 'message_received', 'conversation', 'error', 'credits_blocked'];
 
 /** Running or open: what stop can stop. */
 const OPEN: readonly TaskStatus[] = [
@@ -59,6 +61,8 @@ const MOVES = {
   wait: { from: ['executing'], to: ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'scheduled', 'subtasks_running'] },
   finish: { from: ['executing'], to: ['completed'] },
   fail: { from: ['executing'], to: ['error'] },
+  /** A budget covering the owner is spent: the run stops and the task waits for credits (resume). */
+  block_credits: { from: ['executing'], to: ['credits_blocked'] },
   schedule_due: { from: ['scheduled'], to: ['executing'] },
   /** Owner only: any running or open task. */
   stop: { from: OPEN, to: ['on_hold'] },

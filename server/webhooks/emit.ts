@@ -4,7 +4,16 @@ import type { Tx } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema/webhooks';
 import { logger } from '@/server/logger';
 
-export type WebhookEventType = 'task.status_changed' | 'cart.pending_approval' | 'cart.executed' | 'cart.failed' | 'handoff.opened' | 'chat.message' | 'webhook.test';
+export type WebhookEventType =
+  | 'task.status_changed'
+  | 'cart.pending_approval'
+  | 'cart.executed'
+  | 'cart.failed'
+  | 'handoff.opened'
+  | 'chat.message'
+  /** A credit budget's spend reached one of its alert thresholds, once per threshold and period (server/budgets/alerts.ts). */
+  | 'budget.threshold_reached'
+  | 'webhook.test';
 
 /** A delivery's id, and so its `webhook-id`: `msg_` and 24 random hex characters. */
 export const newDeliveryId = () => `msg_${randomBytes(12).toString('hex')}`;

@@ -167,6 +167,12 @@ const ownedOrg = async (s: TestServer, o: Owner) => {
 const freshOrg = async (s: TestServer, o: Owner) => ({
   orgId: (await made('organization', call(s, '/organizations', { key: o.account.key, body: { name: `Doomed ${rand()}` } }))).organization.id as string,
 });
+/** A credit budget of a fresh organization (one budget per scope, so a new organization each time). */
+const orgBudget = async (s: TestServer, o: Owner) => {
+  const { orgId } = await freshOrg(s, o);
+  const r = await made('budget', call(s, '/budgets', { key: o.account.key, body: { scope: 'organization', scopeId: orgId, limitCredits: 10 } }));
+  return { budgetId: r.budget.id as string };
+};
 const orgMember = async (s: TestServer, o: Owner) => {
   const { orgId } = await ownedOrg(s, o);
   const u = await newUser(s, o.account, { onboard: false });
@@ -388,6 +394,8 @@ export const fixtures: Record<string, Fixture> = {
   '/webhooks/{webhookId}': { ownership: 'account', create: ownWebhook, by: accountKey, methods: { PATCH: { body: () => ({ description: 'Changed' }) }, DELETE: { spends: true } } },
   '/webhooks/{webhookId}/deliveries': { ownership: 'account', create: ownWebhook, by: accountKey },
   '/webhooks/{webhookId}/test': { ownership: 'account', create: ownWebhook, by: accountKey },
+  '/budgets/{budgetId}': { ownership: 'organization', create: orgBudget, methods: { PATCH: { body: () => ({ limitCredits: 20 }) }, DELETE: { spends: true } } },
+  '/budgets/{budgetId}/top-up': { ownership: 'organization', create: orgBudget, methods: { POST: { body: () => ({ credits: 5 }) } } },
   '/api-keys/{keyId}': { ownership: 'user', create: ownRevokedKey, methods: { DELETE: { spends: true } } },
   '/api-keys/{keyId}/revoke': { ownership: 'user', create: ownKey, methods: { POST: { spends: true } } },
 };

@@ -2,16 +2,18 @@ import { and, eq, sql } from 'drizzle-orm';
 import { streamText } from 'ai';
 import { modelTelemetry } from '../models/telemetry';
 import type { Db } from '@/db/client';
-import { chatTurnEvents } from '@/db/schema';
+import { chatTurnEvents, type ChatTurnRow } from '@/db/schema';
+import type { UserActor } from '@/server/access/actor';
 import { ModelNotConfiguredError } from '@/server/agent/models/errors';
-import { languageModel } from '@/server/agent/models/language-model';
+import { languageModel, type ResolvedModel } from '@/server/agent/models/language-model';
 import { creditsFor } from '@/server/agent/models/prices';
 import type { ModelTier } from '@/server/agent/models/tiers';
 import { stewardUsage, type StewardUsage } from '@/server/agent/models/usage';
+import { releaseCall, reserveCall, settleCall, type SpentBudget } from '@/server/budgets/reserve';
 import type { ChatToolRegistry } from '@/server/chats/tools/registry';
 import { appendTurnEvents, TurnEventWriter } from '@/server/chats/turn-events';
 import { publishTurnEvents } from '@/server/chats/stream-hub';
-import { turnWithChat } from '@/server/chats/turn-run';
+import { turnWithChat, type TurnChat } from '@/server/chats/turn-run';
 import { recordChatModelCall } from '@/server/chats/usage';
 import { chatContext } from './chat-context';
 import { chatOwnerActor } from './chat-owner';
@@ -33,7 +35,11 @@ export type ChatModelTurn =
     }
   | { kind: 'not_configured'; message: string }
   | { kind: 'stopped'; reason: string }
-  | { kind: 'frozen' };
+  | { kind: 'frozen' }
+  /** Calls in flight may spend what the owner's budgets have left: the turn asks again shortly (no call was made). */
+  | { kind: 'credits_busy' }
+  /** A budget covering the owner is spent: the turn ends with the `error` event `credits_exhausted`. */
+  | { kind: 'credits_exhausted'; budget: SpentBudget };
 
 /** The chat's reasoning effort as `reasoning_effort`: low, medium and high as they are; xhigh and max as high, the highest value OpenAI-compatible servers share. */
 export function reasoningEffort(effort: string | null | undefined): string | undefined {
@@ -60,6 +66,10 @@ async function interruptedAttempt(db: Db, turnId: string, step: number): Promise
  * which voids every event of this step from `supersedesFrom` on, then streams the new attempt
  * under new numbers. Stored events are never rewritten, so a reconnecting client replays exactly
  * what was sent, the void attempt included, and drops it at the `restarted` event.
+ *
+ * Before the call its estimated cost is reserved against every budget covering the chat's owner
+ * (server/budgets/reserve.ts, named `turn:<turnId>:<step>` so a retried step reserves once); the
+ * actual cost is settled with the usage row, and a call that fails releases its reservation.
  */
 export async function chatModelStep(db: Db, turnId: string, step: number, tools: ChatToolRegistry, now = new Date()): Promise<ChatModelTurn> {
   const found = await turnWithChat(db, turnId);
@@ -77,6 +87,32 @@ export async function chatModelStep(db: Db, turnId: string, step: number, tools:
     if (e instanceof ModelNotConfiguredError) return { kind: 'not_configured', message: e.message };
     throw e;
   }
+  const ref = `turn:${turnId}:${step}`;
+  const reservation = await reserveCall(db, { accountId: chat.accountId, userId: chat.userId, tier: turn.modelTier, ref }, now);
+  if (reservation.kind === 'busy') return { kind: 'credits_busy' };
+  if (reservation.kind === 'exhausted') return { kind: 'credits_exhausted', budget: reservation.budget };
+  const held = reservation.kind === 'reserved';
+  try {
+    return await streamedCall(db, turnId, step, tools, { actor, chat, turn, resolved, held, ref }, now);
+  } catch (e) {
+    if (held) await db.transaction((tx) => releaseCall(tx, ref));
+    throw e;
+  }
+}
+
+type CallInput = {
+  actor: UserActor;
+  chat: TurnChat;
+  turn: ChatTurnRow;
+  resolved: ResolvedModel;
+  /** Whether a reservation holds the call's cost (settled with the usage row). */
+  held: boolean;
+  ref: string;
+};
+
+/** The model call itself, streamed into events, then its usage row (and the settled reservation) with the tool-calls event. */
+async function streamedCall(db: Db, turnId: string, step: number, tools: ChatToolRegistry, input: CallInput, now: Date): Promise<ChatModelTurn> {
+  const { actor, chat, turn, resolved, held, ref } = input;
   const [context, interrupted] = await Promise.all([chatContext(db, actor, chat, turn, now), interruptedAttempt(db, turnId, step)]);
 
   const writer = new TurnEventWriter(db, turnId);
@@ -120,6 +156,7 @@ export async function chatModelStep(db: Db, turnId: string, step: number, tools:
       chargedCredits: priced.chargedCredits,
       isBillable: priced.isBillable,
     });
+    if (held) await settleCall(tx, ref, answer.tier, priced.chargedCredits);
     if (!answer.toolCalls.length) return [];
     return appendTurnEvents(tx, turnId, [{ kind: 'status_update', data: { state: 'tool_calls', step, tools: answer.toolCalls.map((c) => c.toolName) } }]);
   });

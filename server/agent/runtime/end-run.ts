@@ -5,6 +5,9 @@ import { taskActivities, taskRuns, type TaskRow, type TaskStatus } from '@/db/sc
 import type { StewardUsage } from '@/server/agent/models/usage';
 import { discardRunCart, submitRunCart } from '@/server/approvals/run-cart';
 import type { SubmitOutcome } from '@/server/approvals/staging';
+import { spentBudgetMessage } from '@/server/budgets/messages';
+import type { SpentBudget } from '@/server/budgets/reserve';
+import { noteBlockedTask } from '@/server/budgets/resume';
 import { recordActivities } from '@/server/tasks/activities';
 import { applyChange } from '@/server/tasks/move';
 import { queueRun } from '@/server/tasks/runs';
@@ -22,7 +25,10 @@ export const FROZEN_RUN_ERROR = 'KILL_SWITCH_ENGAGED';
  * - answered: plain text and no waiting tool: the text is the assistant's activity and the task
  *   awaits the user's review, with a 24-hour follow-up alarm so nothing waits without one;
  * - tool: a tool already moved the task (complete_task, ask_user, set_alarm);
- * - step_limit: past the tool steps a run may take: an activity says so and the task awaits the user;
+ * - step_limit: past the tool steps a run may take, or its model or tool calls (`limit`, spec 5
+ *   Limits): an activity says which and the task awaits the user, who resumes it with a message;
+ * - credits_blocked: a budget covering the owner is spent: an activity names it and how to top it
+ *   up, the task waits in credits_blocked until credits are restored (server/budgets/resume.ts);
  * - not_configured: no model can serve the tier: the activity says what to set, status error;
  * - failed: the model or a step kept failing: the activity says so, status error;
  * - stopped: the run was stopped or the task moved meanwhile: only the run row is closed;
@@ -35,11 +41,15 @@ export const FROZEN_RUN_ERROR = 'KILL_SWITCH_ENGAGED';
 export type RunEnd =
   | { kind: 'answered'; text: string; seq?: number; seenUserMessages?: number; mayContinue?: boolean }
   | { kind: 'tool'; mayContinue?: boolean }
-  | { kind: 'step_limit'; seenUserMessages?: number }
+  | { kind: 'step_limit'; seenUserMessages?: number; limit?: RunLimitHit }
+  | { kind: 'credits_blocked'; budget: SpentBudget }
   | { kind: 'not_configured'; message: string }
   | { kind: 'failed'; message: string }
   | { kind: 'stopped'; reason: string }
   | { kind: 'frozen' };
+
+/** Which per-run limit of spec 5 a run reached, and its value for this run. */
+export type RunLimitHit = { name: 'model_calls' | 'tool_calls'; max: number };
 
 /** Statuses a run's own tools leave the task in: a run that ended in one of them ended normally. */
 const RUN_OUTCOMES: readonly TaskStatus[] = ['executing', 'completed', 'awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'scheduled', 'subtasks_running'];
@@ -50,7 +60,8 @@ const RUN_OUTCOMES: readonly TaskStatus[] = ['executing', 'completed', 'awaiting
  * stopped, or whose task the user stopped or closed meanwhile releases nothing it staged.
  */
 async function settleRunCart(tx: Tx, runId: string, end: RunEnd, task: TaskRow, now: Date): Promise<SubmitOutcome | null> {
-  const normal = end.kind === 'answered' || end.kind === 'tool' || end.kind === 'step_limit';
+  // A run stopped by a limit or a spent budget ended normally too: what it staged was decided and stands.
+  const normal = end.kind === 'answered' || end.kind === 'tool' || end.kind === 'step_limit' || end.kind === 'credits_blocked';
   if (normal && RUN_OUTCOMES.includes(task.status)) return submitRunCart(tx, runId, now);
   const why = normal ? `the task was ${task.status.replace(/_/g, ' ')} before the run ended` : end.kind === 'frozen' ? 'the account was frozen' : 'the run did not finish';
   await discardRunCart(tx, runId, `Not released: ${why}`, now);
@@ -60,11 +71,17 @@ async function settleRunCart(tx: Tx, runId: string, end: RunEnd, task: TaskRow, 
 /** `continued`: the run does not end here but makes another model call (a message came in that the last one did not read). */
 export type RunEnded = { ended: boolean; continued?: boolean };
 
-export const stepLimitMessage = () =>
-  `I stopped after ${MAX_TOOL_STEPS} tool steps, the most one run may take. Send a message to let me continue.`;
+/** The limit a run reached, as the user reads it (the variable names the deployment's setting). */
+const limitText = (limit?: RunLimitHit) =>
+  !limit
+    ? `${MAX_TOOL_STEPS} tool steps, the most one run may take`
+    : limit.name === 'model_calls'
+      ? `${limit.max} model calls, the most one run may make (STEWARD_RUN_MAX_MODEL_CALLS)`
+      : `${limit.max} tool calls, the most one run may make (STEWARD_RUN_MAX_TOOL_CALLS)`;
 
-const stepLimitWithMessage = () =>
-  `I reached ${MAX_TOOL_STEPS} tool steps, the most one run may take, and continue in a new run that reads your latest message.`;
+export const stepLimitMessage = (limit?: RunLimitHit) => `I stopped after ${limitText(limit)}. Send a message to let me continue.`;
+
+const stepLimitWithMessage = (limit?: RunLimitHit) => `I reached ${limitText(limit)}, and continue in a new run that reads your latest message.`;
 
 export const frozenMessage = () =>
   'I stopped: this account is frozen (its kill switch is engaged), so I make no further model or tool calls. ' +
@@ -138,15 +155,24 @@ export async function endRun(db: Db, runId: string, end: RunEnd, usage: StewardU
       // The tool moved the task, then a process call woke it before this step (its message, if any, went to this run).
       await queueRun(tx, task, 'process');
     } else if (executing && end.kind === 'step_limit' && late > 0) {
-      await recordActivities(tx, task, [{ kind: 'assistant', content: stepLimitWithMessage(), runId }]);
+      await recordActivities(tx, task, [{ kind: 'assistant', content: stepLimitWithMessage(end.limit), runId }]);
       await queueRun(tx, task, 'process');
     } else if (executing && end.kind === 'answered') {
       await recordActivities(tx, task, [{ kind: 'assistant', content: end.text, runId }]);
       // With actions awaiting the user (approval, or a review window) the work is not finished: not ready for review.
       await applyChange(tx, task, { ...plan(task, 'wait', 'awaiting_user_input', followUp, now), readyForReview: !awaitsPerson }, 'wait');
     } else if (executing && end.kind === 'step_limit') {
-      await recordActivities(tx, task, [{ kind: 'assistant', content: stepLimitMessage(), runId }]);
+      await recordActivities(tx, task, [{ kind: 'assistant', content: stepLimitMessage(end.limit), runId }]);
       await applyChange(tx, task, { ...plan(task, 'wait', 'awaiting_user_input', { ...followUp, headline: 'Continue the task?' }, now), readyForReview: false }, 'wait');
+    } else if (end.kind === 'credits_blocked') {
+      // Not a failure: the run is cancelled with the reason, and the task waits for credits (a message the user sent meanwhile is read when it resumes).
+      status = 'cancelled';
+      failed = 'credits_exhausted';
+      if (executing) {
+        await recordActivities(tx, task, [{ kind: 'assistant', content: spentBudgetMessage(end.budget, now), runId }]);
+        await applyChange(tx, task, plan(task, 'block_credits', 'credits_blocked', undefined, now), 'block_credits');
+        await noteBlockedTask(tx, task, end.budget.budgetId);
+      }
     } else if (end.kind === 'frozen') {
       status = 'cancelled';
       failed = FROZEN_RUN_ERROR;

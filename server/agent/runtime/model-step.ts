@@ -1,22 +1,60 @@
+import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
+import { taskRuns } from '@/db/schema';
 import { creditsFor } from '@/server/agent/models/prices';
+import { releaseCall, reserveCall, settleCall, type Reservation, type SpentBudget } from '@/server/budgets/reserve';
 import { recordModelCall } from '@/server/tasks/usage';
 import { modelTurn, type ModelTurn } from './model-turn';
 import type { ToolRegistry } from './tools/registry';
 
 /**
- * One durable model step of a run: the model call, then its usage row (tokens as the provider
- * reported them, credits priced by the tier that served it). Both happen inside the same engine
- * step, so a finished step is replayed from its stored result and records nothing again; a step
- * retried after a crash between the call and the row calls the model again and records once,
- * because recordModelCall is idempotent per (run, seq). `seq` counts the run's model steps from 0.
+ * A model step's result: the model call's, or why no call was made because of credits: every
+ * budget of the owner is `busy` (calls in flight may spend what is left; the run asks again
+ * shortly) or one is spent (`credits_exhausted`: the run ends, the task waits in credits_blocked).
  */
-export async function modelStep(db: Db, runId: string, seq: number, tools: ToolRegistry, now = new Date()): Promise<ModelTurn> {
-  const turn = await modelTurn(db, runId, tools, now);
-  if (turn.kind !== 'answer') return turn;
-  const priced = creditsFor(turn.servedBy, turn.usage, { billable: turn.billable });
-  await db.transaction((tx) =>
-    recordModelCall(tx, { runId, seq, modelTier: turn.tier, model: turn.modelId, usage: turn.usage, chargedCredits: priced.chargedCredits, isBillable: priced.isBillable }),
-  );
-  return turn;
+export type ModelStep = ModelTurn | { kind: 'credits_busy' } | { kind: 'credits_exhausted'; budget: SpentBudget };
+
+/**
+ * One durable model step of a run: the call's estimated cost reserved against every budget that
+ * covers the task's owner (server/budgets/reserve.ts), the model call, then its usage row
+ * (tokens as the provider reported them, credits priced by the tier that served it) and the
+ * reservation settled with those credits, in one transaction. A call that was not made or failed
+ * releases what it reserved. All of it happens inside the same engine step, so a finished step is
+ * replayed from its stored result and records nothing again; a step retried after a crash
+ * between the call and the row reserves nothing new (the reservation is named by run and seq),
+ * calls the model again and records once, because recordModelCall is idempotent per (run, seq).
+ * `seq` counts the run's model steps from 0.
+ */
+export async function modelStep(db: Db, runId: string, seq: number, tools: ToolRegistry, now = new Date()): Promise<ModelStep> {
+  const [run] = await db
+    .select({ accountId: taskRuns.accountId, userId: taskRuns.userId, modelTier: taskRuns.modelTier, status: taskRuns.status })
+    .from(taskRuns)
+    .where(eq(taskRuns.id, runId));
+  const ref = `run:${runId}:${seq}`;
+  let reservation: Reservation = { kind: 'none' };
+  // A run stopped meanwhile reserves nothing (modelTurn answers `stopped`), so it never waits for credits it will not use.
+  if (run?.userId && run.status === 'running') {
+    reservation = await reserveCall(db, { accountId: run.accountId, userId: run.userId, tier: run.modelTier, ref }, now);
+    if (reservation.kind === 'busy') return { kind: 'credits_busy' };
+    if (reservation.kind === 'exhausted') return { kind: 'credits_exhausted', budget: reservation.budget };
+  }
+  const held = reservation.kind === 'reserved';
+  let turn: ModelTurn;
+  try {
+    turn = await modelTurn(db, runId, tools, now);
+  } catch (e) {
+    if (held) await db.transaction((tx) => releaseCall(tx, ref));
+    throw e;
+  }
+  if (turn.kind !== 'answer') {
+    if (held) await db.transaction((tx) => releaseCall(tx, ref));
+    return turn;
+  }
+  const answer = turn;
+  const priced = creditsFor(answer.servedBy, answer.usage, { billable: answer.billable });
+  await db.transaction(async (tx) => {
+    await recordModelCall(tx, { runId, seq, modelTier: answer.tier, model: answer.modelId, usage: answer.usage, chargedCredits: priced.chargedCredits, isBillable: priced.isBillable });
+    if (held) await settleCall(tx, ref, answer.tier, priced.chargedCredits);
+  });
+  return answer;
 }
