@@ -144,6 +144,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Credit budgets the caller manages (as a user: those covering them), newest first, with the current period’s figures */
+        get: operations["budgets.list"];
+        put?: never;
+        /** Create the credit budget of an account, organization, team or user (one per scope) */
+        post: operations["budgets.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/budgets/{budgetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One credit budget with the current period’s spent, reserved and remaining credits */
+        get: operations["budgets.get"];
+        put?: never;
+        post?: never;
+        /** Remove a credit budget and its usage; it no longer holds anyone back */
+        delete: operations["budgets.delete"];
+        options?: never;
+        head?: never;
+        /** Change the period, the limit, the member share or the alert thresholds; blocked tasks resume when there is room again */
+        patch: operations["budgets.update"];
+        trace?: never;
+    };
+    "/budgets/{budgetId}/top-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add credits to the current period (to a `none` budget’s balance for good); blocked tasks resume */
+        post: operations["budgets.topUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/calendar/events": {
         parameters: {
             query?: never;
@@ -331,6 +385,23 @@ export interface paths {
         put?: never;
         /** Import up to 1,000 contacts, matched to existing ones by email */
         post: operations["contacts.bulkImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every budget covering the calling user, with what it allows, has spent, holds and has left this period */
+        get: operations["credits.get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -954,7 +1025,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The carts waiting for you (status: comma-separated pending_approval, time_boxed; default both), newest first, at most 50 */
+        /**
+         * The carts waiting for you (status: comma-separated pending_approval, time_boxed; default both), newest first, at most 50
+         * @description A dispatch staged by a run that read untrusted content (inbound mail or a contact’s reply, a web page, a document, an MCP tool result, another person’s message, or a run an external trigger started) and addressed to anyone but the owner (or addresses the owner trusts through a recipient exception) is never released by `auto` or `time-boxed`: its cart waits as `pending_approval` whatever the autonomy matrix says, and the dispatch carries `heldBecause: {kind: "untrusted_input", sources: [{kind, ref}]}` naming where the content came from. Locks can make this stricter, never looser.
+         */
         get: operations["portal.carts.list"];
         put?: never;
         post?: never;
@@ -971,7 +1045,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One cart with every dispatch exactly as it will be sent, and its contentHash */
+        /**
+         * One cart with every dispatch exactly as it will be sent, and its contentHash
+         * @description A dispatch staged by a run that read untrusted content (inbound mail or a contact’s reply, a web page, a document, an MCP tool result, another person’s message, or a run an external trigger started) and addressed to anyone but the owner (or addresses the owner trusts through a recipient exception) is never released by `auto` or `time-boxed`: its cart waits as `pending_approval` whatever the autonomy matrix says, and the dispatch carries `heldBecause: {kind: "untrusted_input", sources: [{kind, ref}]}` naming where the content came from. Locks can make this stricter, never looser.
+         */
         get: operations["portal.carts.get"];
         put?: never;
         post?: never;
@@ -3408,6 +3485,427 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "budgets.list": {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+                /** @description What the budget covers: the whole account, an organization, a team, or one user */
+                scope?: "account" | "organization" | "team" | "user";
+                scopeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budgets: {
+                            alertThresholds: number[];
+                            createdAt: string;
+                            current: {
+                                /** @description Thresholds already announced in this period */
+                                alerted: number[];
+                                /** @description This period's limit: the budget's limit plus this period's top-ups */
+                                limitCredits: number;
+                                /** @description When it ends; null for `none` */
+                                periodEnd: string | null;
+                                /** @description When the current period began (the Unix epoch for `none`) */
+                                periodStart: string;
+                                /** @description limit − spent − reserved, never below 0 */
+                                remainingCredits: number;
+                                /** @description Held for model calls in flight */
+                                reservedCredits: number;
+                                /** @description Settled cost of the model calls made in this period */
+                                spentCredits: number;
+                                toppedUpCredits: number;
+                            };
+                            id: string;
+                            limitCredits: number;
+                            memberLimitCredits: number | null;
+                            /**
+                             * @description `day`, `week` (from Monday) or `month`, in UTC: the limit applies per period and spend starts again at 0; `none`: a balance that only top-ups raise
+                             * @enum {string}
+                             */
+                            period: "day" | "week" | "month" | "none";
+                            /**
+                             * @description What the budget covers: the whole account, an organization, a team, or one user
+                             * @enum {string}
+                             */
+                            scope: "account" | "organization" | "team" | "user";
+                            scopeId: string;
+                            updatedAt: string;
+                        }[];
+                        /** @enum {boolean} */
+                        ok: true;
+                        page: number;
+                        perPage: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "budgets.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Percentages of the limit at which the webhook event `budget.threshold_reached` is sent, once per period each (default 50, 80, 100) */
+                    alertThresholds?: number[];
+                    /** @description Credits the scope may spend per period (for `none`: the starting balance) */
+                    limitCredits: number;
+                    /** @description Team budgets only: each member's share per period, multiplied by the member's team `multiplier` (1 when unset) */
+                    memberLimitCredits?: number | null;
+                    /**
+                     * @description `day`, `week` (from Monday) or `month`, in UTC: the limit applies per period and spend starts again at 0; `none`: a balance that only top-ups raise
+                     * @default month
+                     * @enum {string}
+                     */
+                    period?: "day" | "week" | "month" | "none";
+                    /**
+                     * @description What the budget covers: the whole account, an organization, a team, or one user
+                     * @enum {string}
+                     */
+                    scope: "account" | "organization" | "team" | "user";
+                    /** @description The organization, team or user id; for `account`, omitted or the account id */
+                    scopeId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            alertThresholds: number[];
+                            createdAt: string;
+                            current: {
+                                /** @description Thresholds already announced in this period */
+                                alerted: number[];
+                                /** @description This period's limit: the budget's limit plus this period's top-ups */
+                                limitCredits: number;
+                                /** @description When it ends; null for `none` */
+                                periodEnd: string | null;
+                                /** @description When the current period began (the Unix epoch for `none`) */
+                                periodStart: string;
+                                /** @description limit − spent − reserved, never below 0 */
+                                remainingCredits: number;
+                                /** @description Held for model calls in flight */
+                                reservedCredits: number;
+                                /** @description Settled cost of the model calls made in this period */
+                                spentCredits: number;
+                                toppedUpCredits: number;
+                            };
+                            id: string;
+                            limitCredits: number;
+                            memberLimitCredits: number | null;
+                            /**
+                             * @description `day`, `week` (from Monday) or `month`, in UTC: the limit applies per period and spend starts again at 0; `none`: a balance that only top-ups raise
+                             * @enum {string}
+                             */
+                            period: "day" | "week" | "month" | "none";
+                            /**
+                             * @description What the budget covers: the whole account, an organization, a team, or one user
+                             * @enum {string}
+                             */
+                            scope: "account" | "organization" | "team" | "user";
+                            scopeId: string;
+                            updatedAt: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "budgets.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            alertThresholds: number[];
+                            createdAt: string;
+                            current: {
+                                /** @description Thresholds already announced in this period */
+                                alerted: number[];
+                                /** @description This period's limit: the budget's limit plus this period's top-ups */
+                                limitCredits: number;
+                                /** @description When it ends; null for `none` */
+                                periodEnd: string | null;
+                                /** @description When the current period began (the Unix epoch for `none`) */
+                                periodStart: string;
+                                /** @description limit − spent − reserved, never below 0 */
+                                remainingCredits: number;
+                                /** @description Held for model calls in flight */
+                                reservedCredits: number;
+                                /** @description Settled cost of the model calls made in this period */
+                                spentCredits: number;
+                                toppedUpCredits: number;
+                            };
+                            id: string;
+                            limitCredits: number;
+                            memberLimitCredits: number | null;
+                            /**
+                             * @description `day`, `week` (from Monday) or `month`, in UTC: the limit applies per period and spend starts again at 0; `none`: a balance that only top-ups raise
+                             * @enum {string}
+                             */
+                            period: "day" | "week" | "month" | "none";
+                            /**
+                             * @description What the budget covers: the whole account, an organization, a team, or one user
+                             * @enum {string}
+                             */
+                            scope: "account" | "organization" | "team" | "user";
+                            scopeId: string;
+                            updatedAt: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "budgets.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                            id: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "budgets.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Percentages of the limit at which the webhook event `budget.threshold_reached` is sent, once per period each (default 50, 80, 100) */
+                    alertThresholds?: number[];
+                    limitCredits?: number;
+                    memberLimitCredits?: number | null;
+                    /**
+                     * @description `day`, `week` (from Monday) or `month`, in UTC: the limit applies per period and spend starts again at 0; `none`: a balance that only top-ups raise
+                     * @enum {string}
+                     */
+                    period?: "day" | "week" | "month" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            alertThresholds: number[];
+                            createdAt: string;
+                            current: {
+                                /** @description Thresholds already announced in this period */
+                                alerted: number[];
+                                /** @description This period's limit: the budget's limit plus this period's top-ups */
+                                limitCredits: number;
+                                /** @description When it ends; null for `none` */
+                                periodEnd: string | null;
+                                /** @description When the current period began (the Unix epoch for `none`) */
+                                periodStart: string;
+                                /** @description limit − spent − reserved, never below 0 */
+                                remainingCredits: number;
+                                /** @description Held for model calls in flight */
+                                reservedCredits: number;
+                                /** @description Settled cost of the model calls made in this period */
+                                spentCredits: number;
+                                toppedUpCredits: number;
+                            };
+                            id: string;
+                            limitCredits: number;
+                            memberLimitCredits: number | null;
+                            /**
+                             * @description `day`, `week` (from Monday) or `month`, in UTC: the limit applies per period and spend starts again at 0; `none`: a balance that only top-ups raise
+                             * @enum {string}
+                             */
+                            period: "day" | "week" | "month" | "none";
+                            /**
+                             * @description What the budget covers: the whole account, an organization, a team, or one user
+                             * @enum {string}
+                             */
+                            scope: "account" | "organization" | "team" | "user";
+                            scopeId: string;
+                            updatedAt: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "budgets.topUp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                budgetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Credits added to the current period (for `none`: to the balance, for good) */
+                    credits: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        budget: {
+                            alertThresholds: number[];
+                            createdAt: string;
+                            current: {
+                                /** @description Thresholds already announced in this period */
+                                alerted: number[];
+                                /** @description This period's limit: the budget's limit plus this period's top-ups */
+                                limitCredits: number;
+                                /** @description When it ends; null for `none` */
+                                periodEnd: string | null;
+                                /** @description When the current period began (the Unix epoch for `none`) */
+                                periodStart: string;
+                                /** @description limit − spent − reserved, never below 0 */
+                                remainingCredits: number;
+                                /** @description Held for model calls in flight */
+                                reservedCredits: number;
+                                /** @description Settled cost of the model calls made in this period */
+                                spentCredits: number;
+                                toppedUpCredits: number;
+                            };
+                            id: string;
+                            limitCredits: number;
+                            memberLimitCredits: number | null;
+                            /**
+                             * @description `day`, `week` (from Monday) or `month`, in UTC: the limit applies per period and spend starts again at 0; `none`: a balance that only top-ups raise
+                             * @enum {string}
+                             */
+                            period: "day" | "week" | "month" | "none";
+                            /**
+                             * @description What the budget covers: the whole account, an organization, a team, or one user
+                             * @enum {string}
+                             */
+                            scope: "account" | "organization" | "team" | "user";
+                            scopeId: string;
+                            updatedAt: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "calendar.events": {
         parameters: {
             query?: never;
@@ -4843,6 +5341,72 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "credits.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credits: {
+                            /** @description True when a covering budget is spent: model calls of the user wait for credits */
+                            blocked: boolean;
+                            /** @description Every budget covering the user (and their share of a team budget), with this period’s figures */
+                            budgets: {
+                                /** @description Thresholds already announced in this period */
+                                alerted: number[];
+                                budgetId: string;
+                                /** @description This period's limit: the budget's limit plus this period's top-ups */
+                                limitCredits: number;
+                                /** @description True for the user's own share of a team budget */
+                                memberShare: boolean;
+                                /**
+                                 * @description `day`, `week` (from Monday) or `month`, in UTC: the limit applies per period and spend starts again at 0; `none`: a balance that only top-ups raise
+                                 * @enum {string}
+                                 */
+                                period: "day" | "week" | "month" | "none";
+                                /** @description When it ends; null for `none` */
+                                periodEnd: string | null;
+                                /** @description When the current period began (the Unix epoch for `none`) */
+                                periodStart: string;
+                                /** @description limit − spent − reserved, never below 0 */
+                                remainingCredits: number;
+                                /** @description Held for model calls in flight */
+                                reservedCredits: number;
+                                /**
+                                 * @description What the budget covers: the whole account, an organization, a team, or one user
+                                 * @enum {string}
+                                 */
+                                scope: "account" | "organization" | "team" | "user";
+                                scopeId: string;
+                                /** @description Settled cost of the model calls made in this period */
+                                spentCredits: number;
+                                toppedUpCredits: number;
+                            }[];
+                            /** @description The least any of them has left; null when no budget covers the user */
+                            remainingCredits: number | null;
+                            userId: string;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             428: components["responses"]["OnboardingRequired"];
@@ -7429,6 +7993,15 @@ export interface operations {
                                     size: number;
                                 }[];
                                 from: string | null;
+                                heldBecause: {
+                                    /** @enum {string} */
+                                    kind: "untrusted_input";
+                                    sources: {
+                                        /** @enum {string} */
+                                        kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                        ref: string;
+                                    }[];
+                                } | null;
                                 index: number;
                                 payload: {
                                     [key: string]: unknown;
@@ -7504,6 +8077,15 @@ export interface operations {
                                     size: number;
                                 }[];
                                 from: string | null;
+                                heldBecause: {
+                                    /** @enum {string} */
+                                    kind: "untrusted_input";
+                                    sources: {
+                                        /** @enum {string} */
+                                        kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                        ref: string;
+                                    }[];
+                                } | null;
                                 index: number;
                                 payload: {
                                     [key: string]: unknown;
@@ -7664,6 +8246,15 @@ export interface operations {
                                     size: number;
                                 }[];
                                 from: string | null;
+                                heldBecause: {
+                                    /** @enum {string} */
+                                    kind: "untrusted_input";
+                                    sources: {
+                                        /** @enum {string} */
+                                        kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                        ref: string;
+                                    }[];
+                                } | null;
                                 index: number;
                                 payload: {
                                     [key: string]: unknown;
@@ -7755,6 +8346,15 @@ export interface operations {
                                     size: number;
                                 }[];
                                 from: string | null;
+                                heldBecause: {
+                                    /** @enum {string} */
+                                    kind: "untrusted_input";
+                                    sources: {
+                                        /** @enum {string} */
+                                        kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                        ref: string;
+                                    }[];
+                                } | null;
                                 index: number;
                                 payload: {
                                     [key: string]: unknown;
@@ -7847,6 +8447,15 @@ export interface operations {
                                     size: number;
                                 }[];
                                 from: string | null;
+                                heldBecause: {
+                                    /** @enum {string} */
+                                    kind: "untrusted_input";
+                                    sources: {
+                                        /** @enum {string} */
+                                        kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                        ref: string;
+                                    }[];
+                                } | null;
                                 index: number;
                                 payload: {
                                     [key: string]: unknown;
@@ -9919,6 +10528,15 @@ export interface operations {
                             summary: string | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
+                            /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
+                            tainted: boolean;
+                            /** @description Where the untrusted content came from, oldest first (at most 20) */
+                            taintSources: {
+                                /** @enum {string} */
+                                kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                /** @description The sender, URL, file, tool or trigger */
+                                ref: string;
+                            }[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -10024,6 +10642,15 @@ export interface operations {
                             summary: string | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
+                            /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
+                            tainted: boolean;
+                            /** @description Where the untrusted content came from, oldest first (at most 20) */
+                            taintSources: {
+                                /** @enum {string} */
+                                kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                /** @description The sender, URL, file, tool or trigger */
+                                ref: string;
+                            }[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -10127,10 +10754,10 @@ export interface operations {
                                     content: string;
                                     platform: string | null;
                                     /**
-                                     * @description user, assistant, peer (another assistant), or contact: a person outside the user, such as an email reply to the assistant (untrusted content)
+                                     * @description user, assistant, peer (another assistant), contact (a person outside the user, such as an email reply to the assistant: untrusted content), event (what an external trigger fired the task with: untrusted content; platform names it) or system (Steward’s own note: the task read untrusted content, a limit was reached, a message could not be verified)
                                      * @enum {string}
                                      */
-                                    role: "user" | "assistant" | "peer" | "tool" | "contact";
+                                    role: "user" | "assistant" | "peer" | "tool" | "contact" | "event" | "system";
                                 } | null;
                                 runId: string | null;
                                 toolCall: {
@@ -10149,6 +10776,15 @@ export interface operations {
                             summary: string | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
+                            /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
+                            tainted: boolean;
+                            /** @description Where the untrusted content came from, oldest first (at most 20) */
+                            taintSources: {
+                                /** @enum {string} */
+                                kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                /** @description The sender, URL, file, tool or trigger */
+                                ref: string;
+                            }[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -10252,6 +10888,15 @@ export interface operations {
                             summary: string | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
+                            /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
+                            tainted: boolean;
+                            /** @description Where the untrusted content came from, oldest first (at most 20) */
+                            taintSources: {
+                                /** @enum {string} */
+                                kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                /** @description The sender, URL, file, tool or trigger */
+                                ref: string;
+                            }[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -10341,10 +10986,10 @@ export interface operations {
                                 content: string;
                                 platform: string | null;
                                 /**
-                                 * @description user, assistant, peer (another assistant), or contact: a person outside the user, such as an email reply to the assistant (untrusted content)
+                                 * @description user, assistant, peer (another assistant), contact (a person outside the user, such as an email reply to the assistant: untrusted content), event (what an external trigger fired the task with: untrusted content; platform names it) or system (Steward’s own note: the task read untrusted content, a limit was reached, a message could not be verified)
                                  * @enum {string}
                                  */
-                                role: "user" | "assistant" | "peer" | "tool" | "contact";
+                                role: "user" | "assistant" | "peer" | "tool" | "contact" | "event" | "system";
                             } | null;
                             runId: string | null;
                             toolCall: {
@@ -10446,6 +11091,15 @@ export interface operations {
                             summary: string | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
+                            /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
+                            tainted: boolean;
+                            /** @description Where the untrusted content came from, oldest first (at most 20) */
+                            taintSources: {
+                                /** @enum {string} */
+                                kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                /** @description The sender, URL, file, tool or trigger */
+                                ref: string;
+                            }[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -10544,6 +11198,15 @@ export interface operations {
                             summary: string | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
+                            /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
+                            tainted: boolean;
+                            /** @description Where the untrusted content came from, oldest first (at most 20) */
+                            taintSources: {
+                                /** @enum {string} */
+                                kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                /** @description The sender, URL, file, tool or trigger */
+                                ref: string;
+                            }[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -10680,6 +11343,15 @@ export interface operations {
                             summary: string | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
+                            /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
+                            tainted: boolean;
+                            /** @description Where the untrusted content came from, oldest first (at most 20) */
+                            taintSources: {
+                                /** @enum {string} */
+                                kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                /** @description The sender, URL, file, tool or trigger */
+                                ref: string;
+                            }[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -10771,6 +11443,15 @@ export interface operations {
                             summary: string | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
+                            /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
+                            tainted: boolean;
+                            /** @description Where the untrusted content came from, oldest first (at most 20) */
+                            taintSources: {
+                                /** @enum {string} */
+                                kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                /** @description The sender, URL, file, tool or trigger */
+                                ref: string;
+                            }[];
                             title: string;
                             /** @enum {string} */
                             type: "task";
@@ -10910,6 +11591,15 @@ export interface operations {
                             summary: string | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
+                            /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
+                            tainted: boolean;
+                            /** @description Where the untrusted content came from, oldest first (at most 20) */
+                            taintSources: {
+                                /** @enum {string} */
+                                kind: "email" | "web" | "file" | "mcp" | "message" | "trigger";
+                                /** @description The sender, URL, file, tool or trigger */
+                                ref: string;
+                            }[];
                             title: string;
                             /** @enum {string} */
                             type: "task";

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import css from './approvals.module.css';
+import { HeldBecause } from './held-because';
 import type { Dispatch } from './types';
 
 /*
@@ -89,6 +90,7 @@ export function DispatchView({ dispatch: d, headingId, showDelivery = false }: {
         {KIND[d.type]} {d.index + 1}
         {d.editedByUser ? ' (your edit)' : ''}
       </h3>
+      <HeldBecause held={d.heldBecause} headingId={`${headingId}-held`} />
       {d.description && <p>Assistant’s note: {d.description}</p>}
       <dl className={css.fields}>
         {rows.map(([label, value]) => (

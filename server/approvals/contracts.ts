@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { autonomyModes, cartStatuses, dispatchDeliveryStates, dispatchTypes, timeBoxedExpiries } from '@/db/schema';
+import { autonomyModes, cartStatuses, dispatchDeliveryStates, dispatchTypes, taintKinds, timeBoxedExpiries } from '@/db/schema';
 import { ACTION_TYPES } from '@/server/policy/contracts';
 
 /** The spec's limit on GET /portal/carts. */
@@ -12,8 +12,38 @@ const MAX_RECIPIENTS = 100;
 
 const IsoWithOffset = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with an offset' });
 const inFuture = (v: string | null | undefined) => v === undefined || v === null || new Date(v).getTime() > Date.now();
-const Recipients = z.array(z.string().trim().min(1, 'must not be empty').max(320)).max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} entries`);
 const JsonObject = z.record(z.string(), z.unknown());
+
+/*
+ * Fields that end up in a mail header (a subject, a recipient, a calendar event's title, which
+ * becomes its invitation's Subject) are one line. A CR or LF in one is refused where it is staged
+ * or edited, naming the field, rather than left to the mailer to fold or strip: what the person
+ * approves is then exactly the header that is sent, and no text can add a header of its own.
+ */
+const LINE_BREAK = /[\r\n]/;
+const ONE_LINE = 'must be one line: no carriage return or line feed';
+const HeaderLine = (max: number) => z.string().max(max).refine((v) => !LINE_BREAK.test(v), ONE_LINE);
+const Subject = HeaderLine(2_000);
+const Recipients = z
+  .array(
+    z
+      .string()
+      // Before trim: a trailing line break is refused too, not quietly cut off.
+      .refine((v) => !LINE_BREAK.test(v), ONE_LINE)
+      .trim()
+      .min(1, 'must not be empty')
+      .max(320),
+  )
+  .max(MAX_RECIPIENTS, `must have at most ${MAX_RECIPIENTS} entries`);
+
+/**
+ * A calendar event's title (payload.title, as create_calendar_event stages it) is one line too.
+ * A skill action keeps its arguments under payload.arguments, so a top-level title is a calendar's.
+ */
+const titleIsOneLine = (payload: Record<string, unknown> | null | undefined, ctx: z.RefinementCtx) => {
+  const title = payload?.title;
+  if (typeof title === 'string' && LINE_BREAK.test(title)) ctx.addIssue({ code: 'custom', path: ['payload', 'title'], message: ONE_LINE });
+};
 
 /** `status=pending_approval,time_boxed`: each listed value must be one of the two; each bad one is named. */
 export const ListCartsQuery = z.object({
@@ -55,7 +85,7 @@ export const CancelCartBody = z.object({ reason: z.string().max(MAX_TEXT).option
  */
 export const EditDispatchBody = z
   .object({
-    subject: z.string().max(2_000).optional(),
+    subject: Subject.optional(),
     body: z.string().max(MAX_TEXT).optional(),
     validUntil: IsoWithOffset.nullable().optional(),
     evergreen: z.boolean().optional(),
@@ -67,14 +97,19 @@ export const EditDispatchBody = z
   .refine((b) => inFuture(b.validUntil), { path: ['validUntil'], message: 'must be in the future' });
 
 /** PATCH .../dispatches/{index}: the content itself, recipients and payload included. */
-export const UpdateDispatchBody = z.object({
-  subject: z.string().max(2_000).optional(),
-  body: z.string().max(MAX_TEXT).optional(),
-  to: Recipients.optional(),
-  cc: Recipients.optional(),
-  bcc: Recipients.optional(),
-  payload: JsonObject.nullable().optional(),
-});
+export const UpdateDispatchBody = z
+  .object({
+    subject: Subject.optional(),
+    body: z.string().max(MAX_TEXT).optional(),
+    to: Recipients.optional(),
+    cc: Recipients.optional(),
+    bcc: Recipients.optional(),
+    payload: JsonObject.nullable().optional(),
+  })
+  .superRefine((b, ctx) => titleIsOneLine(b.payload, ctx));
+
+/** The hosted approvals page's inline edit: subject and body only, the subject one line as above. */
+export const InlineEditBody = z.object({ subject: Subject.optional(), body: z.string().max(MAX_TEXT).optional() });
 
 /**
  * Delivery states as the API shows them: the schema's, and `undone` (the person undid the action
@@ -88,22 +123,31 @@ const DispatchFile = z.object({ filename: z.string().min(1).max(500), mimeType: 
  * What the runtime stages (server/approvals/staging.ts), one dispatch at a time. `from` is not
  * part of it: the sender follows from the action type (the assistant's or the user's address).
  */
-export const StagedDispatchInput = z.object({
-  type: z.enum(dispatchTypes),
-  platform: z.string().trim().min(1).max(50),
-  actionType: z.enum(ACTION_TYPES),
-  to: Recipients.default([]),
-  cc: Recipients.default([]),
-  bcc: Recipients.default([]),
-  subject: z.string().max(2_000).nullable().default(null),
-  body: z.string().max(MAX_TEXT).nullable().default(null),
-  description: z.string().max(MAX_TEXT).nullable().default(null),
-  payload: JsonObject.nullable().default(null),
-  files: z.array(DispatchFile).max(50).default([]),
-  validUntil: IsoWithOffset.nullable().default(null),
-  evergreen: z.boolean().default(false),
-});
+export const StagedDispatchInput = z
+  .object({
+    type: z.enum(dispatchTypes),
+    platform: z.string().trim().min(1).max(50),
+    actionType: z.enum(ACTION_TYPES),
+    to: Recipients.default([]),
+    cc: Recipients.default([]),
+    bcc: Recipients.default([]),
+    subject: Subject.nullable().default(null),
+    body: z.string().max(MAX_TEXT).nullable().default(null),
+    description: z.string().max(MAX_TEXT).nullable().default(null),
+    payload: JsonObject.nullable().default(null),
+    files: z.array(DispatchFile).max(50).default([]),
+    validUntil: IsoWithOffset.nullable().default(null),
+    evergreen: z.boolean().default(false),
+  })
+  .superRefine((d, ctx) => {
+    if (d.type === 'calendar_event') titleIsOneLine(d.payload, ctx);
+  });
 export type StagedDispatch = z.input<typeof StagedDispatchInput>;
+
+const HeldBecauseResponse = z.object({
+  kind: z.literal('untrusted_input'),
+  sources: z.array(z.object({ kind: z.enum(taintKinds), ref: z.string() })),
+});
 
 const DispatchResponse = z.object({
   index: z.number().int(),
@@ -125,6 +169,8 @@ const DispatchResponse = z.object({
   validUntil: z.string().nullable(),
   evergreen: z.boolean(),
   deliveryState: z.enum(DELIVERY_STATES),
+  /** Why it waits for a person whatever the autonomy settings say: the run read content from outside (spec 5, Taint and held dispatches). */
+  heldBecause: HeldBecauseResponse.nullable(),
 });
 
 export const CartResponse = z.object({

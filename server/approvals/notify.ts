@@ -1,7 +1,9 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { accounts, assistants, cartRejectLinks, carts, tasks, users, type DispatchContent } from '@/db/schema';
+import { accounts, assistants, cartRejectLinks, carts, tasks, users, type DispatchContent, type HeldBecause, type TaintSource } from '@/db/schema';
+import { accountForHost } from '@/server/hosted/accounts';
 import { siteOrigin } from '@/server/hosted/origin';
+import { publicOrigin } from '@/server/http/public-origin';
 import { logger } from '@/server/logger';
 import { sendMail } from '@/server/mail/mailer';
 import { newRejectToken, REJECT_LINK_TTL_MS, rejectUrl } from './reject-link';
@@ -40,6 +42,38 @@ function summaryLine(c: DispatchContent): string {
   return c.description ?? 'An action of an installed skill';
 }
 
+/** How many of a held dispatch's sources the email names; the approvals page lists them all. */
+const MAX_SOURCES = 10;
+const MAX_REF = 200;
+
+/**
+ * A source's reference as one harmless line: it is text from outside (a sender's address, a page's
+ * URL), so control and line-break characters become spaces and a long one is cut, and it can
+ * neither add lines to the email nor pass for one of Steward's own.
+ */
+function plainRef(ref: string): string {
+  const flat = ref.replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_REF ? `${flat.slice(0, MAX_REF - 1)}…` : flat || '(unnamed)';
+}
+
+const SOURCE_LABEL: Record<TaintSource['kind'], string> = {
+  email: 'email from',
+  web: 'web page',
+  file: 'file',
+  mcp: 'skill tool',
+  message: 'message from',
+  trigger: 'trigger',
+};
+
+/** The line under a held dispatch: why it waits for the person, and what the task read. */
+export function heldLine(held: HeldBecause | null | undefined): string | null {
+  if (!held || held.kind !== 'untrusted_input') return null;
+  const named = held.sources.slice(0, MAX_SOURCES).map((s) => `${SOURCE_LABEL[s.kind] ?? s.kind} ${plainRef(s.ref)}`);
+  const more = held.sources.length - named.length;
+  const list = named.length ? `: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}` : '';
+  return `Held for your approval because the task read content from outside${list}. Check it says what you want before approving.`;
+}
+
 /** Mails the owner of a cart pending approval the link to /approvals and a one-time Reject link (once per cart). */
 export async function notifyPendingApproval(db: Db, cartId: string, now = new Date()): Promise<NotifyOutcome> {
   const claimed = await db.transaction(async (tx) => {
@@ -65,23 +99,32 @@ export async function notifyPendingApproval(db: Db, cartId: string, now = new Da
       .values({ accountId: row.cart.accountId, cartId, userId: row.cart.userId, ...claim })
       .onConflictDoUpdate({ target: cartRejectLinks.cartId, set: claim });
     const shown = (await shownDispatches(tx, [cartId])).get(cartId) ?? [];
-    return { skipped: null, row, token, tokenHash, expiresAt, lines: shown.map((d) => summaryLine(d.content)) };
+    const lines = shown.flatMap((d) => {
+      const held = heldLine(d.dispatch.heldBecause);
+      return [`- ${summaryLine(d.content)}`, ...(held ? [`  ${held}`] : [])];
+    });
+    return { skipped: null, row, token, tokenHash, expiresAt, lines, count: shown.length };
   });
   if (claimed.skipped !== null) return { sent: false, reason: claimed.skipped };
 
-  const { row, token, tokenHash, expiresAt, lines } = claimed;
+  const { row, token, tokenHash, expiresAt, lines, count: actions } = claimed;
   const origin = siteOrigin(row.hostedDomain).origin;
   const reject = rejectUrl(origin, token);
   const who = row.assistantName ?? 'Your assistant';
-  const one = lines.length === 1;
-  const count = one ? 'an action' : `${lines.length} actions`;
+  const one = actions === 1;
+  const count = one ? 'an action' : `${actions} actions`;
   const them = one ? 'it' : 'them';
+  // An account without a hosted domain shares the public origin; once several do, that host opens no
+  // account's pages, so the email offers /approvals only where it opens. The reject link works anyway.
+  const pagesServed = row.hostedDomain !== null || (await accountForHost(db, publicOrigin().host))?.id === row.cart.accountId;
   const text = [
     `${who} staged ${count} for the task "${row.taskTitle}" and is waiting for your approval. Nothing is sent until you approve.`,
     '',
-    ...lines.map((l) => `- ${l}`),
+    ...lines,
     '',
-    `Review ${them} exactly as ${one ? 'it' : 'they'} will be sent, edit, approve or cancel: ${origin}/approvals`,
+    pagesServed
+      ? `Review ${them} exactly as ${one ? 'it' : 'they'} will be sent, edit, approve or cancel: ${origin}/approvals`
+      : `Review, edit or approve ${them} in the app you use with your assistant.`,
     '',
     `To reject ${them} without signing in, open this link and confirm (it works once, until ${expiresAt.toUTCString()}):`,
     reject,

@@ -2,8 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
-import { assistants, cartRejectLinks, carts, tasks, type CartRejectLinkRow, type CartRow, type CartStatus } from '@/db/schema';
+import { accounts, assistants, cartRejectLinks, carts, tasks, type AccountRow, type CartRejectLinkRow, type CartRow, type CartStatus } from '@/db/schema';
+import { accountForHost } from '@/server/hosted/accounts';
+import { siteOrigin } from '@/server/hosted/origin';
 import { conflict, notFound } from '@/server/http/errors';
+import { publicOrigin, requestHost } from '@/server/http/public-origin';
 import { lockTaskForCart } from '@/server/tasks/cart-wake';
 import { applyCartChange, planCart } from './cart-transitions';
 import { presentCart } from './service';
@@ -15,7 +18,9 @@ import { settleCart } from './settle';
  * Opening the link rejects nothing (mail scanners fetch links): the page it opens shows what
  * would be rejected, and only its button, a same-origin POST, uses the token. A token works
  * once, until it expires, for the content it was mailed about, and only on the hosted app of
- * the cart's account.
+ * the cart's account: its hosted domain, or the public origin for an account without one. The
+ * public origin selects no account by its host once several accounts share it, so there the page
+ * and its button find the account from the token itself (rejectLinkSite).
  */
 
 /** How long a reject link works. */
@@ -39,19 +44,46 @@ export const rejectUrl = (origin: string, token: string) => `${origin}/approvals
 
 type Found = { link: CartRejectLinkRow; cart: CartRow; taskTitle: string; assistantName: string | null };
 
-/** The link a token names on this account's hosted app, with its cart; `forUpdate` locks both rows. */
+const hashOfToken = (token: string) => (token.startsWith(PREFIX) ? hashOf(token) : null);
+
+/** The link a token names with its cart, if it belongs to the account serving the request; `forUpdate` locks both rows. */
 async function findLink(tx: Tx, accountId: string, token: string, forUpdate = false): Promise<Found | null> {
-  if (!token.startsWith(PREFIX)) return null;
+  const tokenHash = hashOfToken(token);
+  if (!tokenHash) return null;
   const q = tx
     .select({ link: cartRejectLinks, cart: carts, taskTitle: tasks.title, assistantName: assistants.name })
     .from(cartRejectLinks)
     .innerJoin(carts, eq(carts.id, cartRejectLinks.cartId))
     .innerJoin(tasks, eq(tasks.id, carts.taskId))
     .leftJoin(assistants, eq(assistants.id, carts.assistantId))
-    .where(and(eq(cartRejectLinks.tokenHash, hashOf(token)), eq(cartRejectLinks.accountId, accountId), eq(carts.accountId, accountId)))
+    .where(and(eq(cartRejectLinks.tokenHash, tokenHash), eq(cartRejectLinks.accountId, accountId), eq(carts.accountId, accountId)))
     .limit(1);
   const [row] = forUpdate ? await q.for('update', { of: [cartRejectLinks, carts] }) : await q;
   return row ?? null;
+}
+
+export type RejectLinkSite = { account: AccountRow; origin: string; secure: boolean; selectedByHost: boolean };
+
+/**
+ * Which account's hosted app a reject page (or its button) answers for. The account the request's
+ * host selects, as for every hosted page; where the host selects none, the token's own account,
+ * provided the request came to the public origin and that account has no hosted domain (its
+ * emails link to the public origin, which several such accounts share). Null: no account here.
+ * A token of an account with a hosted domain works only there, as before.
+ */
+export async function rejectLinkSite(db: Db, headers: Pick<Headers, 'get'>, token: string): Promise<RejectLinkSite | null> {
+  const host = requestHost(headers);
+  const selected = await accountForHost(db, host);
+  if (selected) {
+    const { origin, secure } = siteOrigin(selected.hostedDomain);
+    return { account: selected, origin, secure, selectedByHost: true };
+  }
+  const pub = publicOrigin();
+  const tokenHash = hashOfToken(token);
+  if ((host !== null && host !== pub.host) || !tokenHash) return null;
+  const [row] = await db.select({ account: accounts }).from(cartRejectLinks).innerJoin(accounts, eq(accounts.id, cartRejectLinks.accountId)).where(eq(cartRejectLinks.tokenHash, tokenHash));
+  if (!row || row.account.hostedDomain) return null;
+  return { account: row.account, origin: pub.origin, secure: pub.secure, selectedByHost: false };
 }
 
 /** Why a link cannot reject (yet or any more), or null when it can. */

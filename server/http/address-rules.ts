@@ -67,21 +67,46 @@ export function allowedRanges(variable: string): BlockList {
   return list;
 }
 
-/** IPv4-mapped IPv6 (::ffff:a.b.c.d, ::ffff:7f00:1) is judged as the IPv4 address it is. */
+/** The eight 16-bit groups of an IPv6 address that isIP accepted (`::` expanded, a dotted tail as two groups). */
+function groups(v6: string): number[] {
+  let text = v6;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const parse = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = parse(head);
+  const right = parse(tail);
+  return tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+const ipv4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * IPv6 forms that carry an IPv4 address are judged as that IPv4 address, so a private or
+ * metadata address cannot be reached by spelling it in IPv6:
+ * - IPv4-mapped `::ffff:a.b.c.d` (::ffff:0:0/96) and IPv4-translated `::ffff:0:a.b.c.d` (::ffff:0:0:0/96);
+ * - IPv4-compatible `::a.b.c.d` (::/96, deprecated; `::` and `::1` stay the IPv6 unspecified and loopback addresses);
+ * - 6to4 `2002:AABB:CCDD::/48` (2002::/16), whose relay reaches the IPv4 address AA.BB.CC.DD.
+ * Decoding, rather than refusing the ranges outright, keeps a 6to4 address of a public IPv4 host
+ * reachable, and lets an operator's IPv4 allowance cover the same host in either spelling.
+ */
 function normalize(address: string): { address: string; type: 'ipv4' | 'ipv6' } | null {
   const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
   const family = isIP(bare);
   if (family === 4) return { address: bare, type: 'ipv4' };
   if (family !== 6) return null;
   const lower = bare.toLowerCase();
-  const dotted = /^(?:0{0,4}:){0,4}:?(?:0{0,4}:)?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return { address: dotted[1]!, type: 'ipv4' };
-  const hex = /^(?:0{0,4}:){0,4}:?(?:0{0,4}:)?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1]!, 16);
-    const lo = parseInt(hex[2]!, 16);
-    return { address: `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, type: 'ipv4' };
-  }
+  const g = groups(lower);
+  if (g.length !== 8 || g.some((x) => !Number.isInteger(x) || x < 0 || x > 0xffff)) return { address: lower, type: 'ipv6' };
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const mapped = zeros(0, 5) && g[5] === 0xffff;
+  const translated = zeros(0, 4) && g[4] === 0xffff && g[5] === 0;
+  const compatible = zeros(0, 6) && !(g[6] === 0 && (g[7] === 0 || g[7] === 1));
+  if (mapped || translated || compatible) return { address: ipv4Of(g[6]!, g[7]!), type: 'ipv4' };
+  if (g[0] === 0x2002) return { address: ipv4Of(g[1]!, g[2]!), type: 'ipv4' };
   return { address: lower, type: 'ipv6' };
 }
 

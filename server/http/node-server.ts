@@ -64,15 +64,82 @@ function headerBag(req: http.IncomingMessage): ApiRequest['headers'] {
   };
 }
 
-async function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += chunk.length;
-    if (size > max) return null;
-    chunks.push(chunk);
+/**
+ * The request's body, or null once it passes `max`: reading stops there and the connection is
+ * left open, so refuseTooLarge can still answer (ending an async iteration early would destroy
+ * the socket and the client would see a reset instead of the 413).
+ */
+function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) return void chunks.push(chunk);
+      done();
+      req.pause();
+      resolve(null);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const onClose = () => {
+      done();
+      reject(new Error('the client went away before its body was read'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** How long a refused client may go on sending before its connection is cut (see refuseTooLarge). */
+const LINGER_MS = 5_000;
+
+/** A declared Content-Length over `max` (a chunked body declares none: it is counted as it comes). */
+export function declaresMoreThan(req: http.IncomingMessage, max: number): boolean {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) && declared > max;
+}
+
+/**
+ * The 413 every body over its limit gets, whoever would have read it: the kernel, a mount, or the
+ * pages process behind the forwarder (the same JSON as every API error). What the client still
+ * sends is read and dropped, never kept, so it sees the answer rather than a reset; one that goes
+ * on sending for LINGER_MS is cut off. When the answer has already begun (a forwarded reply
+ * started before the body passed the limit) the connection is cut instead.
+ */
+export function refuseTooLarge(req: http.IncomingMessage, res: http.ServerResponse, max: number, headers: Record<string, string> = {}) {
+  if (res.headersSent) {
+    res.destroy();
+    return;
   }
-  return Buffer.concat(chunks);
+  const lingering = !req.complete && !req.destroyed;
+  // Node closes a connection whose client asked for it (Connection: close) as soon as the answer is
+  // written, with the body still arriving: the client would see a reset, not the 413. The timer
+  // below closes it instead.
+  if (lingering) res.shouldKeepAlive = true;
+  res.writeHead(413, { ...headers, 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ ok: false, status: 413, error_code: 'payload_too_large', error: `Body larger than ${max} bytes` }));
+  if (!lingering) return;
+  const cut = setTimeout(() => req.socket.destroy(), LINGER_MS);
+  cut.unref();
+  const stop = () => clearTimeout(cut);
+  req.once('end', stop);
+  req.once('close', stop);
+  req.resume();
 }
 
 /**
@@ -129,13 +196,8 @@ async function serveApi(api: ApiCore, req: http.IncomingMessage, res: http.Serve
     let body: Buffer | null = Buffer.alloc(0);
     if (method !== 'GET' && method !== 'HEAD') {
       const max = UPLOAD_PATH.test(req.url ?? '') ? MAX_UPLOAD : MAX_BODY;
-      body = await readBody(req, max);
-      if (body === null) {
-        res.writeHead(413, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ ok: false, status: 413, error_code: 'payload_too_large', error: `Body larger than ${max} bytes` }));
-        req.destroy();
-        return;
-      }
+      body = declaresMoreThan(req, max) ? null : await readBody(req, max);
+      if (body === null) return refuseTooLarge(req, res, max);
     }
     const request = new NodeApiRequest(method, req, body, signal);
     const reply = await api(request, { clientIp: req.socket.remoteAddress ?? 'unknown' });
@@ -216,14 +278,9 @@ async function serveMount(handler: WebHandler, req: http.IncomingMessage, res: h
     let body: Uint8Array<ArrayBuffer> | null = null;
     if (method !== 'GET' && method !== 'HEAD') {
       // Read whole, as Next.js does for a route handler: the SDK verifies a signature over all of it.
-      const bytes = await readBody(req, MAX_UPLOAD);
+      const bytes = declaresMoreThan(req, MAX_UPLOAD) ? null : await readBody(req, MAX_UPLOAD);
       body = bytes && new Uint8Array(bytes);
-      if (body === null) {
-        res.writeHead(413, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ ok: false, status: 413, error_code: 'payload_too_large', error: `Body larger than ${MAX_UPLOAD} bytes` }));
-        req.destroy();
-        return;
-      }
+      if (body === null) return refuseTooLarge(req, res, MAX_UPLOAD);
     }
     const request = new Request(publicOrigin().origin + (req.url ?? '/'), { method, headers, body, signal: signal() });
     const reply = await handler(request, { clientIp: req.socket.remoteAddress ?? 'unknown' });

@@ -63,6 +63,7 @@ describe('staging and submitting carts', () => {
         validUntil: null,
         evergreen: false,
         deliveryState: 'staged',
+        heldBecause: null,
       },
       expect.objectContaining({ index: 1, to: ['dan@example.org'], subject: 'Also dinner', validUntil: '2099-01-01T10:00:00+02:00', currentVersionId: second.versionId }),
     ]);

@@ -188,4 +188,20 @@ describe('the live view', () => {
     const [row] = await h.db().select().from(handoffs).where(eq(handoffs.id, handoff.id));
     expect(row.status).toBe('declined');
   });
+
+  it('opens only from the handoff’s own origin: an upgrade from another Origin is refused with 403 before the link is spent', async () => {
+    const acct = await newAccount(h.app());
+    const a = await h.person(acct);
+    const { handoff } = await askForHandoff(a, `${siteOrigin}/`);
+    const url = await sessionUrl(a, handoff.id);
+    // The live-view page is served on the account's hosted origin (here the public one), as the link says.
+    const own = new URL(url).origin;
+    for (const origin of ['https://evil.test', 'null', own.replace('http://', 'https://'), `${own}.evil.test`]) {
+      expect(await connect(url, { origin }).opened, origin).toBe(403);
+    }
+    const view = connect(url, { origin: own });
+    expect(await view.opened).toBe(101);
+    expect(await view.next((m) => m.type === 'hello')).toMatchObject({ handoff: { id: handoff.id } });
+    view.ws.close();
+  });
 });

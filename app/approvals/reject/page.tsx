@@ -1,8 +1,8 @@
-import { serverCaller } from '@/app/_lib/server-caller';
 import { HostedFrame } from '@/app/_ui/layout';
 import css from '../approvals.module.css';
 import { DispatchView } from '../dispatch-view';
 import { STATUS } from '../status';
+import { rejectCaller } from './caller';
 import { RejectButton } from './reject-button';
 
 export const dynamic = 'force-dynamic';
@@ -18,13 +18,18 @@ const MAX_TOKEN = 200;
 export default async function RejectPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const raw = (await searchParams).token;
   const token = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
-  const { api } = await serverCaller();
-  const me = await api.auth.me();
-  const preview = token && token.length <= MAX_TOKEN ? await api.approvals.rejectPreview({ token }) : ({ state: 'invalid' } as const);
-  const review = (
+  const usable = token && token.length <= MAX_TOKEN ? token : '';
+  // The account: the one this host selects, else (the public origin shared by several accounts) the token's.
+  const caller = await rejectCaller(usable);
+  const me = caller?.selectedByHost ? await caller.api.auth.me() : null;
+  const preview = caller && usable ? await caller.api.approvals.rejectPreview({ token: usable }) : ({ state: 'invalid' } as const);
+  // /approvals opens only where the host selects the account (where a person can sign in).
+  const review = caller?.selectedByHost ? (
     <p>
       You can review, edit, approve or cancel what your assistants staged on <a href="/approvals">your approvals page</a> (after signing in).
     </p>
+  ) : (
+    <p>You can review, edit, approve or cancel what your assistants staged in the app you use with your assistant.</p>
   );
   if (preview.state !== 'ready') {
     const why = {

@@ -1,13 +1,13 @@
 'use client';
 import { useRef, useState, useTransition } from 'react';
-import { describeError, trpc } from '@/app/_lib/trpc-client';
 import s from '@/app/_ui/hosted.module.css';
+import { rejectWithLink } from './actions';
 
 type Outcome = { kind: 'ok' | 'error'; text: string } | null;
 
 /**
- * The only thing on the reject page that rejects: a same-origin POST with the link's token.
- * Opening the link (what a mail scanner does) never gets here.
+ * The only thing on the reject page that rejects: a same-origin POST with the link's token (the
+ * page's Server Action, actions.ts). Opening the link (what a mail scanner does) never gets here.
  */
 export function RejectButton({ token, label }: { token: string; label: string }) {
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -16,10 +16,10 @@ export function RejectButton({ token, label }: { token: string; label: string })
   const reject = () =>
     start(async () => {
       try {
-        await trpc.approvals.reject.mutate({ token });
-        setOutcome({ kind: 'ok', text: `Rejected: nothing of ${label} will be sent, and the assistant is told.` });
-      } catch (e) {
-        setOutcome({ kind: 'error', text: describeError(e).message });
+        const done = await rejectWithLink(token);
+        setOutcome(done.ok ? { kind: 'ok', text: `Rejected: nothing of ${label} will be sent, and the assistant is told.` } : { kind: 'error', text: done.message });
+      } catch {
+        setOutcome({ kind: 'error', text: 'The page could not reach Steward; nothing was rejected. Try again in a moment.' });
       }
       line.current?.focus();
     });

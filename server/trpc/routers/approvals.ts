@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApproveCartBody, CancelCartBody, CartParams, ListCartsQuery } from '@/server/approvals/contracts';
+import { ApproveCartBody, CancelCartBody, CartParams, InlineEditBody, ListCartsQuery } from '@/server/approvals/contracts';
 import { editDispatch } from '@/server/approvals/edits';
 import { previewRejectLink, rejectByLink, RejectToken } from '@/server/approvals/reject-link';
 import { approveCart, cancelCart, getCart, listCarts } from '@/server/approvals/service';
@@ -18,9 +18,9 @@ export const approvalsRouter = router({
   get: userProcedure.input(CartParams).query(({ ctx, input }) => getCart(ctx.db, ctx.actor, input.cartId)),
   approve: userProcedure.input(CartParams.extend(ApproveCartBody.shape)).mutation(({ ctx, input: { cartId, ...body } }) => approveCart(ctx.db, ctx.actor, cartId, body)),
   cancel: userProcedure.input(CartParams.extend(CancelCartBody.shape)).mutation(({ ctx, input: { cartId, ...body } }) => cancelCart(ctx.db, ctx.actor, cartId, body)),
-  /** Inline edit of the text: subject and body only (the page offers nothing else). */
+  /** Inline edit of the text: subject and body only (the page offers nothing else); the subject is one line. */
   edit: userProcedure
-    .input(Dispatch.extend({ subject: z.string().max(2_000).optional(), body: z.string().max(100_000).optional() }))
+    .input(Dispatch.extend(InlineEditBody.shape))
     .mutation(({ ctx, input: { cartId, index, subject, body } }) => editDispatch(ctx.db, ctx.actor, cartId, index, { subject, body })),
   /** What a reject link would reject, or why it cannot; reading changes nothing. */
   rejectPreview: publicProcedure.input(Token).query(({ ctx, input }) => previewRejectLink(ctx.db, ctx.account.id, input.token)),

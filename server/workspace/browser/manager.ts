@@ -2,6 +2,7 @@ import { sharedDatabase, type Db } from '@/db/client';
 import { AppError } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { recordActivity, recordSnapshot, recordStart } from '../snapshots';
+import { makeRoom } from './capacity';
 import { SNAPSHOT_EVERY_MS, workspaceConfig } from './config';
 import { launchBrowser, workspaceDirs } from './launch';
 import { findBrowserPid } from './process-tree';
@@ -16,11 +17,27 @@ export { UserWorkspace } from './user-workspace';
  * started it, and Chromium refuses a second browser on the same profile, so another process
  * that needs it answers `workspace_busy` (503, retry) rather than sharing or stealing it.
  * Route a user's workspace traffic to one process (sticky sessions) to avoid that.
+ * A start is admitted only within the browser caps (capacity.ts), which may close an idle
+ * browser of someone else first.
  */
 
 const live = new Map<string, UserWorkspace>();
 const starting = new Map<string, Promise<UserWorkspace>>();
+/** Starts admitted and still launching (key → account): they count against the caps already. */
+const reserved = new Map<string, string>();
 const keyOf = (accountId: string, userId: string) => `${accountId}/${userId}`;
+
+/** Admissions one at a time, so two starts never both take the last place under a cap. */
+let admissions: Promise<unknown> = Promise.resolve();
+function admitStart(key: string, accountId: string, db: Db | null): Promise<void> {
+  const admitted = admissions.then(async () => {
+    const pending = [...reserved.entries()].filter(([k]) => k !== key);
+    await makeRoom(db, accountId, () => [...live.values()], { forAccount: pending.filter(([, a]) => a === accountId).length, total: pending.length });
+    reserved.set(key, accountId);
+  });
+  admissions = admitted.catch(() => undefined);
+  return admitted;
+}
 
 /** Where usage is recorded: the caller's database, else the process-wide one when configured. */
 function usageDb(db: Db | undefined): Db | null {
@@ -47,7 +64,13 @@ export async function workspaceFor(accountId: string, userId: string, opts: { st
   const key = keyOf(accountId, userId);
   let pending = starting.get(key);
   if (!pending) {
-    pending = start(accountId, userId, usageDb(opts.db)).finally(() => starting.delete(key));
+    const db = usageDb(opts.db);
+    pending = admitStart(key, accountId, db)
+      .then(() => start(accountId, userId, db))
+      .finally(() => {
+        starting.delete(key);
+        reserved.delete(key);
+      });
     starting.set(key, pending);
   }
   return pending;
@@ -78,6 +101,8 @@ async function start(accountId: string, userId: string, db: Db | null): Promise<
   // Chromium may end on its own (a crash, the OOM killer): forget it, the next use starts a new one.
   context.on('close', () => void ws.stop());
   live.set(key, ws);
+  // Counted as running from here on, no longer as an admitted start.
+  reserved.delete(key);
 
   const snapshot = async () => {
     if (!db || !ws.running) return;

@@ -1,6 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { AppError } from '@/server/http/errors';
 import { checkWorkspaceUrl } from '../url-guard';
+import { workspaceOf } from './user-workspace';
 
 /*
  * What the agent's browser tools do in a tab, by Playwright. Page content is only ever read
@@ -25,7 +26,21 @@ export async function guardUrl(url: string): Promise<URL> {
 }
 
 /** Opens `url` in the tab after the URL guard accepted it (the egress proxy holds every later request to the same rule). */
-export async function openUrl(page: Page, url: string) {
+/** Runs `work` with the page's browser marked busy: a browser in use is never closed to make room for another (capacity.ts). */
+async function inUse<T>(page: Page, work: () => Promise<T>): Promise<T> {
+  const release = workspaceOf(page.context())?.hold();
+  try {
+    return await work();
+  } finally {
+    release?.();
+  }
+}
+
+export function openUrl(page: Page, url: string) {
+  return inUse(page, () => open(page, url));
+}
+
+async function open(page: Page, url: string) {
   const target = await guardUrl(url);
   let status: number | null = null;
   try {
@@ -57,7 +72,11 @@ const READ_SCRIPT = `(() => {
 })()`;
 
 /** The tab's readable text, its links and its form controls (with a selector to act on each). */
-export async function readPage(page: Page) {
+export function readPage(page: Page) {
+  return inUse(page, () => read(page));
+}
+
+async function read(page: Page) {
   try {
     const r = (await page.evaluate(READ_SCRIPT)) as { title: string; text: string; links: unknown[]; fields: unknown[] };
     return { url: page.url(), title: r.title, text: r.text.slice(0, MAX_TEXT), truncated: r.text.length > MAX_TEXT, links: r.links, fields: r.fields };
@@ -87,7 +106,11 @@ function target(page: Page, a: BrowserAction): Locator | null {
   return null;
 }
 
-export async function actOnPage(page: Page, a: BrowserAction) {
+export function actOnPage(page: Page, a: BrowserAction) {
+  return inUse(page, () => act(page, a));
+}
+
+async function act(page: Page, a: BrowserAction) {
   const el = target(page, a);
   try {
     switch (a.action) {

@@ -19,6 +19,10 @@ export type WorkspaceSample = {
 
 /** The tab of a session the user opened themselves (a handoff launched without a task). */
 const OWN_TAB = '';
+
+/** The workspace a browser context belongs to: page actions and the live view hold it through its page. */
+const byContext = new WeakMap<BrowserContext, UserWorkspace>();
+export const workspaceOf = (context: BrowserContext): UserWorkspace | undefined => byContext.get(context);
 const CPU_WINDOW_MS = 60_000;
 
 /** A download's name, reduced to something that stays inside the Downloads folder. */
@@ -43,6 +47,8 @@ export class UserWorkspace {
   /** Up to when running time has been added to the usage record. */
   accountedAt = Date.now();
   private stopping: Promise<void> | undefined;
+  /** Work under way in this browser right now (a page action, a live view): it is busy, never closed to make room. */
+  private holds = 0;
 
   constructor(
     readonly accountId: string,
@@ -52,8 +58,30 @@ export class UserWorkspace {
     readonly pid: number | null,
     private readonly onStop: (ws: UserWorkspace) => Promise<void>,
   ) {
+    byContext.set(context, this);
     for (const p of context.pages()) this.watchDownloads(p);
     context.on('page', (p) => this.watchDownloads(p));
+  }
+
+  /** Marks the browser in use until the returned release is called (once; further calls do nothing). */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+    };
+  }
+
+  /** Whether something in this process is using the browser right now (see hold). */
+  get held(): boolean {
+    return this.holds > 0;
+  }
+
+  /** The tasks that have a tab open (the user's own tab excluded). */
+  taskIds(): string[] {
+    return [...this.tabs.entries()].filter(([key, page]) => key !== OWN_TAB && !page.isClosed()).map(([key]) => key);
   }
 
   /** The task's tab (null: the user's own tab), opened on first use. */

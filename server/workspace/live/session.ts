@@ -5,6 +5,7 @@ import { handoffs, type HandoffRow } from '@/db/schema';
 import { AppError } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { readControl } from '../control';
+import { workspaceOf } from '../browser/user-workspace';
 import { handoffBrowser } from '../handoffs/browser-seam';
 import { answerHandoff } from '../handoffs/service';
 import { LiveBridge } from './bridge';
@@ -26,6 +27,8 @@ export async function runLiveSession(db: Db, ws: WebSocket, handoff: HandoffRow)
   const owner = { accountId: handoff.accountId, userId: handoff.userId };
   let bridge: LiveBridge | null = null;
   let keepAlive: (() => void) | null = null;
+  /** While someone watches, the browser is in use: never closed to make room for another (browser/capacity.ts). */
+  let release: (() => void) | undefined;
   let ended = false;
   let lastInput = Date.now();
 
@@ -38,6 +41,7 @@ export async function runLiveSession(db: Db, ws: WebSocket, handoff: HandoffRow)
     if (ended) return;
     ended = true;
     clearInterval(watch);
+    release?.();
     await bridge?.stop().catch(() => {});
     if (ws.readyState === ws.OPEN) ws.close(code, reason);
   };
@@ -106,12 +110,15 @@ export async function runLiveSession(db: Db, ws: WebSocket, handoff: HandoffRow)
     const live = await browser.livePage(owner.accountId, owner.userId, handoff.taskId);
     if (ended) return;
     if (!live) return send({ type: 'status', browser: 'unavailable' });
+    release = workspaceOf(live.context)?.hold();
     keepAlive = live.touch;
     bridge = new LiveBridge(live.context, send);
     await bridge.start(live.page);
     send({ type: 'status', browser: 'running' });
   } catch (err) {
     logger.warn({ err, handoffId: handoff.id }, 'live view: the browser could not be shown');
+    // A refusal the person can act on (all browsers busy: browser_capacity) is said as it is.
+    if (err instanceof AppError) send({ type: 'error', error: err.message });
     send({ type: 'status', browser: 'unavailable' });
   }
 }
