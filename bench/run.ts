@@ -95,12 +95,12 @@ async function benchExecutorIfPresent(): Promise<unknown> {
  * Further benchmark sections, one module each (bench/<name>.ts exporting `bench()`): each starts
  * what it measures and its baseline itself, in this same run, and returns its keys for
  * bench/results.json under its name (`tasks.list.ratio` is `{ tasks: { list: { ratio } } }`).
- * BENCH_ONLY=tasks,carts,lists,workspace runs just those sections (the HTTP figures above still run).
+ * BENCH_ONLY=tasks,carts,lists,workspace,trust runs just those sections (the HTTP figures above still run).
  */
 async function benchSections(): Promise<Record<string, unknown>> {
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
   const out: Record<string, unknown> = {};
-  for (const name of ['tasks', 'carts', 'lists', 'workspace', 'chats', 'skills']) {
+  for (const name of ['tasks', 'carts', 'lists', 'workspace', 'chats', 'skills', 'trust']) {
     if (only && !only.includes(name)) continue;
     const file = path.join(root, 'bench', `${name}.ts`);
     if (!existsSync(file)) continue;

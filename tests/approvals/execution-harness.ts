@@ -7,7 +7,7 @@ import { cartDispatches, carts, type CartRow } from '@/db/schema';
 import { closeMailConnections } from '@/server/mail/mailer';
 import { useRunHarness } from '../agent/run-harness';
 import { call, newUser, userKey, type AccountFixture } from '../helpers/client';
-import type { ScriptedToolCall } from '../helpers/scripted-model';
+import type { ModelRequest, ScriptedReply, ScriptedToolCall } from '../helpers/scripted-model';
 
 /**
  * Carts that run: the run harness (real task-run and cart functions through the built-in
@@ -72,11 +72,24 @@ export function useCartHarness() {
     if (savedSmtp === undefined) delete process.env.SMTP_URL;
     else process.env.SMTP_URL = savedSmtp;
   });
+  /**
+   * Scripts by task title: a staging run's replies go to that task's requests only, so a run of an
+   * earlier test's task (woken late by its cart's outcome on a loaded machine) never takes them.
+   */
+  const byTitle = new Map<string, ScriptedReply[]>();
+  const titleOf = (req: ModelRequest) => {
+    const m = req.messages.find((x) => x.role === 'user' && typeof x.content === 'string' && x.content.startsWith('Task: '));
+    return m ? String(m.content).slice('Task: '.length).split('\n', 1)[0] : null;
+  };
   beforeEach(() => {
     smtp.capture.reset();
     process.env.SMTP_URL = smtp.capture.url;
+    byTitle.clear();
     // The runs a cart's outcome wakes answer in plain text unless a test scripts them.
-    h.state.llm.setFallback({ text: 'Noted.' });
+    h.state.llm.setFallback((req) => {
+      const title = titleOf(req);
+      return (title !== null && byTitle.get(title)?.shift()) || { text: 'Noted.' };
+    });
   });
 
   /** A user with a user key and an assistant of their own (a name of its own: addresses are unique per deployment). */
@@ -106,7 +119,7 @@ export function useCartHarness() {
       const put = await call(app(), `/tasks/${taskId}`, { method: 'PUT', key: p.key, body: { approvalMode: opts.approvalMode } });
       expect(put.status, JSON.stringify(put.body)).toBe(200);
     }
-    h.state.llm.enqueue({ toolCalls: calls }, { text: opts.text ?? 'I have prepared it.' });
+    byTitle.set(title, [{ toolCalls: calls }, { text: opts.text ?? 'I have prepared it.' }]);
     const processed = await call(app(), `/tasks/${taskId}/process`, { key: p.key, body: { message: 'Please do it' } });
     expect(processed.status, JSON.stringify(processed.body)).toBe(200);
     const runId = processed.body.process.executionId as string;

@@ -330,7 +330,8 @@ describe('other channels', () => {
     await cartRun(taskId);
     const system = wakeRequests(title)[0].messages[0].content as string;
     expect(system).toContain('could not be fully executed');
-    expect(system).toContain('not sent: no provider configured for sms');
+    // The reason is a provider's words in general: it reaches the model inside the untrusted wrapper.
+    expect(system).toMatch(/not sent: <untrusted-data source="provider">\s*no provider configured for sms\s*<\/untrusted-data>/);
   });
 
   it('a calendar event goes out as an iTIP invitation (text/calendar; method=REQUEST) to its attendees', async () => {

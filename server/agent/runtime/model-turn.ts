@@ -9,6 +9,7 @@ import { languageModel } from '@/server/agent/models/language-model';
 import type { ModelTier } from '@/server/agent/models/tiers';
 import { stewardUsage, type StewardUsage } from '@/server/agent/models/usage';
 import { newTaint, recordTaint } from '@/server/tasks/taint';
+import { benchSwitches } from './bench-switches';
 import { runContext } from './context';
 import { accountFrozen, ownerActor } from './owner-actor';
 import { userMessageCount } from './run-state';
@@ -81,7 +82,7 @@ export async function modelTurn(db: Db, runId: string, tools: ToolRegistry, now 
   const { context, seenUserMessages } = await contextAndCount(db, actor, row.task, now);
   // Untrusted content in what the model is about to read taints the run and the task first, so the
   // platform holds what this run stages (approvals/staging.ts) whatever the model makes of it.
-  if (newTaint(row.run.taintSources, context.taint).length || (context.taint.length && !row.run.tainted)) {
+  if (benchSwitches.trustChecks && (newTaint(row.run.taintSources, context.taint).length || (context.taint.length && !row.run.tainted))) {
     await db.transaction((tx) => recordTaint(tx, row.task.id, runId, context.taint));
   }
   const result = await generateText({
