@@ -5763,6 +5763,15 @@ export interface operations {
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
+                                };
                                 reminders: {
                                     /** @enum {string} */
                                     level: "all-events" | "svc-events" | "none";
@@ -5945,6 +5954,15 @@ export interface operations {
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
+                                };
                                 reminders: {
                                     /** @enum {string} */
                                     level: "all-events" | "svc-events" | "none";
@@ -6084,6 +6102,15 @@ export interface operations {
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
+                                };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
                                 };
                                 reminders: {
                                     /** @enum {string} */
@@ -8643,6 +8670,15 @@ export interface operations {
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
+                                };
                                 reminders: {
                                     /** @enum {string} */
                                     level: "all-events" | "svc-events" | "none";
@@ -8730,6 +8766,15 @@ export interface operations {
                             enabled?: boolean;
                             inPersonDuration?: number;
                             virtualDuration?: number;
+                        };
+                        notifications?: {
+                            /**
+                             * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                             * @enum {string}
+                             */
+                            channel?: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                            /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                            quietHours?: boolean;
                         };
                         reminders?: {
                             /** @enum {string} */
@@ -8821,6 +8866,15 @@ export interface operations {
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
+                                };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
                                 };
                                 reminders: {
                                     /** @enum {string} */
@@ -12051,6 +12105,15 @@ export interface operations {
                                         inPersonDuration: number;
                                         virtualDuration: number;
                                     };
+                                    notifications: {
+                                        /**
+                                         * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                         * @enum {string}
+                                         */
+                                        channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                        /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                        quietHours: boolean;
+                                    };
                                     reminders: {
                                         /** @enum {string} */
                                         level: "all-events" | "svc-events" | "none";
@@ -12207,6 +12270,15 @@ export interface operations {
                                         inPersonDuration: number;
                                         virtualDuration: number;
                                     };
+                                    notifications: {
+                                        /**
+                                         * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                         * @enum {string}
+                                         */
+                                        channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                        /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                        quietHours: boolean;
+                                    };
                                     reminders: {
                                         /** @enum {string} */
                                         level: "all-events" | "svc-events" | "none";
@@ -12357,6 +12429,15 @@ export interface operations {
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
+                                    };
+                                    notifications: {
+                                        /**
+                                         * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                         * @enum {string}
+                                         */
+                                        channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                        /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                        quietHours: boolean;
                                     };
                                     reminders: {
                                         /** @enum {string} */
@@ -13797,6 +13878,15 @@ export interface operations {
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
+                                };
                                 reminders: {
                                     /** @enum {string} */
                                     level: "all-events" | "svc-events" | "none";
@@ -13920,6 +14010,15 @@ export interface operations {
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
+                                };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
                                 };
                                 reminders: {
                                     /** @enum {string} */
@@ -14066,6 +14165,15 @@ export interface operations {
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
+                                };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
                                 };
                                 reminders: {
                                     /** @enum {string} */
@@ -14501,6 +14609,15 @@ export interface operations {
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
+                                };
                                 reminders: {
                                     /** @enum {string} */
                                     level: "all-events" | "svc-events" | "none";
@@ -14626,6 +14743,15 @@ export interface operations {
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
+                                };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
                                 };
                                 reminders: {
                                     /** @enum {string} */
@@ -15363,6 +15489,15 @@ export interface operations {
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
+                                };
+                                notifications: {
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
                                 };
                                 reminders: {
                                     /** @enum {string} */

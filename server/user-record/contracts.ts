@@ -7,6 +7,13 @@ import { z } from 'zod';
 
 export const ChannelPrefs = z.object({ enabled: z.boolean(), virtualDuration: z.number(), inPersonDuration: z.number() });
 
+/** Where notices of what needs the user go (approvals, questions, handoffs, failures), and whether non-urgent ones wait for working hours. */
+export const NOTICE_CHANNELS = ['email', 'sms', 'whatsapp', 'imessage', 'slack', 'teams'] as const;
+export const NotificationPrefs = z.object({
+  channel: z.enum(NOTICE_CHANNELS).describe('Where notices go (default email); a channel the user cannot be reached on falls back to email'),
+  quietHours: z.boolean().describe('Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once'),
+});
+
 export const UserPreferences = z.object({
   reminders: z.object({
     level: z.enum(['all-events', 'svc-events', 'none']),
@@ -22,6 +29,7 @@ export const UserPreferences = z.object({
   teams: ChannelPrefs,
   desktop: ChannelPrefs,
   checkInAfter: z.number(),
+  notifications: NotificationPrefs,
 });
 
 export const IdentifierResponse = z.object({

@@ -12,6 +12,7 @@ export const defaultPreferences = (): z.infer<typeof UserPreferences> => ({
   teams: channel(false),
   desktop: channel(false),
   checkInAfter: 0,
+  notifications: { channel: 'email', quietHours: true },
 });
 
 type Plain = Record<string, unknown>;

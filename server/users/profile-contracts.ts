@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BrowserUrl } from '@/server/http/browser-url';
-import { ChannelPrefs, UserPreferences } from '@/server/user-record/contracts';
+import { ChannelPrefs, NotificationPrefs, UserPreferences } from '@/server/user-record/contracts';
 
 const Timezone = z.string().refine(isTimezone, 'must be an IANA time zone such as Europe/Paris');
 
@@ -27,6 +27,7 @@ const DeepPartialPreferences = z.object({
   teams: ChannelPrefs.partial().optional(),
   desktop: ChannelPrefs.partial().optional(),
   checkInAfter: z.number().min(0).optional(),
+  notifications: NotificationPrefs.partial().optional(),
 });
 
 export const UpdateProfileBody = z.object({
