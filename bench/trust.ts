@@ -51,8 +51,8 @@ export async function bench() {
     await waitReady(`${base}/api/openapi.json`);
     const user = await benchUser(base, accountKey);
     // Budgets large enough never to block: the account's and the user's.
-    await api(base, '/budgets', accountKey, { body: { scope: 'account', limitCredits: 1e12 }, expect: 201 });
-    await api(base, '/budgets', accountKey, { body: { scope: 'user', scopeId: user.id, limitCredits: 1e12 }, expect: 201 });
+    if (!process.env.BENCH_TRUST_NO_BUDGETS) await api(base, '/budgets', accountKey, { body: { scope: 'account', limitCredits: 1e12 }, expect: 201 });
+    if (!process.env.BENCH_TRUST_NO_BUDGETS) await api(base, '/budgets', accountKey, { body: { scope: 'user', scopeId: user.id, limitCredits: 1e12 }, expect: 201 });
     const { task } = await api(base, '/tasks', user.key, { body: { title: 'Answer the partner', assistant: user.assistantId }, expect: 201 });
 
     // A run in progress on a task whose conversation holds a contact's reply (untrusted content, already recorded).

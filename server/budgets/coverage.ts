@@ -1,4 +1,4 @@
-import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { creditBudgets, teamMemberships, teams, users, type CreditBudgetRow } from '@/db/schema';
 import { periodStart } from './periods';
@@ -43,16 +43,65 @@ export async function targetsFor(tx: Tx, accountId: string, userId: string, now:
     .where(and(eq(creditBudgets.accountId, accountId), or(...scopes)))
     // Kept from deletion until the caller's transaction ends: their usage rows are made next.
     .for('key share');
+  return targetsOf(budgets, m.teams, userId, now);
+}
+
+/** The targets of these budgets for one user: each budget as a whole, and a team's member share, in lock order. */
+export function targetsOf(budgets: readonly CreditBudgetRow[], teams: readonly { teamId: string; multiplier: number | null }[], userId: string, now: Date): Target[] {
   const targets: Target[] = [];
   for (const budget of budgets) {
     const start = periodStart(budget.period, now);
     targets.push({ budget, budgetId: budget.id, memberUserId: '', periodStart: start, shareLimit: null });
     if (budget.scope === 'team' && budget.memberLimitCredits !== null) {
-      const multiplier = m.teams.find((t) => t.teamId === budget.scopeId)?.multiplier ?? 1;
+      const multiplier = teams.find((t) => t.teamId === budget.scopeId)?.multiplier ?? 1;
       targets.push({ budget, budgetId: budget.id, memberUserId: userId, periodStart: start, shareLimit: roundCredits(budget.memberLimitCredits * multiplier) });
     }
   }
   return targets.sort((a, b) => (a.budget.id === b.budget.id ? a.memberUserId.localeCompare(b.memberUserId) : a.budget.id.localeCompare(b.budget.id)));
+}
+
+type CoveringRow = { budgets: CreditBudgetRow[] | null; teams: { teamId: string; multiplier: number | null }[] | null; estimate: string | null };
+
+/**
+ * What a reservation needs, in one read (it runs before every model call): the budgets covering
+ * the user (the account's, their organization's, their active teams', their own), their teams'
+ * multipliers, and the account's estimate for the tier.
+ */
+export async function coveringBudgets(db: Tx, accountId: string, userId: string, tier: string) {
+  const { rows } = await db.execute<CoveringRow>(sql`
+    WITH tm AS (
+      SELECT m.team_id AS "teamId", m.multiplier FROM team_memberships m JOIN teams t ON t.id = m.team_id
+      WHERE m.user_id = ${userId} AND m.account_id = ${accountId} AND m.status = 'active' AND t.status = 'active'
+    ), b AS (
+      SELECT * FROM credit_budgets WHERE account_id = ${accountId} AND (
+        (scope = 'account' AND scope_id = ${accountId}) OR (scope = 'user' AND scope_id = ${userId})
+        OR (scope = 'organization' AND scope_id = (SELECT organization_id FROM users WHERE id = ${userId} AND account_id = ${accountId}))
+        OR (scope = 'team' AND scope_id IN (SELECT "teamId" FROM tm)))
+    )
+    SELECT (SELECT json_agg(b.*) FROM b) AS budgets, (SELECT json_agg(tm.*) FROM tm) AS teams,
+      (SELECT credits FROM credit_estimates WHERE account_id = ${accountId} AND model_tier = ${tier}) AS estimate`);
+  const row = rows[0];
+  return {
+    budgets: (row?.budgets ?? []).map(budgetFromJson),
+    teams: row?.teams ?? [],
+    estimate: row?.estimate === null || row?.estimate === undefined ? null : Number(row.estimate),
+  };
+}
+
+/** A budget row as json_agg writes it (snake_case, numerics as numbers or strings) in the shape Drizzle reads. */
+function budgetFromJson(b: Record<string, unknown>): CreditBudgetRow {
+  return {
+    id: String(b.id),
+    accountId: String(b.account_id),
+    scope: b.scope as CreditBudgetRow['scope'],
+    scopeId: String(b.scope_id),
+    period: b.period as CreditBudgetRow['period'],
+    limitCredits: Number(b.limit_credits),
+    memberLimitCredits: b.member_limit_credits === null ? null : Number(b.member_limit_credits),
+    alertThresholds: (b.alert_thresholds as number[]) ?? [],
+    createdAt: new Date(String(b.created_at)),
+    updatedAt: new Date(String(b.updated_at)),
+  };
 }
 
 /** Credits to six decimals, as the numeric columns keep them: sums of binary fractions would drift otherwise. */

@@ -1,11 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
-import { creditBudgetUsage, creditBudgets, creditReservations, type BudgetPeriod, type BudgetScope } from '@/db/schema';
+import { creditBudgetUsage, creditReservations, type BudgetPeriod, type BudgetScope, type CreditBudgetUsageRow } from '@/db/schema';
+import { newId } from '@/db/schema/columns';
 import type { ModelTier } from '@/server/agent/models/tiers';
-import { roundCredits, targetsFor, type Target } from './coverage';
+import { coveringBudgets, roundCredits, targetsOf, type Target } from './coverage';
 import { alertThresholds } from './alerts';
-import { callEstimate, noteCallCost } from './estimates';
-import { figures, fromStored, keyOf, limitOf, lockUsageRows, toStored, usageRow } from './usage-rows';
+import { configuredEstimate } from './estimates';
+import { fromStored, lockUsageRows, toStored, usageRow } from './usage-rows';
 
 /*
  * Every model call of a task run or a chat turn reserves its estimated cost against every budget
@@ -56,72 +57,87 @@ const spentBudget = (t: Target, spent: number, limit: number): SpentBudget => ({
   limitCredits: roundCredits(limit),
 });
 
-/** Holds the call's estimated cost on every budget covering its user, or says why it may not start. */
+/**
+ * Holds the call's estimated cost on every budget covering its user, or says why it may not start.
+ * Two round trips, as it runs before every model call: one read finds the covering budgets, the
+ * user's teams and the estimate (coverage.ts decides the targets from them), and one call of the
+ * database function steward_reserve_credits (migration 0045) locks the usage rows in one order,
+ * applies the rule above and holds the amount, atomically.
+ */
 export async function reserveCall(db: Db, call: CallRef, now = new Date()): Promise<Reservation> {
-  // The common case, an account without budgets, costs this one indexed read.
-  const [any] = await db.select({ id: creditBudgets.id }).from(creditBudgets).where(eq(creditBudgets.accountId, call.accountId)).limit(1);
-  if (!any) return { kind: 'none' };
-  return db.transaction(async (tx) => {
-    const [earlier] = await tx.select().from(creditReservations).where(eq(creditReservations.ref, call.ref)).for('update');
-    // A retried step: the call holds its reservation already, or was settled by an attempt whose result was lost (it is not charged twice).
-    if (earlier && earlier.status !== 'released') return { kind: 'reserved', ref: call.ref };
-    const targets = await targetsFor(tx, call.accountId, call.userId, now);
-    if (!targets.length) return { kind: 'none' };
-    const rows = await lockUsageRows(tx, targets);
-    const estimate = await callEstimate(tx, call.accountId, call.tier);
-
-    let exhausted: SpentBudget | null = null;
-    let busy = false;
-    let room = Infinity;
-    for (const t of targets) {
-      const row = rows.get(keyOf(t));
-      const { spent, reserved } = figures(row);
-      const limit = limitOf(t, row);
-      room = Math.min(room, limit - spent - reserved);
-      if (spent >= limit) exhausted ??= spentBudget(t, spent, limit);
-      else if (estimate !== null && roundCredits(spent + reserved + estimate) <= limit) continue;
-      else if (reserved > 0) busy = true;
-    }
-    if (exhausted) return { kind: 'exhausted', budget: exhausted };
-    if (busy) return { kind: 'busy' };
-
-    // An unknown cost holds what is left, so nothing else starts beside it on these budgets.
-    const amount = estimate ?? Math.max(roundCredits(room), 0.000001);
-    for (const t of targets) {
-      await tx
-        .update(creditBudgetUsage)
-        .set({ reserved: sql`${creditBudgetUsage.reserved} + ${amount}`, updatedAt: now })
-        .where(usageRow(t));
-    }
-    const held = { accountId: call.accountId, userId: call.userId, ref: call.ref, amount, targets: targets.map(toStored), status: 'held' as const, settledCredits: null, settledAt: null, createdAt: now };
-    if (earlier) await tx.update(creditReservations).set(held).where(eq(creditReservations.id, earlier.id));
-    else await tx.insert(creditReservations).values(held);
-    return { kind: 'reserved', ref: call.ref };
-  });
+  const covering = await coveringBudgets(db, call.accountId, call.userId, call.tier);
+  // The common case, an account without budgets for this user, costs this one read.
+  if (!covering.budgets.length) return { kind: 'none' };
+  const targets = targetsOf(covering.budgets, covering.teams, call.userId, now);
+  const estimate = covering.estimate ?? configuredEstimate();
+  const param = targets.map((t, idx) => ({ ...toStored(t), baseLimit: t.budget.limitCredits, shareLimit: t.shareLimit, idx }));
+  const { rows } = await db.execute<{ result: { kind: 'reserved' | 'busy' | 'exhausted'; index?: number; spent?: string | number; limit?: string | number } }>(
+    sql`SELECT steward_reserve_credits(${newId()}, ${call.ref}, ${call.accountId}, ${call.userId}, ${JSON.stringify(param)}::jsonb, ${estimate}::numeric, ${now.toISOString()}::timestamptz) AS result`,
+  );
+  const result = rows[0]!.result;
+  if (result.kind === 'busy') return { kind: 'busy' };
+  if (result.kind === 'exhausted') return { kind: 'exhausted', budget: spentBudget(targets[result.index!]!, Number(result.spent), Number(result.limit)) };
+  return { kind: 'reserved', ref: call.ref };
 }
+
+type SettledRow = { budget_id: string; period_start: Date | string; member_user_id: string; spent: string; reserved: string; granted: string; alerted: number[]; updated_at: Date | string; limit_credits: string; alert_thresholds: number[] };
 
 /**
  * The call's actual cost replaces its reservation, in the caller's transaction (the one that
- * records the call's usage row, so both happen or neither). A reservation the sweep released
- * meanwhile still charges what was spent; a settled one is left as it is.
+ * records the call's usage row, so both happen or neither), in one statement: the reservation
+ * settled, its usage rows charged (locked in the order reservations lock them), the estimate
+ * raised when this call cost more than any before. A reservation the sweep released meanwhile
+ * still charges what was spent; a settled one is left as it is. Alerts are looked at only when a
+ * threshold may have been crossed.
  */
 export async function settleCall(tx: Tx, ref: string, tier: ModelTier, credits: number, now = new Date()): Promise<void> {
-  const [r] = await tx.select().from(creditReservations).where(eq(creditReservations.ref, ref)).for('update');
-  if (!r || r.status === 'settled') return;
-  const held = r.status === 'held' ? r.amount : 0;
-  const keys = r.targets.map(fromStored);
-  const rows = await lockUsageRows(tx, await existing(tx, keys));
-  for (const row of rows.values()) {
-    const [after] = await tx
-      .update(creditBudgetUsage)
-      .set({ spent: sql`${creditBudgetUsage.spent} + ${credits}`, reserved: sql`greatest(${creditBudgetUsage.reserved} - ${held}, 0)`, updatedAt: now })
-      .where(usageRow(row))
-      .returning();
-    if (after && after.memberUserId === '') await alertThresholds(tx, after, now);
+  const { rows } = await tx.execute<SettledRow>(sql`
+    WITH old AS (
+      SELECT id, status, amount FROM credit_reservations WHERE ref = ${ref} AND status <> 'settled' FOR UPDATE
+    ), r AS (
+      UPDATE credit_reservations c SET status = 'settled', settled_credits = ${credits}, settled_at = ${now.toISOString()}::timestamptz
+      FROM old WHERE c.id = old.id
+      RETURNING c.account_id, c.targets, CASE WHEN old.status = 'held' THEN old.amount ELSE 0 END AS held
+    ), keys AS (
+      SELECT u.budget_id, u.period_start, u.member_user_id, r.held FROM credit_budget_usage u, r,
+        jsonb_to_recordset(r.targets) AS t("budgetId" text, "periodStart" timestamptz, "memberUserId" text)
+      WHERE u.budget_id = t."budgetId" AND u.period_start = t."periodStart" AND u.member_user_id = t."memberUserId"
+      ORDER BY u.budget_id, u.period_start, u.member_user_id
+      FOR UPDATE OF u
+    ), charged AS (
+      UPDATE credit_budget_usage u SET spent = u.spent + ${credits}, reserved = greatest(u.reserved - keys.held, 0), updated_at = ${now.toISOString()}::timestamptz
+      FROM keys WHERE u.budget_id = keys.budget_id AND u.period_start = keys.period_start AND u.member_user_id = keys.member_user_id
+      RETURNING u.*
+    ), estimate AS (
+      INSERT INTO credit_estimates (account_id, model_tier, credits)
+      SELECT r.account_id, ${tier}, ${credits} FROM r
+      WHERE NOT EXISTS (SELECT 1 FROM credit_estimates e WHERE e.account_id = r.account_id AND e.model_tier = ${tier} AND e.credits >= ${credits})
+      ON CONFLICT (account_id, model_tier) DO UPDATE SET credits = greatest(credit_estimates.credits, EXCLUDED.credits), updated_at = now()
+    )
+    SELECT charged.*, b.limit_credits, b.alert_thresholds FROM charged JOIN credit_budgets b ON b.id = charged.budget_id`);
+  for (const row of rows) {
+    if (row.member_user_id !== '' || !crossesThreshold(row)) continue;
+    await alertThresholds(tx, usageRowOf(row), now);
   }
-  await tx.update(creditReservations).set({ status: 'settled', settledCredits: credits, settledAt: now }).where(eq(creditReservations.id, r.id));
-  await noteCallCost(tx, r.accountId, tier, credits);
 }
+
+/** Whether the period's spend reached a threshold it has not announced yet. */
+function crossesThreshold(row: SettledRow): boolean {
+  const limit = roundCredits(Number(row.limit_credits) + Number(row.granted));
+  const spent = Number(row.spent);
+  return row.alert_thresholds.some((t) => !row.alerted.includes(t) && roundCredits(spent * 100) >= roundCredits(t * limit));
+}
+
+const usageRowOf = (row: SettledRow): CreditBudgetUsageRow => ({
+  budgetId: row.budget_id,
+  periodStart: new Date(row.period_start),
+  memberUserId: row.member_user_id,
+  spent: Number(row.spent),
+  reserved: Number(row.reserved),
+  granted: Number(row.granted),
+  alerted: row.alerted,
+  updatedAt: new Date(row.updated_at),
+});
 
 /** The call was not made (or failed): what it held is free again. */
 export async function releaseCall(tx: Tx, ref: string, now = new Date()): Promise<void> {
