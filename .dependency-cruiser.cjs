@@ -36,7 +36,7 @@ const AREAS = [
 ];
 // budgets: credit budgets and the per-call reservations; a feature, since a top-up resumes tasks
 // (tasks) and a crossed threshold is a webhook event (webhooks), and the agent runtime reserves through it.
-const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets'];
+const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging'];
 
 const folders = (names) => `^server/(${names.join('|')})/`;
 const FEATURE = folders(FEATURES);

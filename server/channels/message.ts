@@ -1,0 +1,81 @@
+import type { ChatMessageRow } from '@/db/schema';
+
+/*
+ * The one message form every channel adapter speaks (issue: the channel layer). An adapter
+ * (server/channels/<channel>/) verifies and parses what its provider sends into an
+ * InboundChannelMessage, sends an OutboundChannelMessage into a thread and reports a Delivery;
+ * it never decides who the sender is or where the message goes: the layer above it does
+ * (server/messaging/), from verified identifiers only.
+ */
+
+/** The adapters: the assistant's hosted inbox, the user's own mailbox (Gmail, Microsoft 365), and the messaging channels. */
+export const channelNames = ['email', 'gmail', 'outlook', 'sms', 'whatsapp', 'imessage', 'slack', 'teams', 'voice'] as const;
+export type ChannelName = (typeof channelNames)[number];
+
+export type ChannelSender = {
+  /** The kind of identifier the channel knows people by. */
+  kind: 'email' | 'phone' | 'slack' | 'teams';
+  value: string;
+  name?: string | null;
+  /**
+   * Whether the channel proves the sender owns `value` (email: DMARC, or SPF/DKIM aligned with the
+   * From domain; a signed provider webhook for a phone number). Only a proven sender can be matched
+   * to a user; an unproven one is an unknown sender whatever address it shows.
+   */
+  proven: boolean;
+};
+
+export type ChannelAttachment = { filename: string | null; contentType: string; content: Buffer };
+
+export type InboundChannelMessage = {
+  channel: ChannelName;
+  /** The chat platform a conversation on this channel has (`email` for the hosted inbox and the user's mailbox). */
+  platform: ChatMessageRow['platform'];
+  accountId: string;
+  /** The assistant it reached: the address or number it was sent to, or the one running the user's mailbox. */
+  assistantId: string;
+  sender: ChannelSender;
+  /** Who else is in the thread (email To and Cc, a group's members), lower-cased. */
+  to: string[];
+  cc: string[];
+  /** The provider's id of this message (an email's Message-ID with its angle brackets). */
+  providerMessageId: string | null;
+  /** Earlier messages of the thread this one answers, nearest first (In-Reply-To, then References newest first). */
+  threadRefs: string[];
+  subject: string | null;
+  text: string;
+  attachments: ChannelAttachment[];
+  /** Machine-written (Auto-Submitted, a list, a bounce): never answered automatically. */
+  automated: boolean;
+  /** Where the stored original lives (inbound_messages id for mail), for the record. */
+  storedId?: string | null;
+};
+
+export type OutboundChannelMessage = {
+  /** The sender as the channel shows it: the assistant's address or number. */
+  from: string;
+  fromName?: string | null;
+  to: string[];
+  cc?: string[];
+  subject?: string | null;
+  text: string;
+  /** The message this one answers and the thread's earlier ones (email: In-Reply-To and References). */
+  inReplyTo?: string | null;
+  references?: string[];
+  /** Marks a notice of Steward's (RFC 3834 Auto-Submitted) rather than the assistant's conversation. */
+  automated?: boolean;
+  /** The id chosen before sending, so a send whose answer was lost is recognised (email: Message-ID). */
+  providerMessageId?: string | null;
+};
+
+/** What became of an outbound message: never `accepted` unless the provider took it. */
+export type Delivery =
+  | { state: 'accepted' | 'delivered'; providerMessageId: string | null }
+  | { state: 'failed'; providerMessageId: string | null; reason: string }
+  | { state: 'unknown'; providerMessageId: string | null; reason: string };
+
+/** An adapter's sending half. */
+export type ChannelSenderAdapter = {
+  channel: ChannelName;
+  send: (message: OutboundChannelMessage) => Promise<Delivery>;
+};
