@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { doublePrecision, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, updatedAt } from './columns';
 import { users } from './users';
@@ -48,7 +48,8 @@ export const autonomyExceptions = pgTable(
     /** Lower-cased: a bare domain, an email address or an E.164 phone. */
     matchValue: text('match_value').notNull(),
     mode: text('mode', { enum: autonomyModes }).notNull(),
-    timeBoxedWindowMin: integer('time_boxed_window_min'),
+    /** Minutes, fractions allowed (0.5 is half a minute). */
+    timeBoxedWindowMin: doublePrecision('time_boxed_window_min'),
     timeBoxedExpiry: text('time_boxed_expiry', { enum: timeBoxedExpiries }),
     undoDelaySec: integer('undo_delay_sec'),
     appliesTo: jsonb('applies_to').$type<string[]>().notNull(),

@@ -21,8 +21,8 @@ export const cartStatuses = [
 ] as const;
 export type CartStatus = (typeof cartStatuses)[number];
 
-/** The dispatch types the staging tools create (spec document 4, Tools); `skill_action` is an installed skill's acting tool. */
-export const dispatchTypes = ['email', 'message', 'calendar_event', 'skill_action'] as const;
+/** The dispatch types the staging tools create (spec document 4, Tools); `skill_action` is an installed skill's acting tool; `call`: place_call (spec 5). */
+export const dispatchTypes = ['email', 'message', 'calendar_event', 'skill_action', 'call'] as const;
 export type DispatchType = (typeof dispatchTypes)[number];
 
 /** Delivery of one dispatch: the spec's four states, plus `failed` (could not be sent, with the reason). */

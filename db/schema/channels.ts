@@ -57,7 +57,7 @@ export const oauthConnections = pgTable('oauth_connections', {
   accountId: text('account_id')
     .notNull()
     .references(() => accounts.id, { onDelete: 'cascade' }),
-  provider: text('provider', { enum: ['slack', 'teams'] }).notNull(),
+  provider: text('provider', { enum: ['slack', 'teams', 'github', 'gmail', 'outlook'] }).notNull(),
   purpose: text('purpose').notNull(),
   userId: text('user_id'),
   assistantId: text('assistant_id'),
@@ -81,7 +81,7 @@ export const oauthFlows = pgTable(
     accountId: text('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    provider: text('provider', { enum: ['slack', 'teams'] }).notNull(),
+    provider: text('provider', { enum: ['slack', 'teams', 'github', 'gmail', 'outlook'] }).notNull(),
     bindingHash: text('binding_hash'),
     begunAt: ts('begun_at'),
     consumedAt: ts('consumed_at'),

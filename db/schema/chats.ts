@@ -6,12 +6,13 @@ import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
 
 export const chatStatuses = ['active', 'archived'] as const;
-export const chatPlatforms = ['chat', 'email', 'slack', 'teams', 'sms', 'whatsapp', 'imessage', 'rcs', 'phone', 'discord', 'telegram', 'task_activity'] as const;
+/** `voice`: a phone call to the assistant's number, or a message spoken in the hosted app (issue 35). */
+export const chatPlatforms = ['chat', 'email', 'slack', 'teams', 'sms', 'whatsapp', 'imessage', 'rcs', 'phone', 'discord', 'telegram', 'task_activity', 'voice'] as const;
 export const chatEfforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 /** `contact`: someone outside the user (inbound email), shown to the model as untrusted data. */
 export const chatMessageRoles = ['user', 'assistant', 'contact', 'system'] as const;
 /** As task activities' delivery states, plus `internal` (stayed inside Steward) and `received` (came in from a channel). */
-export const chatDeliveryStates = ['internal', 'received', 'staged', 'held', 'provider_accepted', 'unknown'] as const;
+export const chatDeliveryStates = ['internal', 'received', 'staged', 'held', 'provider_accepted', 'unknown', 'failed'] as const;
 
 export type ChatParticipant = { type: 'phone' | 'email'; value: string };
 export type ChatFile = { fileId: string; filename?: string | null; mimeType?: string | null };

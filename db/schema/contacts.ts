@@ -64,6 +64,8 @@ export const contacts = pgTable(
   (t) => [
     index('contacts_user_list').on(t.userId, t.createdAt, t.id),
     index('contacts_user_status_list').on(t.userId, t.status, t.createdAt, t.id),
+    // Team-scoped contacts by team, newest first: what a team's members see beyond their own.
+    index('contacts_team_list').on(t.teamId, t.createdAt, t.id).where(sql`${t.scope} = 'team'`),
     index('contacts_tags').using('gin', t.tags),
     index('contacts_search_trgm').using('gin', sql`${contactSearchText(t)} gin_trgm_ops`),
   ],

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
@@ -38,6 +39,8 @@ export const memories = pgTable(
   (t) => [
     index('memories_user_list').on(t.userId, t.createdAt, t.id),
     index('memories_team_list').on(t.teamId, t.createdAt, t.id),
+    // Team memories not every member sees (author_only, coordinators): few, counted apart from the team's total.
+    index('memories_team_restricted').on(t.teamId, t.userId).where(sql`${t.scope} = 'team' AND ${t.visibility} <> 'all'`),
     index('memories_tags').using('gin', t.tags),
     index('memories_content_trgm').using('gin', t.content.op('gin_trgm_ops')),
   ],

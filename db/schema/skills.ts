@@ -4,7 +4,22 @@ import { accounts } from './accounts';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
 
-export const skillKinds = ['workflow', 'mcp'] as const;
+export const skillKinds = ['workflow', 'mcp', 'instructions', 'prompt', 'browser'] as const;
+/**
+ * The browser skill: the account's agents may use the workspace browser (spec document 2,
+ * "browser automation also needs the browser skill installed on the account"). One per account,
+ * account-wide; new accounts get it at creation, and migration 0061 gave it to every account
+ * that existed before it.
+ */
+export const BROWSER_SKILL = {
+  name: 'browser',
+  /** The name when an account-wide skill of the account already holds `browser`. */
+  fallbackName: 'workspace-browser',
+  title: 'Workspace browser',
+  description: "Lets the account's assistants open, read and act on web pages in each user's workspace browser (browser_open, browser_read, browser_act).",
+} as const;
+/** When an instructions or prompt skill joins a run's context: every run of its users, or only tasks whose `skills[]` name it. */
+export const skillApplies = ['always', 'when_named'] as const;
 export const scheduleTypes = ['now', 'recurring', 'trigger-based'] as const;
 export const overflowBehaviors = ['queue', 'drop', 'replace'] as const;
 export const mcpTransports = ['streamable-http', 'sse'] as const;
@@ -12,7 +27,8 @@ export const mcpAuthTypes = ['none', 'oauth', 'api_key'] as const;
 
 /**
  * A skill (spec document 2, Skills): a workflow (instructions and triggers; each firing creates a
- * task) or an MCP server whose tools become the agent's. `ownerUserId` null: installed for the
+ * task), an MCP server whose tools become the agent's, instructions (text a run's context gets
+ * when the skill applies) or a prompt (a tenant prompt, rendered, joining the context the same way). `ownerUserId` null: installed for the
  * whole account (an account key without X-User-Email created it). The MCP secret (API key or
  * OAuth tokens) is sealed with the master key.
  */
@@ -46,12 +62,20 @@ export const skills = pgTable(
     mcpAuthType: text('mcp_auth_type', { enum: mcpAuthTypes }),
     mcpSecretSealed: text('mcp_secret_sealed'),
     mcpServerInfo: jsonb('mcp_server_info').$type<unknown>(),
+    /** Instructions and prompt skills: when their text joins a run (skillApplies). */
+    applies: text('applies', { enum: skillApplies }),
+    /** A prompt skill: the tenant prompt API's prompt by name, a published version (null: the latest published), its variables' values. */
+    promptName: text('prompt_name'),
+    promptVersion: integer('prompt_version'),
+    promptVariables: jsonb('prompt_variables').$type<Record<string, string>>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex('skills_account_owner_name').on(t.accountId, sql`coalesce(${t.ownerUserId}, '')`, t.name),
     index('skills_account_kind').on(t.accountId, t.kind, t.createdAt),
+    // One browser skill per account, whatever its name.
+    uniqueIndex('skills_account_browser').on(t.accountId).where(sql`${t.kind} = 'browser'`),
   ],
 );
 

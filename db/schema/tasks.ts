@@ -6,6 +6,9 @@ import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
 
 /** Every task status of spec document 2 ("Task statuses"); which moves reach which is server/tasks/transitions.ts. */
+/** Why a task waits for access: the handoff's outcome, and until when it was deferred. */
+export type AccessHold = { outcome: 'deferred' | 'declined' | 'expired'; handoffId: string; until: string | null };
+
 export const taskStatuses = [
   'pending',
   'executing',
@@ -82,6 +85,16 @@ export const tasks = pgTable(
     readyForReview: boolean('ready_for_review').notNull().default(false),
     /** The assistant that took the thread, when status is handled_by_other. */
     handledByAssistantId: text('handled_by_assistant_id'),
+    /** Or the person (an email address) who took it. */
+    handledByEmail: text('handled_by_email'),
+    /**
+     * Access the user refused or put off (a handoff declined, expired or deferred): the run that
+     * reads the outcome and ends waiting for the user rests in failed_access or deferred_access
+     * instead (server/tasks/transitions.ts). Cleared by the next move out of executing.
+     */
+    accessHold: jsonb('access_hold').$type<AccessHold | null>(),
+    /** Feedback of the task's followers other than the owner (POST feedback), by user id. */
+    followerFeedback: jsonb('follower_feedback').$type<Record<string, 'like' | 'dislike'>>().notNull().default({}),
     scheduledFor: ts('scheduled_for'),
     completedAt: ts('completed_at'),
     feedback: text('feedback', { enum: ['like', 'dislike'] }),

@@ -3,7 +3,7 @@ import { accounts } from './accounts';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 
 /** Event types Steward delivers (spec 4, Outbound events); `webhook.test` only by POST /webhooks/{id}/test. */
-export const webhookEventTypes = ['task.status_changed', 'cart.pending_approval', 'cart.executed', 'cart.failed', 'handoff.opened', 'chat.message'] as const;
+export const webhookEventTypes = ['task.status_changed', 'cart.pending_approval', 'cart.executed', 'cart.failed', 'handoff.opened', 'chat.message', 'audit.event'] as const;
 export const webhookStatuses = ['enabled', 'disabled'] as const;
 export const webhookDeliveryStatuses = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 

@@ -1,0 +1,1 @@
+CREATE INDEX "contacts_team_list" ON "contacts" USING btree ("team_id","created_at","id") WHERE "contacts"."scope" = 'team';

@@ -1,0 +1,1 @@
+CREATE INDEX "memories_team_restricted" ON "memories" USING btree ("team_id","user_id") WHERE "memories"."scope" = 'team' AND "memories"."visibility" <> 'all';

@@ -1,0 +1,1 @@
+ALTER TABLE "autonomy_exceptions" ALTER COLUMN "time_boxed_window_min" SET DATA TYPE double precision;
