@@ -3,7 +3,7 @@
  *   app, server/trpc, server/*.ts (endpoints, credentials...), inngest, scripts   (entry points)
  *   feature areas: agent, workflows, tasks, approvals, chats, workspace
  *   identity and resource areas, in the order of AREAS below
- *   server/http, server/access, server/executor (+ logger, secrets, mail)
+ *   server/http, server/access, server/executor, server/audit (+ logger, secrets, mail)
  *   db
  * A lower floor never imports a higher one; nothing imports in a cycle. `npm run check:deps`
  * (part of `npm test`) fails on any violation.
@@ -36,12 +36,13 @@ const AREAS = [
 ];
 // budgets: credit budgets and the per-call reservations; a feature, since a top-up resumes tasks
 // (tasks) and a crossed threshold is a webhook event (webhooks), and the agent runtime reserves through it.
-const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging'];
+const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes'];
 
 const folders = (names) => `^server/(${names.join('|')})/`;
 const FEATURE = folders(FEATURES);
 const AREA = folders(AREAS);
-const KERNEL = '^server/(http|access|executor|secrets|mail)/|^server/logger\\.ts$';
+// audit: the recorder every floor above calls in its own transaction (and the log's API), so it sits in the kernel.
+const KERNEL = '^server/(http|access|executor|secrets|mail|audit)/|^server/logger\\.ts$';
 // Files directly in server/ (but the logger) compose the areas: endpoints.ts (the registry),
 // credentials.ts, route-handlers.ts, and any hook registration to come.
 const ENTRY = '^(app|inngest|scripts)/|^server/trpc/|^server/(?!logger\\.ts$)[^/]+$';

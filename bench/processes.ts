@@ -1,21 +1,31 @@
 /**
  * What every benchmark section needs to run servers beside it: start a TypeScript entry point in
  * its own process group (so stopping it stops everything it started), wait until it answers, stop
- * it, load it with autocannon, and summarise latency samples.
+ * it, load it with autocannon, and summarise latency samples. Everything started here is tracked,
+ * and `stopEverything` (run on any way out of npm run bench) stops it, with the embedded
+ * PostgreSQL servers the sections started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 
 export const root = path.resolve(import.meta.dirname, '..');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Servers started and not yet stopped. */
+const started = new Set<ChildProcess>();
+
 export function start(file: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  return child;
 }
 
 export async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
+  started.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const done = new Promise((r) => child.once('exit', r));
   const signal = (s: NodeJS.Signals) => {
     try {
@@ -63,4 +73,76 @@ export async function load(url: string, key: string, seconds: number, connection
 export function combine(rounds: Load[]): Load {
   const mean = (f: (l: Load) => number) => rounds.reduce((a, l) => a + f(l), 0) / rounds.length;
   return { reqPerSec: Math.round(mean((l) => l.reqPerSec)), p50Ms: Number(mean((l) => l.p50Ms).toFixed(1)), p99Ms: Math.max(...rounds.map((l) => l.p99Ms)), non2xx: rounds.reduce((a, l) => a + l.non2xx, 0) };
+}
+
+/** This process's own children still alive (the embedded PostgreSQL servers sections started), by /proc. */
+function ownChildren(): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Field 4 of /proc/<pid>/stat is the parent's pid (after the command name in parentheses).
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid) out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Stops every server this run started, then every child process of its own still alive (an
+ * embedded PostgreSQL a failed section could not stop): SIGINT (PostgreSQL's fast shutdown), then
+ * SIGKILL after 10 s. Only this process's children, by pid: nothing of anyone else's.
+ */
+export async function stopEverything(): Promise<void> {
+  await Promise.all([...started].map((c) => stop(c)));
+  const children = ownChildren();
+  for (const pid of children) {
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  }
+  const until = Date.now() + 10_000;
+  while (children.some(alive) && Date.now() < until) await sleep(100);
+  for (const pid of children.filter(alive)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** On Ctrl-C, SIGTERM or a crash: stop what was started, then leave. */
+export function stopEverythingOnExit(): void {
+  let leaving = false;
+  const leave = (code: number) => {
+    if (leaving) return;
+    leaving = true;
+    void stopEverything().finally(() => process.exit(code));
+  };
+  process.once('SIGINT', () => leave(130));
+  process.once('SIGTERM', () => leave(143));
+  process.once('uncaughtException', (e) => {
+    console.error(e);
+    leave(1);
+  });
+  process.once('unhandledRejection', (e) => {
+    console.error(e);
+    leave(1);
+  });
 }

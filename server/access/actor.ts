@@ -8,7 +8,20 @@ export type Actor = {
     | { kind: 'certificate'; kid: string; email: string | null }
     | { kind: 'portal_session'; method: 'email' | 'saml' }
     /** A task run acting for the task's owner, with exactly the owner's rights. */
-    | { kind: 'agent'; taskId: string; runId: string };
+    | { kind: 'agent'; taskId: string; runId: string }
+    /**
+     * The owner writing to their assistant on a channel that proved who they are (a mail with an
+     * aligned signature, a signed provider webhook). It may converse and message tasks; it is not
+     * a person's decision (approvals refuse it: a From line or a number can be forged elsewhere).
+     */
+    | { kind: 'channel'; channel: string }
+    /**
+     * Proof of one decision on one cart version, carried by a channel that authenticated the
+     * owner for it: a signed button press from their linked Slack or Teams identity, or a code
+     * texted for that version answered from their verified number. approvals/decide.ts accepts
+     * it for that cart and contentHash only; everything else refuses it.
+     */
+    | { kind: 'decision'; via: 'slack_button' | 'teams_button' | 'text_code'; cartId: string; contentHash: string };
   /** Fixed when the key was created. Certificate tokens act account-wide. */
   level: 'account' | 'organization' | 'user';
   /** Set for an organization-scoped key. */

@@ -9,6 +9,7 @@ import type { CreateApiKeyBody, ListApiKeysQuery } from './contracts';
 import { generateApiKey } from './keys';
 import { scopesBeyond } from './scopes';
 import type { LastUsedTracker } from './last-used';
+import { recordAudit } from '@/server/audit/record';
 
 export function toPublicApiKey(k: ApiKeyRow, lastUsed?: LastUsedTracker) {
   const pending = lastUsed?.peek(k.id);
@@ -124,19 +125,23 @@ export async function createApiKey(db: Db, actor: Actor, input: z.infer<typeof C
   }
   const { scopes, expiresAt } = await boundedByCreator(db, actor, input);
   const { key, hash, prefix } = generateApiKey();
-  const [row] = await db
-    .insert(apiKeys)
-    .values({
-      accountId: actor.accountId,
-      organizationId,
-      userId,
-      label: input.label,
-      prefix,
-      keyHash: hash,
-      scopes,
-      expiresAt,
-    })
-    .returning();
+  const row = await db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(apiKeys)
+      .values({
+        accountId: actor.accountId,
+        organizationId,
+        userId,
+        label: input.label,
+        prefix,
+        keyHash: hash,
+        scopes,
+        expiresAt,
+      })
+      .returning();
+    await recordAudit(tx, actor, 'api_key.created', { type: 'api_key', id: created.id }, { organizationId, after: keySettings(created) });
+    return created;
+  });
   return { ok: true as const, apiKey: { ...toPublicApiKey(row), key } };
 }
 
@@ -188,11 +193,11 @@ async function manageableKey(db: Db, actor: Actor, keyId: string): Promise<ApiKe
 export async function revokeApiKey(db: Db, actor: Actor, keyId: string) {
   const k = await manageableKey(db, actor, keyId);
   if (k.status === 'revoked') throw badRequest('API key is already revoked');
-  const [row] = await db
-    .update(apiKeys)
-    .set({ status: 'revoked', revokedAt: new Date() })
-    .where(eq(apiKeys.id, k.id))
-    .returning();
+  const row = await db.transaction(async (tx) => {
+    const [revoked] = await tx.update(apiKeys).set({ status: 'revoked', revokedAt: new Date() }).where(eq(apiKeys.id, k.id)).returning();
+    await recordAudit(tx, actor, 'api_key.revoked', { type: 'api_key', id: k.id }, { organizationId: k.organizationId, before: keySettings(k), after: keySettings(revoked) });
+    return revoked;
+  });
   return { ok: true as const, apiKey: toPublicApiKey(row) };
 }
 
@@ -200,9 +205,15 @@ export async function revokeApiKey(db: Db, actor: Actor, keyId: string) {
 export async function deleteApiKey(db: Db, actor: Actor, keyId: string) {
   const k = await manageableKey(db, actor, keyId);
   if (k.status !== 'revoked') throw badRequest('Revoke the key before deleting it: an active key cannot be deleted');
-  await db.delete(apiKeys).where(and(eq(apiKeys.id, k.id), isNotNull(apiKeys.revokedAt)));
+  await db.transaction(async (tx) => {
+    await tx.delete(apiKeys).where(and(eq(apiKeys.id, k.id), isNotNull(apiKeys.revokedAt)));
+    await recordAudit(tx, actor, 'api_key.deleted', { type: 'api_key', id: k.id }, { organizationId: k.organizationId, before: keySettings(k) });
+  });
   return { ok: true as const };
 }
+
+/** What an audit event shows of a key: its settings, never its hash. */
+const keySettings = (k: ApiKeyRow) => ({ label: k.label, prefix: k.prefix, userId: k.userId, organizationId: k.organizationId, scopes: k.scopes, status: k.status, expiresAt: k.expiresAt });
 
 export function me(actor: Actor) {
   return {

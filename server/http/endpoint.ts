@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { AuthLevel, CallerContexts } from '@/server/access/credentials/levels';
 import type { Logger } from 'pino';
+import type { StreamSummary } from './idempotency';
 import type { KernelDeps } from './kernel-deps';
 import type { Reply, TextReply } from './reply';
 import type { ApiRequest } from './request';
@@ -72,12 +73,18 @@ export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undef
   /** Schema of the success body; with `status` its default code. */
   response: RS;
   status?: number;
-  /** Other statuses this endpoint documents (for OpenAPI). */
+  /** Other statuses this endpoint documents (for OpenAPI): errors, and success statuses besides `status` (a create answering 200 when it found the resource). */
   errors?: number[];
   /** Answers with something other than JSON (documents, redirects). */
   raw?: boolean;
   /** Served, but left out of the public OpenAPI document (executor plumbing, test probes). */
   internal?: boolean;
+  /**
+   * For an endpoint that answers with a stream (SSE): the JSON a retry with the same
+   * Idempotency-Key gets once the work the stream reported on has ended (null while it runs: 409).
+   * Without it a streamed answer keeps no key.
+   */
+  streamSummary?: StreamSummary;
   handle: (ctx: HandlerContext<Out<PS>, Out<QS>, Out<BS>, A>) => Promise<z.input<RS> | Reply<z.input<RS>> | Response | TextReply>;
 };
 

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import './zod-config';
+import type { Authenticated } from '@/server/access/credentials/authenticator';
 import type { AuthLevel, CallerContexts } from '@/server/access/credentials/levels';
 import { logger } from '@/server/logger';
 import type { Logger } from 'pino';
 import type { AnyEndpoint } from './endpoint';
 import { errorDialectFor } from './error-dialects';
 import { AppError, BareRefusal } from './errors';
+import { boundedHeader, noteRequest } from '@/server/audit/request-meta';
+import { appliesTo, claimOrReplay, credentialScope, fingerprintOf, idempotencyKeyOf, isEventStream, peekStream, type IdempotentRequest } from './idempotency';
 import type { KernelDeps } from './kernel-deps';
-import { clientAddress, originForHost, publicOrigin, requestHost } from './public-origin';
+import { clientAddress, originForHost, publicOrigin, requestHost, trustProxy } from './public-origin';
 import type { RateLimits } from './rate-limit';
 import { countRequest } from './metrics';
 import { inRequestSpan, tracingOn } from './tracing';
@@ -54,9 +57,12 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
     // origin; the Host header never enters a URL (it only picks a hosted app, see hosted/accounts.ts).
     const url = apiUrl(incoming.url);
     const req: ApiRequest = url ? rebased(incoming, url.href) : incoming;
-    const secure = originForHost(requestHost(req.headers) ?? publicOrigin().host).secure;
+    const secure = servedSecurely(req.headers);
     let res: ApiReply;
     let accountId: string | undefined;
+    // The request's hold on its Idempotency-Key, settled with the answer (idempotency.ts).
+    let claim: IdempotentRequest | null = null;
+    let ep: AnyEndpoint | undefined;
     // The registry's path template labels metrics and spans: bounded, unlike the request path.
     let route = 'unmatched';
     try {
@@ -65,7 +71,11 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       const match = router.match(pathname);
       if (!match) throw new AppError(404, 'not_found', `No endpoint at ${url.pathname}`);
       const method = req.method === 'HEAD' ? 'GET' : req.method;
-      const ep = match.route.methods.get(method);
+      // A write may record an audit event: where it came from, noted on the request and (below) on
+      // the caller a handler is given (server/audit/request-meta.ts). Reads note nothing.
+      const meta = method === 'GET' ? null : { ip: clientIp(req, info), userAgent: boundedHeader(req.headers.get('user-agent')), requestId };
+      if (meta) noteRequest(req, meta);
+      ep = match.route.methods.get(method);
       if (ep) route = ep.path;
       if (!ep) {
         const allow = [...match.route.methods.keys()].join(', ');
@@ -73,28 +83,51 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       }
 
       let caller: CallerContexts[AuthLevel] = NO_CALLER;
+      let token: string | null = null;
       if (ep.auth === 'none') {
         // Unauthenticated endpoints (SAML ACS, OAuth callbacks, documents) are limited per client IP.
         const anonymous = { accountId: 'anonymous', account: { rateLimitReads: null, rateLimitWrites: deps.rateLimits.defaults.anonymousWrites ?? null } };
-        await deps.rateLimits.consume(anonymous, method, ep.path, clientIp(req, info));
+        const spent = deps.rateLimits.consume(anonymous, method, ep.path, clientIp(req, info));
+        if (spent) await spent;
       } else {
         // The registry says which credential the request presents; the endpoint's level verifies it.
         const level = deps.credentials.level(ep.auth);
         if (!level) throw new Error(`No credential is registered for auth level '${ep.auth}'`);
         const presented = deps.credentials.presented(req.headers);
-        const attempt = level.authenticate(presented, { headers: req.headers, params: match.params, db: deps.database.db, lastUsed: deps.lastUsed });
-        const authenticated = await countingFailures(attempt, deps.rateLimits, clientIp(req, info), req.headers.has('authorization'));
+        token = presented.token;
+        let authenticated: Authenticated<AuthLevel>;
+        try {
+          authenticated = await level.authenticate(presented, { headers: req.headers, params: match.params, db: deps.database.db, pool: deps.database.pool, lastUsed: deps.lastUsed });
+        } catch (e) {
+          await countFailure(e, deps.rateLimits, clientIp(req, info), req.headers.has('authorization'));
+          throw e;
+        }
         accountId = authenticated.subject.accountId;
-        await deps.rateLimits.consume(authenticated.subject, method, ep.path, clientIp(req, info));
+        const spent = deps.rateLimits.consume(authenticated.subject, method, ep.path, clientIp(req, info));
+        if (spent) await spent;
         caller = authenticated.admit({ method, path: ep.path, onboardingExempt: ep.onboardingExempt, killSwitch: ep.killSwitch });
+        if (meta) for (const c of Object.values(caller)) noteRequest(c, meta);
+      }
+
+      // Idempotency-Key: after the caller is admitted (a replay never bypasses scopes, blocks or
+      // the kill switch), before anything runs. Requests without the header pay one header lookup.
+      let bytes: ArrayBuffer | null = null;
+      const key = ep.auth !== 'none' && appliesTo(method) ? idempotencyKeyOf(req.headers) : null;
+      let replay: TextReply | null = null;
+      if (key !== null) {
+        bytes = await req.arrayBuffer();
+        const fingerprint = fingerprintOf(method, url.pathname + url.search, req.headers.get('x-user-email'), new Uint8Array(bytes));
+        const held = await claimOrReplay(deps.database.pool, deps.database.db, credentialScope(caller, token), key, fingerprint, ep.streamSummary);
+        if (held instanceof TextReply) replay = held;
+        else claim = held;
       }
 
       const params = ep.params ? parseOrThrow(ep.params, match.params, 'path') : match.params;
       const query = ep.query ? parseOrThrow(ep.query, queryObject(url.searchParams), 'query') : {};
       let body: unknown = undefined;
-      if (ep.body && WITH_BODY.has(method)) body = parseOrThrow(ep.body, await readJson(req), 'body');
+      if (!replay && ep.body && WITH_BODY.has(method)) body = parseOrThrow(ep.body, decodeJsonBody(bytes ?? (await req.arrayBuffer())), 'body');
 
-      const out = await ep.handle(Object.assign(new Context(req, deps, params, query, body, requestId, log), caller));
+      const out = replay ?? (await ep.handle(Object.assign(new Context(req, deps, params, query, body, requestId, log), caller)));
       if (out instanceof Response || out instanceof TextReply) {
         res = out;
       } else {
@@ -114,6 +147,7 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       const dialect = url && res instanceof TextReply ? errorDialectFor(url.pathname.slice(API_PREFIX.length)) : null;
       if (dialect && res instanceof TextReply) res = inDialect(dialect, res);
     }
+    if (claim) res = await settleKey(claim, res, ep, log);
     if (res instanceof Response) {
       res = withApiHeaders(res, secure);
       res.headers.set('X-Request-Id', requestId);
@@ -129,6 +163,52 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
     }
     return res;
   };
+}
+
+/**
+ * What an Idempotency-Key keeps of the answer: a JSON or text answer to replay; for a stream, what
+ * it reports on (a retry gets 409, then the endpoint's summary); nothing for a failure a retry
+ * should repeat (5xx) or an answer that cannot be replayed. Keeping it never changes the answer:
+ * should the row not be written, the key stays claimed until its lease ends.
+ */
+async function settleKey(claim: IdempotentRequest, res: ApiReply, ep: AnyEndpoint | undefined, log: () => Logger): Promise<ApiReply> {
+  let answer = res;
+  try {
+    if (res instanceof TextReply) {
+      if (res.status >= 500) await claim.release();
+      else await claim.keep(res);
+      return res;
+    }
+    if (isEventStream(res) && res.status < 300 && ep?.streamSummary) {
+      const peeked = await peekStream(res);
+      answer = peeked.res;
+      if (peeked.ref) await claim.keepStream(peeked.ref);
+      else await claim.release();
+      return answer;
+    }
+    await claim.release();
+    return answer;
+  } catch (err) {
+    log().error({ err, key: claim.key }, 'idempotency: the answer could not be kept');
+    return answer;
+  }
+}
+
+/**
+ * Whether the request's host is served on https (HSTS), decided per distinct host value and kept:
+ * the rule (public-origin.ts) reads configuration and two regular expressions, and a deployment
+ * answers few hosts. The map is bounded: a flood of made-up hosts only empties it.
+ */
+const secureHosts = new Map<string, boolean>();
+function servedSecurely(headers: ApiRequest['headers']): boolean {
+  const raw = `${trustProxy() ? (headers.get('x-forwarded-host') ?? '') : ''}|${headers.get('host') ?? ''}|${publicOrigin().origin}`;
+  let secure = secureHosts.get(raw);
+  if (secure === undefined) {
+    secure = originForHost(requestHost(headers) ?? publicOrigin().host).secure;
+    if (secureHosts.size >= 1000) secureHosts.clear();
+    secureHosts.set(raw, secure);
+  }
+  return secure;
 }
 
 /** A standard error reply in a protocol's own error shape (error-dialects.ts). */
@@ -184,10 +264,6 @@ function assertCredentialsFor(endpoints: AnyEndpoint[], deps: KernelDeps) {
   }
 }
 
-async function readJson(req: ApiRequest): Promise<unknown> {
-  return decodeJsonBody(await req.arrayBuffer());
-}
-
 function validRequestId(v: string | null) {
   return v && /^[\w.-]{8,128}$/.test(v) ? v : null;
 }
@@ -239,16 +315,11 @@ class Rebased implements ApiRequest {
 }
 
 /**
- * Runs an authentication; when it fails with 401 for a credential that was presented, counts a
- * failure for the client IP (past the budget that answer becomes 429). A missing credential is a
- * mistake, not a guess, and is not counted.
+ * An authentication failed: when with 401 for a credential that was presented, it counts as a
+ * failure for the client IP (past the budget that answer becomes 429, thrown from here). A missing
+ * credential is a mistake, not a guess, and is not counted.
  */
-async function countingFailures<T>(attempt: Promise<T>, limits: RateLimits, ip: string, presented: boolean): Promise<T> {
-  try {
-    return await attempt;
-  } catch (e) {
-    const status = e instanceof AppError || e instanceof BareRefusal ? e.status : 0;
-    if (status === 401 && presented) await limits.countFailedAuthentication(ip);
-    throw e;
-  }
+async function countFailure(e: unknown, limits: RateLimits, ip: string, presented: boolean): Promise<void> {
+  const status = e instanceof AppError || e instanceof BareRefusal ? e.status : 0;
+  if (status === 401 && presented) await limits.countFailedAuthentication(ip);
 }

@@ -14,7 +14,10 @@ class Counter {
     readonly help: string,
   ) {}
   add(labels: Labels, by = 1): void {
-    const key = JSON.stringify(labels);
+    this.addSeries(JSON.stringify(labels), labels, by);
+  }
+  /** The same with a key the caller made once for these labels. */
+  addSeries(key: string, labels: Labels, by = 1): void {
     const cur = this.values.get(key);
     if (cur) cur.value += by;
     else this.values.set(key, { labels, value: by });
@@ -35,7 +38,9 @@ class Histogram {
     readonly help: string,
   ) {}
   observe(labels: Labels, seconds: number): void {
-    const key = JSON.stringify(labels);
+    this.observeSeries(JSON.stringify(labels), labels, seconds);
+  }
+  observeSeries(key: string, labels: Labels, seconds: number): void {
     let s = this.series.get(key);
     if (!s) this.series.set(key, (s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
     for (let i = 0; i < this.buckets.length; i++) if (seconds <= this.buckets[i]) s.counts[i]++;
@@ -64,10 +69,22 @@ const durations = new Histogram('steward_http_request_duration_seconds', 'Time t
 const modelTokens = new Counter('steward_model_tokens_total', 'Model tokens used by agent runs, by tier and kind (input, output, cache_read)');
 const modelCalls = new Counter('steward_model_calls_total', 'Model calls made by agent runs, by tier');
 
+/**
+ * The series of each route, made once: per request the kernel only finds them by a plain string
+ * key and bumps them (labels as JSON, built per request, were a measurable share of its time).
+ */
+const requestSeries = new Map<string, { method: string; route: string; status: string }>();
+const durationSeries = new Map<string, { route: string }>();
+
 /** Called by the kernel once per answered request. */
 export function countRequest(method: string, route: string, status: number, seconds: number): void {
-  requests.add({ method, route, status: String(status) });
-  durations.observe({ route }, seconds);
+  const key = `${method} ${status} ${route}`;
+  let labels = requestSeries.get(key);
+  if (!labels) requestSeries.set(key, (labels = { method, route, status: String(status) }));
+  let routeLabels = durationSeries.get(route);
+  if (!routeLabels) durationSeries.set(route, (routeLabels = { route }));
+  requests.addSeries(key, labels);
+  durations.observeSeries(route, routeLabels, seconds);
 }
 
 /** Called wherever a model call's usage is recorded (tasks and chats). */

@@ -53,15 +53,16 @@ export function createNodeServer(api: ApiCore, options: NodeServerOptions = {}):
   });
 }
 
-/** Node's request headers (already lower-cased) seen through the two methods the kernel uses. */
-function headerBag(req: http.IncomingMessage): ApiRequest['headers'] {
-  return {
-    get: (name: string) => {
-      const v = req.headers[name.toLowerCase()];
-      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-    },
-    has: (name: string) => req.headers[name.toLowerCase()] !== undefined,
-  };
+/** Node's request headers (already lower-cased) seen through the two methods the kernel uses; a class, so a request makes no closures for it. */
+class HeaderBag {
+  constructor(private readonly headers: http.IncomingHttpHeaders) {}
+  get(name: string): string | null {
+    const v = this.headers[name.toLowerCase()];
+    return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+  }
+  has(name: string): boolean {
+    return this.headers[name.toLowerCase()] !== undefined;
+  }
 }
 
 /**
@@ -143,24 +144,33 @@ export function refuseTooLarge(req: http.IncomingMessage, res: http.ServerRespon
 }
 
 /**
- * An AbortSignal that fires when the client goes away before the answer is complete. The
- * controller is made only when a handler asks for the signal; the 'close' listener costs nothing.
+ * Whether the client went away before the answer was complete, and the AbortSignal that says so,
+ * made only when a handler asks for it. One listener function for every response (state on the
+ * tracker, found through a symbol), so a request allocates no closure for it.
  */
-function clientGone(res: http.ServerResponse): () => AbortSignal {
-  let controller: AbortController | undefined;
-  let gone = false;
-  res.once('close', () => {
-    if (res.writableFinished) return;
-    gone = true;
-    controller?.abort(new Error('the client went away'));
-  });
-  return () => {
-    if (!controller) {
-      controller = new AbortController();
-      if (gone) controller.abort(new Error('the client went away'));
+const GONE = Symbol('clientGone');
+class ClientGone {
+  gone = false;
+  controller: AbortController | undefined;
+  signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.gone) this.controller.abort(new Error('the client went away'));
     }
-    return controller.signal;
-  };
+    return this.controller.signal;
+  }
+}
+function onResponseClose(this: http.ServerResponse & { [GONE]?: ClientGone }) {
+  const tracker = this[GONE];
+  if (!tracker || this.writableFinished) return;
+  tracker.gone = true;
+  tracker.controller?.abort(new Error('the client went away'));
+}
+function clientGone(res: http.ServerResponse): ClientGone {
+  const tracker = new ClientGone();
+  (res as http.ServerResponse & { [GONE]?: ClientGone })[GONE] = tracker;
+  res.once('close', onResponseClose);
+  return tracker;
 }
 
 /** What the kernel reads of a node:http request, its body already read. */
@@ -172,10 +182,10 @@ class NodeApiRequest implements ApiRequest {
     readonly method: string,
     req: http.IncomingMessage,
     private readonly bytes: Buffer,
-    private readonly makeSignal: () => AbortSignal,
+    private readonly gone: ClientGone,
   ) {
     this.url = req.url ?? '/';
-    this.headers = headerBag(req);
+    this.headers = new HeaderBag(req.headers);
   }
   async text() {
     return this.bytes.toString('utf8');
@@ -185,21 +195,23 @@ class NodeApiRequest implements ApiRequest {
     return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
   }
   get signal() {
-    return this.makeSignal();
+    return this.gone.signal();
   }
 }
+
+const NO_BODY = Buffer.alloc(0);
 
 async function serveApi(api: ApiCore, req: http.IncomingMessage, res: http.ServerResponse) {
   try {
     const method = req.method ?? 'GET';
-    const signal = clientGone(res);
-    let body: Buffer | null = Buffer.alloc(0);
+    const gone = clientGone(res);
+    let body: Buffer | null = NO_BODY;
     if (method !== 'GET' && method !== 'HEAD') {
       const max = UPLOAD_PATH.test(req.url ?? '') ? MAX_UPLOAD : MAX_BODY;
       body = declaresMoreThan(req, max) ? null : await readBody(req, max);
       if (body === null) return refuseTooLarge(req, res, max);
     }
-    const request = new NodeApiRequest(method, req, body, signal);
+    const request = new NodeApiRequest(method, req, body, gone);
     const reply = await api(request, { clientIp: req.socket.remoteAddress ?? 'unknown' });
     if (reply instanceof TextReply) {
       res.writeHead(reply.status, reply.headers);
@@ -272,7 +284,7 @@ function drained(res: http.ServerResponse): Promise<void> {
 async function serveMount(handler: WebHandler, req: http.IncomingMessage, res: http.ServerResponse) {
   try {
     const method = req.method ?? 'GET';
-    const signal = clientGone(res);
+    const gone = clientGone(res);
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     let body: Uint8Array<ArrayBuffer> | null = null;
@@ -282,11 +294,20 @@ async function serveMount(handler: WebHandler, req: http.IncomingMessage, res: h
       body = bytes && new Uint8Array(bytes);
       if (body === null) return refuseTooLarge(req, res, MAX_UPLOAD);
     }
-    const request = new Request(publicOrigin().origin + (req.url ?? '/'), { method, headers, body, signal: signal() });
+    const request = new Request(publicOrigin().origin + (req.url ?? '/'), { method, headers, body, signal: gone.signal() });
     const reply = await handler(request, { clientIp: req.socket.remoteAddress ?? 'unknown' });
     await writeResponse(reply, method, res, frontDecision(req).secure ? { 'strict-transport-security': HSTS } : {});
-  } catch {
-    if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ ok: false, status: 500, error_code: 'server_error', error: 'Unexpected failure' }));
+  } catch (e) {
+    // A body the mount could not parse (the Inngest SDK reads it before it checks the signature)
+    // is the client's mistake, not the server's.
+    const unreadable = e instanceof SyntaxError;
+    if (!res.headersSent) res.writeHead(unreadable ? 400 : 500, { 'Content-Type': 'application/json' });
+    res.end(
+      JSON.stringify(
+        unreadable
+          ? { ok: false, status: 400, error_code: 'bad_request', error: 'The body is not valid JSON' }
+          : { ok: false, status: 500, error_code: 'server_error', error: 'Unexpected failure' },
+      ),
+    );
   }
 }

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import type { AnyEndpoint } from './endpoint';
 import { errorDialectFor } from './error-dialects';
+import { appliesTo, KEY_PATTERN } from './idempotency';
 import { operationIds } from './operation-ids';
 
 const ErrorBody = z
@@ -32,7 +33,9 @@ const STATUS: Record<number, { name: string; description: string }> = {
   403: { name: 'Forbidden', description: 'Authenticated but not allowed (or account_blocked)' },
   404: { name: 'NotFound', description: 'Not found, or not visible to this caller' },
   409: { name: 'Conflict', description: 'Conflict with the current state' },
+  413: { name: 'PayloadTooLarge', description: 'payload_too_large: the body is larger than the server accepts' },
   412: { name: 'PreconditionFailed', description: 'The If-Match etag is stale' },
+  422: { name: 'Unprocessable', description: 'idempotency_key_reused: the Idempotency-Key was used for a different request (method, path or body)' },
   423: { name: 'KillSwitchEngaged', description: 'KILL_SWITCH_ENGAGED: the account kill switch is on' },
   428: { name: 'OnboardingRequired', description: 'onboarding_required: the user has not finished setup' },
   429: { name: 'RateLimited', description: 'Rate limited; retry after `Retry-After` seconds' },
@@ -67,6 +70,7 @@ const TAG_TEXT: Record<string, string> = {
   Files: 'Uploads, downloads and file records',
   Tasks: 'Durable tasks assistants work on',
   Approvals: 'Carts of staged actions waiting for a person',
+  Audit: 'Who did what: sign-ins, keys, roles, SSO, domains, locks, approvals (also the webhook event audit.event)',
 };
 
 /** Which security requirement an auth level documents (levels areas add get the bearer scheme). */
@@ -84,13 +88,35 @@ function errorStatuses(ep: AnyEndpoint): number[] {
   const statuses = new Set(ep.errors ?? []);
   // Every endpoint is rate limited, per credential or per client IP.
   statuses.add(429);
-  if (ep.auth !== 'none') statuses.add(401);
-  if (ep.auth === 'user' || ep.auth === 'any') [403, 428].forEach((s) => statuses.add(s));
+  // A credential is refused (401) or malformed for its use (400: X-User-Email with a user key).
+  if (ep.auth !== 'none') [400, 401].forEach((s) => statuses.add(s));
+  // API keys and certificates: scopes and the level (an account endpoint refuses a user's key) are 403.
+  if (ep.auth === 'user' || ep.auth === 'any' || ep.auth === 'account') statuses.add(403);
+  if (ep.auth === 'user' || ep.auth === 'any') statuses.add(428);
+  // The lean server refuses a body over its limit before anything reads it.
+  if (ep.method !== 'GET') statuses.add(413);
   if (ep.auth === 'service' || ep.params || ep.path.includes('{')) statuses.add(404);
   if (ep.killSwitch) statuses.add(423);
   if (ep.body || ep.query || ep.params) statuses.add(400);
+  // Idempotency-Key: a malformed key (400), one reused for another request (422), one still being answered (409).
+  if (takesIdempotencyKey(ep)) [400, 409, 422].forEach((s) => statuses.add(s));
   return [...statuses].filter((s) => s >= 400).sort((a, b) => a - b);
 }
+
+/** POST and PATCH with a credential take Idempotency-Key (spec 5); anonymous calls have no credential to keep it for. */
+const takesIdempotencyKey = (ep: AnyEndpoint) => appliesTo(ep.method) && ep.auth !== 'none';
+
+const IDEMPOTENCY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header' as const,
+  required: false,
+  description:
+    'Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. ' +
+    'The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. ' +
+    'A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it.',
+  schema: { type: 'string' as const, minLength: 1, maxLength: 255, pattern: KEY_PATTERN },
+};
+const REPLAYED_HEADER = { 'Idempotent-Replayed': { description: '`true` when this is the kept answer to an earlier request with the same Idempotency-Key', schema: { type: 'string' as const, enum: ['true'] } } };
 
 export const OPENAPI_INFO = {
   title: 'Steward API',
@@ -126,6 +152,7 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
   });
   registry.registerComponent('schemas', 'Error', componentSchema(ErrorBody));
   registry.registerComponent('schemas', 'Refusal', componentSchema(RefusalBody));
+  const idempotencyKey = registry.registerComponent('parameters', 'IdempotencyKey', IDEMPOTENCY_PARAMETER).ref;
 
   const published = endpoints.filter((ep) => !ep.internal);
   const { ids } = operationIds(published);
@@ -150,9 +177,13 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
 
   for (const ep of published) {
     const dialect = errorDialectFor(ep.path) !== null;
-    const responses: Record<string, { description: string; content?: Record<string, { schema: z.ZodType }> } | { $ref: string }> = {
-      [ep.status ?? 200]: { description: 'Success', content: { 'application/json': { schema: ep.response } } },
+    const idempotent = takesIdempotencyKey(ep);
+    const success = { description: 'Success', ...(idempotent ? { headers: REPLAYED_HEADER } : {}), content: { 'application/json': { schema: ep.response } } };
+    const responses: Record<string, { description: string; headers?: typeof REPLAYED_HEADER; content?: Record<string, { schema: z.ZodType }> } | { $ref: string }> = {
+      [ep.status ?? 200]: success,
     };
+    // Other success statuses an endpoint declares in `errors` (200 for a create that found the resource, 204...): the same body.
+    for (const s of ep.errors ?? []) if (s < 400 && !responses[s]) responses[s] = success;
     for (const s of errorStatuses(ep)) responses[s] = errorResponse(s, dialect);
     const security = securityFor(ep.auth);
     if (security.some((r) => 'actAs' in r)) used.actAs = true;
@@ -165,6 +196,7 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
       ...(ep.description ? { description: ep.description } : {}),
       tags: ep.tags,
       security,
+      ...(idempotent ? { parameters: [idempotencyKey] } : {}),
       request: {
         ...(ep.params ? { params: ep.params } : {}),
         ...(ep.query ? { query: ep.query } : {}),

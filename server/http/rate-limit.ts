@@ -64,7 +64,11 @@ export class RateLimits {
     return l;
   }
 
-  async consume(actor: RateSubject, method: string, routePath: string, ip: string): Promise<void> {
+  /**
+   * Spends one point; undefined when a local lease had it (the common case: no promise, nothing
+   * to wait for), else a promise that settles once points were reserved (or rejects with 429).
+   */
+  consume(actor: RateSubject, method: string, routePath: string, ip: string): Promise<void> | undefined {
     const write = method !== 'GET' && method !== 'HEAD';
     const limit = write
       ? (actor.account.rateLimitWrites ?? this.defaults.writes)
@@ -72,6 +76,15 @@ export class RateLimits {
     const kind = write ? 'w' : 'r';
     const key = `${actor.accountId}|${ip}|${method === 'HEAD' ? 'GET' : method} ${routePath}`;
     const leaseKey = `${kind}${limit}|${key}`;
+    const lease = this.leases.get(leaseKey);
+    if (lease && lease.remaining > 0 && Date.now() < lease.expiresAt) {
+      lease.remaining--;
+      return undefined;
+    }
+    return this.consumeSlowly(kind, limit, key, leaseKey);
+  }
+
+  private async consumeSlowly(kind: 'r' | 'w', limit: number, key: string, leaseKey: string): Promise<void> {
     for (;;) {
       const lease = this.leases.get(leaseKey);
       if (lease && lease.remaining > 0 && Date.now() < lease.expiresAt) {

@@ -102,7 +102,13 @@ describe('two production processes on one database', () => {
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(task?.status, survivor.output().slice(-3000)).toBe('completed');
-    const runs = await database.database.db.select().from(taskRuns).where(eq(taskRuns.taskId, taskId));
+    // The task reads completed one step before its run closes (end-<n>, then the trace): wait for
+    // the state asserted rather than reading it once.
+    let runs = await database.database.db.select().from(taskRuns).where(eq(taskRuns.taskId, taskId));
+    while (runs.some((r) => r.status !== 'finished') && Date.now() < deadline + 30_000) {
+      await new Promise((r) => setTimeout(r, 250));
+      runs = await database.database.db.select().from(taskRuns).where(eq(taskRuns.taskId, taskId));
+    }
     expect(runs.map((r) => r.status)).toEqual(['finished']);
     // The survivor still serves the task to its owner.
     expect((await call(survivor, `/tasks/${taskId}`, { key })).body.task.status).toBe('completed');

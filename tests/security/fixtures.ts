@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
-import { handoffs, tasks } from '@/db/schema';
+import { chatTurns, handoffs, tasks } from '@/db/schema';
+import { finishTurn } from '@/server/chats/turn-run';
 import { ownerActor } from '@/server/agent/runtime/owner-actor';
 import { stageDispatch, submitCart } from '@/server/approvals/staging';
+import { issueCode } from '@/server/identifiers/verification';
 import type { TestServer } from '../helpers/server';
 import type { AccountFixture } from '../helpers/client';
 import { call, newUser, userKey } from '../helpers/client';
@@ -53,7 +55,7 @@ export type Fixture = {
 const rand = () => Math.random().toString(36).slice(2, 10);
 
 /** An open handoff of the owner (as request_handoff leaves one; `active` once a session link was issued). */
-async function ownHandoff(server: TestServer, owner: Owner, status: 'pending' | 'active' = 'pending'): Promise<Made> {
+export async function ownHandoff(server: TestServer, owner: Owner, status: 'pending' | 'active' = 'pending'): Promise<Made> {
   const [h] = await server.database.db
     .insert(handoffs)
     .values({ accountId: owner.account.accountId, userId: owner.user.id, actionType: 'login', prompt: 'Sign in', status, expiresAt: new Date(Date.now() + 3_600_000) })
@@ -63,7 +65,7 @@ async function ownHandoff(server: TestServer, owner: Owner, status: 'pending' | 
 
 /** One assistant per owner for their chats (hiring is limited like any write). */
 const chatAssistants = new Map<string, string>();
-async function ownChat(s: TestServer, o: Owner): Promise<Made> {
+export async function ownChat(s: TestServer, o: Owner): Promise<Made> {
   let assistantId = chatAssistants.get(o.user.id);
   if (!assistantId) {
     assistantId = (await made('assistant', call(s, `/users/${o.user.id}/assistants`, { key: o.userKey, body: { name: `Chatty ${rand()}` } }))).assistant.id as string;
@@ -73,17 +75,31 @@ async function ownChat(s: TestServer, o: Owner): Promise<Made> {
   return { chatId: chat.chat.id as string };
 }
 
-/** A chat with one finished turn (its events and usage are there to read). */
-async function chatWithTurn(s: TestServer, o: Owner): Promise<Made> {
+/**
+ * A chat with one finished turn (its events and usage are there to read). The turn is started over
+ * HTTP; with no engine in these files it would wait for one, so it is ended through the service the
+ * engine's last step uses.
+ */
+export async function chatWithTurn(s: TestServer, o: Owner): Promise<Made> {
   const { chatId } = await ownChat(s, o);
-  const r = await fetch(`${s.baseUrl}/chats/${chatId}/process`, { method: 'POST', headers: { Authorization: `Bearer ${o.userKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ message: { content: 'Hello' } }) });
-  const text = await r.text();
+  const aborted = new AbortController();
+  const r = await fetch(`${s.baseUrl}/chats/${chatId}/process`, { method: 'POST', headers: { Authorization: `Bearer ${o.userKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ message: { content: 'Hello' } }), signal: aborted.signal });
+  const reader = r.body!.getReader();
+  let text = '';
+  while (!/"executionId":"([0-9a-f]+)"/.test(text)) {
+    const chunk = await reader.read();
+    if (chunk.done) break;
+    text += new TextDecoder().decode(chunk.value);
+  }
+  aborted.abort();
   const executionId = /"executionId":"([0-9a-f]+)"/.exec(text)?.[1];
   if (r.status !== 200 || !executionId) throw new Error(`fixture: process answered ${r.status} ${text.slice(0, 300)}`);
+  await s.database.db.update(chatTurns).set({ status: 'running' }).where(eq(chatTurns.id, executionId));
+  await finishTurn(s.database.db, executionId, { kind: 'answered', text: 'Hello to you' });
   return { chatId, executionId };
 }
 
-const ownWorkflow = async (s: TestServer, o: Owner): Promise<Made> => ({
+export const ownWorkflow = async (s: TestServer, o: Owner): Promise<Made> => ({
   skillId: (
     await made('workflow', call(s, '/skills', { key: o.userKey, body: { kind: 'workflow', name: `wf-${rand()}`, title: 'Brief', description: 'Brief me', triggers: [{ on: 'manual' }] } }))
   ).skill.id as string,
@@ -99,7 +115,7 @@ const ownOauthSkill = async (s: TestServer, o: Owner): Promise<Made> => {
   return { skillId: (await made('oauth skill', call(s, '/skills', { key: o.userKey, body }))).skill.id as string };
 };
 
-const ownSegment = async (s: TestServer, o: Owner): Promise<Made> => ({
+export const ownSegment = async (s: TestServer, o: Owner): Promise<Made> => ({
   segmentId: (await made('segment', call(s, '/model-tier-segments', { key: o.account.key, body: { name: `seg ${rand()}`, chat: 'high' } }))).segment.id as string,
 });
 
@@ -118,10 +134,18 @@ const ownWebhook = async (s: TestServer, o: Owner) => ({
   webhookId: (await made('webhook', call(s, '/webhooks', { key: o.account.key, body: { url: 'https://93.184.215.14/hooks' } }))).webhook.id as string,
 });
 
-const ownedContact = async (s: TestServer, o: Owner) => {
+export const ownedContact = async (s: TestServer, o: Owner) => {
   const r = await made('contact', call(s, '/contacts', { key: o.userKey, body: { email: `c${rand()}@example.org` } }));
   return { contactId: r.contact.id };
 };
+/** Two contacts of the owner, the first related to the second. */
+const relatedContacts = async (s: TestServer, o: Owner) => {
+  const { contactId, otherContactId } = await twoContacts(s, o);
+  const related = await call(s, `/contacts/${contactId}/relationships`, { key: o.userKey, body: { toContactId: otherContactId, type: 'colleague' } });
+  if (related.status !== 201) throw new Error(`fixture: relationship ${related.status} ${JSON.stringify(related.body)}`);
+  return { contactId, relationshipId: related.body.relationship.id as string };
+};
+
 const twoContacts = async (s: TestServer, o: Owner) => {
   const { contactId } = await ownedContact(s, o);
   const other = await ownedContact(s, o);
@@ -143,7 +167,7 @@ const uploadedFile = async (s: TestServer, o: Owner) => {
   if (put.status !== 200) throw new Error(`fixture: PUT bytes answered ${put.status} ${await put.text()}`);
   return f;
 };
-const readyFile = async (s: TestServer, o: Owner) => {
+export const readyFile = async (s: TestServer, o: Owner) => {
   const f = await uploadedFile(s, o);
   await made('confirm', call(s, `/drive-files/${f.fileId}/confirm`, { key: o.userKey, body: { size: 5 } }));
   return { fileId: f.fileId };
@@ -155,7 +179,7 @@ const readyFile = async (s: TestServer, o: Owner) => {
  * deletes it (DELETE /organizations/{orgId} gets organizations of its own).
  */
 const orgs = new Map<string, string>();
-const ownedOrg = async (s: TestServer, o: Owner) => {
+export const ownedOrg = async (s: TestServer, o: Owner) => {
   let orgId = orgs.get(o.user.id);
   if (!orgId) {
     orgId = (await made('organization', call(s, '/organizations', { key: o.account.key, body: { name: 'Fixture org' } }))).organization.id as string;
@@ -164,7 +188,7 @@ const ownedOrg = async (s: TestServer, o: Owner) => {
   }
   return { orgId };
 };
-const freshOrg = async (s: TestServer, o: Owner) => ({
+export const freshOrg = async (s: TestServer, o: Owner) => ({
   orgId: (await made('organization', call(s, '/organizations', { key: o.account.key, body: { name: `Doomed ${rand()}` } }))).organization.id as string,
 });
 /** A credit budget of a fresh organization (one budget per scope, so a new organization each time). */
@@ -191,7 +215,7 @@ const publishedDomain = async (s: TestServer, o: Owner) => {
 };
 
 /** A fresh user of the owner's account who owns their own team (their key is `key`), so team changes never disturb the owner. */
-const leadTeam = async (s: TestServer, o: Owner) => {
+export const leadTeam = async (s: TestServer, o: Owner) => {
   const lead = await newUser(s, o.account);
   return { teamId: lead.teamId, leadId: lead.id, key: await userKey(s, o.account, lead.id) };
 };
@@ -209,6 +233,16 @@ const ownIdentifier = async (s: TestServer, o: Owner) => {
   const r = await made('identifier', call(s, '/identifiers', { key: o.userKey, body: { type: 'custom', value: `handle-${rand()}` } }));
   return { identifierId: r.identifier.id as string };
 };
+/** An unverified email of the owner, and (for verify) the code it was sent, issued straight into the store as a mailbox would have received it. */
+const ownUnverifiedEmail = async (s: TestServer, o: Owner) => {
+  const r = await made('identifier', call(s, '/identifiers', { key: o.userKey, body: { type: 'email', value: `alt-${rand()}@example.org` } }));
+  return { identifierId: r.identifier.id as string };
+};
+const ownCodeToVerify = async (s: TestServer, o: Owner) => {
+  const { identifierId } = await ownUnverifiedEmail(s, o);
+  const { code } = await issueCode(s.database.db, { id: identifierId, accountId: o.account.accountId, userId: o.user.id });
+  return { identifierId, code };
+};
 /** make-primary takes only a verified email: the owner's own, which is already primary (the call is then a no-op). */
 const ownVerifiedEmail = async (s: TestServer, o: Owner) => {
   const r = await made('identifiers', call(s, '/identifiers', { key: o.userKey }));
@@ -217,11 +251,18 @@ const ownVerifiedEmail = async (s: TestServer, o: Owner) => {
   return { identifierId: email.id };
 };
 
-const ownAssistant = async (s: TestServer, o: Owner) => {
+export const ownAssistant = async (s: TestServer, o: Owner) => {
   const r = await made('assistant', call(s, `/users/${o.user.id}/assistants`, { key: o.userKey, body: { name: `Helper ${rand()}` } }));
   return { assistantId: r.assistant.id as string, userId: o.user.id };
 };
-const ownUser = async (_s: TestServer, o: Owner) => ({ userId: o.user.id });
+export const ownUser = async (_s: TestServer, o: Owner) => ({ userId: o.user.id });
+/** The owner's workspace Slack app for an assistant of theirs (pending its credentials). */
+const ownSlackApp = async (s: TestServer, o: Owner) => {
+  const { assistantId } = await ownAssistant(s, o);
+  const r = await made('slack app', call(s, `/assistants/${assistantId}/slack-apps`, { key: o.userKey, body: { kind: 'workspace', botDisplayName: 'Fixture' } }));
+  return { appId: r.slackApp.id as string };
+};
+
 const freshUser = async (s: TestServer, o: Owner) => ({ userId: (await newUser(s, o.account, { onboard: false })).id });
 const ownKey = async (s: TestServer, o: Owner) => ({ keyId: (await made('api key', call(s, '/api-keys', { key: o.userKey, body: { label: 'target' } }))).apiKey.id as string });
 /** Only a revoked key can be deleted. */
@@ -230,10 +271,10 @@ const ownRevokedKey = async (s: TestServer, o: Owner) => {
   await made('revoke', call(s, `/api-keys/${k.keyId}/revoke`, { key: o.userKey, method: 'POST' }));
   return k;
 };
-const ownMemory = async (s: TestServer, o: Owner) => ({ memoryId: (await made('memory', call(s, '/memories', { key: o.userKey, body: { content: 'secret note' } }))).memory.id as string });
+export const ownMemory = async (s: TestServer, o: Owner) => ({ memoryId: (await made('memory', call(s, '/memories', { key: o.userKey, body: { content: 'secret note' } }))).memory.id as string });
 
 /** A fresh task of the owner, for their assistant "Task helper" (hiring it again returns the same one). */
-const ownTask = async (s: TestServer, o: Owner) => {
+export const ownTask = async (s: TestServer, o: Owner) => {
   const a = await made('assistant', call(s, `/users/${o.user.id}/assistants`, { key: o.userKey, body: { name: 'Task helper' } }));
   const t = await made('task', call(s, '/tasks', { key: o.userKey, body: { title: `Task ${rand()}`, assistant: a.assistant.id } }));
   return { taskId: t.task.id as string };
@@ -246,7 +287,7 @@ const doneTask = async (s: TestServer, o: Owner) => {
 };
 
 /** A task the assistant proposed and holds for the owner (what create_task with needsApproval makes), written through the database. */
-const proposedTask = async (s: TestServer, o: Owner) => {
+export const proposedTask = async (s: TestServer, o: Owner) => {
   const { taskId } = await ownTask(s, o);
   await s.database.db.update(tasks).set({ createdBy: 'agent', proposalStatus: 'pending_user_approval' }).where(eq(tasks.id, taskId));
   return { taskId };
@@ -296,12 +337,22 @@ export const fixtures: Record<string, Fixture> = {
     methods: { PUT: { body: () => ({ tagline: 'changed' }) }, DELETE: { spends: true } },
   },
   '/assistants/{assistantId}/slack-apps': { ownership: 'user', create: ownAssistant, methods: { POST: { body: () => ({ kind: 'workspace', botDisplayName: 'Bot' }) } } },
+  // Slack apps and capability switches (issue 33): the owner's own workspace app; an organization's switches.
+  '/slack-apps/{appId}': { ownership: 'user', create: ownSlackApp },
+  '/slack-apps/{appId}/credentials': {
+    ownership: 'user',
+    create: ownSlackApp,
+    methods: { PUT: { body: () => ({ clientId: '1234567890.1234567890', clientSecret: `cs-${rand()}-secret`, signingSecret: `ss-${rand()}-secret` }) } },
+  },
+  '/organizations/{orgId}/settings/capabilities': { ownership: 'organization', create: ownedOrg, methods: { PATCH: { body: () => ({ capabilities: { slackWorkspaceApps: 'off' } }) } } },
   '/users/{userId}/assistants': { ownership: 'user', create: ownUser, methods: { POST: { body: () => ({ name: `Hired ${rand()}` }) } } },
   '/users/{userId}/assistants/{assistantId}': { ownership: 'user', create: ownAssistant, methods: { DELETE: { spends: true } } },
   '/users/{userId}/assistants/{assistantId}/hire': { ownership: 'user', create: ownAssistant },
   '/users/{userId}/assistants/{assistantId}/primary': { ownership: 'user', create: ownAssistant },
   '/identifiers/{identifierId}': { ownership: 'user', create: ownIdentifier, methods: { DELETE: { spends: true } } },
   '/identifiers/{identifierId}/make-primary': { ownership: 'user', create: ownVerifiedEmail },
+  '/identifiers/{identifierId}/verification': { ownership: 'user', create: ownUnverifiedEmail },
+  '/identifiers/{identifierId}/verify': { ownership: 'user', create: ownCodeToVerify, methods: { POST: { body: (m) => ({ code: m.code }) } } },
   // Linking needs an account-wide credential; linking to its own user is a valid no-op.
   '/identifiers/{identifierId}/link': { ownership: 'user', create: ownIdentifier, by: accountKey, methods: { POST: { body: (_m, o) => ({ userId: o.user.id }) } } },
   '/teams/{teamId}': { ownership: 'user', create: leadTeam, by: madeKey, methods: { PUT: { body: () => ({ name: 'Renamed' }) }, DELETE: { spends: true } } },
@@ -332,6 +383,8 @@ export const fixtures: Record<string, Fixture> = {
   '/drive-files/{fileId}/download': { ownership: 'user', create: readyFile },
   '/drive-files/{fileId}/confirm': { ownership: 'user', create: uploadedFile, methods: { POST: { body: () => ({ size: 5 }) } } },
   '/contacts/{contactId}': { ownership: 'user', create: ownedContact, methods: { PUT: { body: () => ({ name: 'Changed' }) }, DELETE: { spends: true } } },
+  '/contacts/{contactId}/relationships': { ownership: 'user', create: twoContacts, methods: { POST: { body: (m) => ({ toContactId: m.otherContactId, type: 'colleague' }) } } },
+  '/contacts/{contactId}/relationships/{relationshipId}': { ownership: 'user', create: relatedContacts, methods: { DELETE: { spends: true } } },
   '/contacts/{contactId}/merge': { ownership: 'user', create: twoContacts, methods: { POST: { body: (m) => ({ mergeContactId: m.otherContactId }), spends: true } } },
   '/memories/{memoryId}': { ownership: 'user', create: ownMemory, methods: { PUT: { body: () => ({ content: 'overwritten' }) }, DELETE: { spends: true } } },
   '/tasks/{taskId}': { ownership: 'user', create: ownTask, methods: { PUT: { body: () => ({ modelTier: 'high' }) }, DELETE: { spends: true } } },

@@ -8,17 +8,21 @@ import { call, newAccount, newUser, userKey, type Call } from '../helpers/client
 import { startTxtServer } from '../helpers/dns';
 import { useTestServer } from '../helpers/server';
 import { fixtures, type Made, type Method, type Owner } from './fixtures';
+import { readBackPaths, snapshot } from './read-back';
 
 /**
  * Generated for every endpoint in the registry: missing key, revoked key, suspended user and
  * unfinished onboarding; and for every endpoint with path parameters, proof that the owner
  * reaches a real resource (2xx) before another account (and, for a user's resource, another
  * user) is refused with 404. Without the proof a broken fixture would make every refusal
- * pass. A new endpoint with path parameters must add a fixture.
+ * pass. Every refused write must also leave the resource and the lists above it, read back by
+ * the owner, byte for byte as they were (read-back.ts). A new endpoint with path parameters must
+ * add a fixture. Ids in queries and bodies have their own generated cases (references.int.test.ts).
  */
 const app = useTestServer();
 // Tenant prompt API (service keys) and SCIM (SCIM tokens) have their own security tests.
 const secured = endpoints.filter((e) => e.auth !== 'none' && e.auth !== 'service' && e.auth !== 'scim');
+const gets = secured.filter((e) => e.method === 'GET');
 
 /** The URL for a resource; a parameter the fixture did not make is a broken fixture, never a stand-in id. */
 function fill(template: string, made: Made) {
@@ -133,6 +137,8 @@ describe.each(secured.map((e) => [`${e.method} ${e.path}`, e] as const))('%s', (
     // A request that used the resource up gets a fresh one for the refusals.
     const target = spec.spends ? await create(app(), owner) : proofOf;
     const url = fill(ep.path, target);
+    const reads = ep.method === 'GET' ? [] : readBackPaths(ep.path, gets, target);
+    const before = await snapshot(app(), reads, by(target, owner));
     const refusals: Array<[string, Call, number]> = [
       // A user-only endpoint refuses a bare account key before looking at the resource.
       // One that needs a person refuses a caller who is not one (403) before looking at the resource.
@@ -152,6 +158,8 @@ describe.each(secured.map((e) => [`${e.method} ${e.path}`, e] as const))('%s', (
       const res = await call(app(), url, { method: ep.method, ...cred, body: bodyFor(target) });
       expect(res.status, `${who}: ${JSON.stringify(res.body)}`).toBe(expected);
     }
+    // Nothing a refusal answered may have happened: the owner reads back exactly what was there.
+    expect(await snapshot(app(), reads, by(target, owner)), `what the owner reads after the refused ${ep.method}s`).toEqual(before);
     if (spec.spends) {
       // A refusal must also have changed nothing: the resource is still there for its owner to use up.
       const after = await call(app(), url, { method: ep.method, ...by(target, owner), body: bodyFor(target) });

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Db } from '@/db/client';
 import type { RateSubject } from '@/server/http/rate-limit';
 import type { LastUsedTracker } from '../last-used';
@@ -9,6 +10,8 @@ export type CredentialRequest = {
   /** Path parameters of the matched endpoint (a service key is checked against `{tenantId}`). */
   params: Readonly<Record<string, string>>;
   db: Db;
+  /** The same database's pool, for the few per-request statements kept as plain pg (api-key.ts). */
+  pool: pg.Pool;
   lastUsed: LastUsedTracker;
 };
 
@@ -63,15 +66,29 @@ export type LevelDefinition<L extends AuthLevel, C> = {
   admit(caller: C, endpoint: EndpointFacts): CallerContexts[L];
 };
 
+/** A verified caller and its level: a class, so admitting one makes no closure per request. */
+class AuthenticatedCaller<L extends AuthLevel, C> implements Authenticated<L> {
+  readonly subject: RateSubject;
+  constructor(
+    private readonly def: LevelDefinition<L, C>,
+    private readonly caller: C,
+  ) {
+    this.subject = def.subject(caller);
+  }
+  admit(endpoint: EndpointFacts): CallerContexts[L] {
+    return this.def.admit(this.caller, endpoint);
+  }
+}
+
 export function credentialLevel<L extends AuthLevel, C>(def: LevelDefinition<L, C>): CredentialLevel<L> {
   return {
     level: def.level,
     kinds: def.kinds,
-    async authenticate(presented, req) {
-      const kind = presented.token === null ? undefined : def.kinds.find((k) => k === presented.kind);
-      if (!kind || presented.token === null) throw def.refuse(presented);
-      const caller = await kind.authenticate(presented.token, req);
-      return { subject: def.subject(caller), admit: (endpoint) => def.admit(caller, endpoint) };
+    // Not async, and no closure: this runs on every request (the kernel awaits the promise it returns).
+    authenticate(presented, req) {
+      const kind = presented.token === null ? undefined : (def.kinds as readonly Authenticator<unknown>[]).includes(presented.kind!) ? (presented.kind as Authenticator<C>) : undefined;
+      if (!kind || presented.token === null) return Promise.reject(def.refuse(presented));
+      return kind.authenticate(presented.token, req).then((caller) => new AuthenticatedCaller(def, caller));
     },
   };
 }
