@@ -5,7 +5,10 @@ import { assistants, inboundMessages, type InboundMessageStatus } from '@/db/sch
 import { logger } from '@/server/logger';
 import { InboundRefusal, inboundListenerConfig, startInboundListener, type InboundListener, type InboundMail } from '@/server/mail/inbound-listener';
 import { attachReply } from '@/server/tasks/inbound-reply';
-import { continueEmailChat } from '@/server/chats/email';
+import type { InboundChannelMessage } from '@/server/channels/message';
+import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
+import { mayAutoReply } from '@/server/mail/checks/automated';
+import { routeInbound } from '@/server/messaging/inbound';
 import { ingestWorkflowEvent } from '@/server/workflows/triggers/events';
 
 /*
@@ -60,6 +63,7 @@ async function routes(db: Db, mail: InboundMail): Promise<Array<{ recipient: str
 }
 
 async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: Assistant): Promise<void> {
+  const turns: QueuedChatTurn[] = [];
   await db.transaction(async (tx) => {
     const [stored] = await tx
       .insert(inboundMessages)
@@ -77,7 +81,7 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
         subject: mail.subject,
         textBody: mail.text,
         htmlBody: mail.html,
-        attachments: mail.attachments,
+        attachments: mail.attachments.map(({ filename, contentType, size }) => ({ filename, contentType, size })),
         mailFrom: mail.envelope.mailFrom,
         remoteIp: mail.client.ip,
         helo: mail.client.helo,
@@ -111,27 +115,22 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
     // DMARC failed: the From address is not the sender's; kept and flagged, never handed on as theirs.
     let result: { status: InboundMessageStatus; reason: string | null; taskId: string | null; activityId: string | null; woke?: boolean } =
       mail.auth.dmarc.result === 'fail' ? { ...reply, status: 'quarantined' as const, reason: 'dmarc_fail' } : reply;
-    // Mail that answers no task opens or continues the owner's email chat with the sender.
+    // Mail that answers no waiting task goes where the channel layer says: the owner's own thread
+    // (a chat turn answers it by mail) or a task they answer; anyone else's is kept in the owner's
+    // chat with them, and talkToStrangers decides whether a held answer is drafted.
     if (result.status === 'unmatched') {
-      const chat = await continueEmailChat(tx, {
-        accountId: assistant.accountId,
-        assistantId: assistant.id,
-        inboundMessageId: stored.id,
-        messageId: mail.messageId,
-        from: mail.from,
-        to: mail.to,
-        cc: mail.cc,
-        subject: mail.subject,
-        text: mail.text,
-        attachments: mail.attachments,
-        senderVerified: mail.senderVerified,
-      });
-      if (chat) {
-        result = { ...result, status: 'chat', activityId: chat.message.id };
-        // email.received workflow triggers of the owner (and the account's app-wide workflows).
+      // A reply in a task's thread from someone it does not wait on stays apart from that task, and starts no conversation of its own.
+      const inTaskThread = result.taskId !== null;
+      const routed = await routeInbound(tx, channelMessage(mail, assistant, stored.id), { inTaskThread });
+      turns.push(...routed.turns);
+      if (routed.status !== 'unmatched' || routed.reason !== 'no_assistant') {
+        result = inTaskThread && routed.status === 'chat' ? { ...result, status: 'chat', activityId: routed.activityId } : { status: routed.status, reason: routed.reason, taskId: routed.taskId, activityId: routed.activityId };
+      }
+      // email.received workflow triggers of the owner (and the account's app-wide workflows) hear of mail from others.
+      if (routed.external) {
         await ingestWorkflowEvent(tx, {
           accountId: assistant.accountId,
-          userId: chat.userId,
+          userId: routed.external.userId,
           type: 'email.received',
           id: mail.messageId ?? stored.id,
           data: {
@@ -140,7 +139,7 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
             senderVerified: mail.senderVerified,
             subject: mail.subject,
             text: mail.text.slice(0, 4_000),
-            chatId: chat.chatId,
+            chatId: routed.external.chatId,
             assistantId: assistant.id,
           },
         });
@@ -157,6 +156,28 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
     else if (result.status === 'unverified') logger.warn({ ...log, unproven: mail.senderUnproven }, 'inbound mail: a reply whose sender is not proven was kept, not attached');
     else logger.info(log, 'inbound mail: kept unmatched');
   });
+  // The owner's message is answered once it is stored for good.
+  await startQueuedTurns(db, turns);
+}
+
+/** The message as the channel layer reads it (server/channels/message.ts). */
+function channelMessage(mail: InboundMail, assistant: Assistant, storedId: string): InboundChannelMessage {
+  return {
+    channel: 'email',
+    platform: 'email',
+    accountId: assistant.accountId,
+    assistantId: assistant.id,
+    sender: { kind: 'email', value: mail.from.address, name: mail.from.name, proven: mail.senderVerified },
+    to: mail.to,
+    cc: mail.cc,
+    providerMessageId: mail.messageId,
+    threadRefs: referencesOf(mail),
+    subject: mail.subject,
+    text: mail.text,
+    attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+    automated: !mayAutoReply({ autoSubmitted: mail.autoSubmitted, mailFrom: mail.envelope.mailFrom, senderVerified: mail.senderVerified, fromAddress: mail.from.address }),
+    storedId,
+  };
 }
 
 /** The listener's two callbacks over this database. */

@@ -42,6 +42,12 @@ export type InboundChannelMessage = {
   providerMessageId: string | null;
   /** Earlier messages of the thread this one answers, nearest first (In-Reply-To, then References newest first). */
   threadRefs: string[];
+  /**
+   * The conversation this message belongs to when the channel has one of its own (a phone number's
+   * SMS thread, a Slack DM or thread): every message with the same key is the same chat. Unset
+   * (email): the thread is found from `threadRefs`, and a message that answers nothing starts one.
+   */
+  threadKey?: string | null;
   subject: string | null;
   text: string;
   attachments: ChannelAttachment[];

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Db } from '@/db/client';
@@ -6,7 +6,10 @@ import { oauthFlows } from '@/db/schema';
 import { badRequest, forbidden } from '@/server/http/errors';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 
-export type OAuthState = { provider: 'slack' | 'teams'; purpose: string; accountId: string; userId: string | null; assistantId?: string; target?: Record<string, string> };
+/** The user's own mailbox (Gmail, Microsoft 365), connected through the same bound, single-use flows. */
+export type MailboxOAuthProvider = 'gmail' | 'outlook';
+
+export type OAuthState = { provider: 'slack' | 'teams' | 'github' | MailboxOAuthProvider; purpose: string; accountId: string; userId: string | null; assistantId?: string; target?: Record<string, string> };
 
 const TTL_MS = 10 * 60_000;
 const AUDIENCE = 'steward-oauth';
@@ -15,6 +18,24 @@ const AUDIENCE = 'steward-oauth';
 const key = async (db: Db) => new TextEncoder().encode(await ensureAppSecret(db, 'oauth-state-key', () => randomBytes(32).toString('base64url')));
 
 const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
+
+/**
+ * The flow's provider as oauth_flows records it. The column is text; its TypeScript list
+ * (db/schema/channels.ts) does not name the mailbox providers yet, so they are recorded as given.
+ */
+const flowProvider = (p: OAuthState['provider']) => p as (typeof oauthFlows.$inferInsert)['provider'];
+
+/**
+ * The PKCE code verifier of a flow (RFC 7636): an HMAC of its signed state under the state key,
+ * so nothing is stored and nobody without the key (the provider, a reader of the URLs) can know
+ * it. 43 characters of base64url, as the RFC asks.
+ */
+export async function pkceVerifier(db: Db, stateToken: string): Promise<string> {
+  return createHmac('sha256', await key(db)).update(`pkce:${stateToken}`).digest('base64url');
+}
+
+/** The S256 challenge sent with the authorization request. */
+export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier, 'ascii').digest('base64url');
 
 /** One cookie per flow, so two connections started side by side do not overwrite each other. */
 export const bindingCookieName = (flowId: string) => `steward_oauth_${flowId}`;
@@ -32,7 +53,7 @@ export async function issueState(db: Db, state: OAuthState): Promise<string> {
   const id = randomBytes(16).toString('base64url');
   const expiresAt = new Date(Math.floor((Date.now() + TTL_MS) / 1000) * 1000);
   await db.delete(oauthFlows).where(lt(oauthFlows.expiresAt, new Date()));
-  await db.insert(oauthFlows).values({ id, accountId: state.accountId, provider: state.provider, expiresAt });
+  await db.insert(oauthFlows).values({ id, accountId: state.accountId, provider: flowProvider(state.provider), expiresAt });
   return new SignJWT({ ...state })
     .setProtectedHeader({ alg: 'HS256' })
     .setJti(id)

@@ -11,15 +11,21 @@ import { reply } from '@/server/http/endpoint';
 import { organizationFor } from '@/server/organizations/access';
 import { teamFor } from '@/server/teams/access';
 import type { CallbackQuery } from './contracts';
-import { bindingCookieName, bindState, consumeState, issueState, type OAuthState } from './oauth-state';
-import { exchangeCode, publicBase, slackConfig, teamsConfig } from './providers';
+import { bindingCookieName, bindState, consumeState, issueState, pkceChallenge, pkceVerifier, type MailboxOAuthProvider, type OAuthState } from './oauth-state';
+import { gmailConfig } from './gmail/config';
+import { gmailAuthorizeUrl } from './gmail/oauth';
+import { graphConfig } from './graph/config';
+import { graphAuthorizeUrl } from './graph/oauth';
+import { exchangeCode, publicBase, teamsConfig } from './providers';
+import { recordSlackFlow, slackClientFor, slackFlowTarget, type SlackClient } from './slack/oauth-app';
+import { teamsTenantOf } from './teams/tenant';
 
 const redirect = (url: string, headers: Record<string, string> = {}) =>
   new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', ...headers } });
 const callbackUrl = (requestUrl: string, provider: string) => `${publicBase(requestUrl)}/api/oauth/callback/${provider}`;
 const COOKIE_PATH = '/api/oauth';
 
-function bindingCookie(requestUrl: string, name: string, value: string, maxAge: number) {
+export function bindingCookie(requestUrl: string, name: string, value: string, maxAge: number) {
   const secure = publicBase(requestUrl).startsWith('https:');
   return [`${name}=${value}`, `Path=${COOKIE_PATH}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAge}`, ...(secure ? ['Secure'] : [])].join('; ');
 }
@@ -29,14 +35,25 @@ function bindingCookie(requestUrl: string, name: string, value: string, maxAge: 
  * answer may never reach the user's browser: it redirects to Steward's begin link, which the
  * browser opens, gets bound to the flow there (a cookie), and is sent on to the provider.
  */
-const beginUrl = (requestUrl: string, state: string) => `${publicBase(requestUrl)}/api/oauth/begin?state=${encodeURIComponent(state)}`;
+export const beginUrl = (requestUrl: string, state: string) => `${publicBase(requestUrl)}/api/oauth/begin?state=${encodeURIComponent(state)}`;
 
-const SLACK_BOT_SCOPES = 'app_mentions:read,chat:write,im:history,im:read,im:write,users:read,users:read.email';
+const SLACK_BOT_SCOPES = 'app_mentions:read,channels:history,chat:write,im:history,im:read,im:write,users:read,users:read.email';
 const SLACK_USER_SCOPES = 'identity.basic,identity.email';
 
-/** The provider's consent page for a state, built when the browser opens the begin link. */
-function authorizeUrl(state: OAuthState, token: string, requestUrl: string): string {
-  const cfg = state.provider === 'slack' ? slackConfig() : teamsConfig();
+const isMailbox = (p: OAuthState['provider']): p is MailboxOAuthProvider => p === 'gmail' || p === 'outlook';
+
+/** Where Google and Microsoft send the user back after connecting their mailbox. */
+export const mailboxCallbackUrl = (requestUrl: string, provider: MailboxOAuthProvider) => callbackUrl(requestUrl, provider);
+
+/** The mailbox provider's consent page, with the flow's PKCE challenge (its verifier is derived again at the callback). */
+async function mailboxAuthorizeUrl(db: Db, provider: MailboxOAuthProvider, token: string, requestUrl: string): Promise<string> {
+  const flow = { state: token, codeChallenge: pkceChallenge(await pkceVerifier(db, token)), redirectUri: mailboxCallbackUrl(requestUrl, provider) };
+  return provider === 'gmail' ? gmailAuthorizeUrl(gmailConfig(), flow) : graphAuthorizeUrl(graphConfig(), flow);
+}
+
+/** The provider's consent page for a state, built when the browser opens the begin link (a Slack flow with the client of the app its state names). */
+async function authorizeUrl(db: Db, state: OAuthState, token: string, requestUrl: string): Promise<string> {
+  const cfg = state.provider === 'slack' ? await slackClientFor(db, state) : teamsConfig();
   const url = new URL(cfg.authorizeUrl);
   url.searchParams.set('client_id', cfg.clientId);
   if (state.provider === 'slack') {
@@ -52,11 +69,12 @@ function authorizeUrl(state: OAuthState, token: string, requestUrl: string): str
 
 /** Slack install (bot scopes) or identity link (user scopes) for an assistant on the user's roster. */
 export async function startSlack(db: Db, actor: Actor, assistantId: string, purpose: 'install' | 'link', requestUrl: string) {
-  slackConfig();
   const assistant = await visibleAssistant(db, actor, assistantId);
   const [hired] = await db.select().from(rosterEntries).where(and(eq(rosterEntries.userId, actor.user!.id), eq(rosterEntries.assistantId, assistant.id)));
   if (!hired) throw forbidden('The assistant is not on your roster');
-  const state = await issueState(db, { provider: 'slack', purpose, accountId: actor.accountId, userId: actor.user!.id, assistantId: assistant.id });
+  // The assistant's own app once its credentials are in (else the deployment's client): named in the signed state.
+  const target = await slackFlowTarget(db, actor.user!.id, assistant);
+  const state = await issueState(db, { provider: 'slack', purpose, accountId: actor.accountId, userId: actor.user!.id, assistantId: assistant.id, target });
   return redirect(beginUrl(requestUrl, state));
 }
 
@@ -72,14 +90,15 @@ export async function startTeams(db: Db, actor: Actor, target: 'team' | 'org', t
 /** The browser opens the begin link: it is bound to the flow and sent to the provider. */
 export async function beginOAuth(db: Db, token: string, requestUrl: string, cookieHeader: string | null) {
   const { state, cookie } = await bindState(db, token, cookieHeader);
-  return redirect(authorizeUrl(state, token, requestUrl), { 'Set-Cookie': bindingCookie(requestUrl, cookie.name, cookie.value, 600) });
+  const location = isMailbox(state.provider) ? await mailboxAuthorizeUrl(db, state.provider, token, requestUrl) : await authorizeUrl(db, state, token, requestUrl);
+  return redirect(location, { 'Set-Cookie': bindingCookie(requestUrl, cookie.name, cookie.value, 600) });
 }
 
 /** The provider sends the user back here: the signed state, bound to this browser and used once, says what was being connected. */
 export async function finishOAuth(db: Db, provider: 'slack' | 'teams', q: z.infer<typeof CallbackQuery>, requestUrl: string, cookieHeader: string | null) {
   const state = await consumeState(db, q.state, provider, cookieHeader);
   if (q.error || !q.code) throw forbidden(`The connection was not approved${q.error ? `: ${q.error}` : ''}`);
-  const cfg = provider === 'slack' ? slackConfig() : teamsConfig();
+  const cfg = provider === 'slack' ? await slackClientFor(db, state) : teamsConfig();
   const tokens = await exchangeCode(cfg.tokenUrl, {
     client_id: cfg.clientId,
     client_secret: cfg.clientSecret,
@@ -97,9 +116,10 @@ export async function finishOAuth(db: Db, provider: 'slack' | 'teams', q: z.infe
       assistantId: state.assistantId ?? null,
       target: state.target ?? {},
       tokens: await sealJson(db, tokens, `oauth:${provider}`),
-      details: tokenDetails(tokens),
+      details: provider === 'teams' ? { ...tokenDetails(tokens), ...teamsTenantOf(tokens) } : tokenDetails(tokens),
     })
     .returning();
+  if (provider === 'slack') await recordSlackFlow(db, state, cfg as SlackClient, tokens, row.id);
   const body = { ok: true as const, connection: { id: row.id, provider, purpose: row.purpose, assistant: row.assistantId, target: row.target, createdAt: row.createdAt.toISOString() } };
   return reply(200, body, { 'Set-Cookie': bindingCookie(requestUrl, bindingCookieName(state.jti), '', 0), 'Cache-Control': 'no-store' });
 }

@@ -1,8 +1,9 @@
 /*
  * Outbound messages on chat and phone channels (spec document 4: send_message's platforms).
- * A provider (an SMS gateway, WhatsApp, iMessage relay, a Slack or Teams app acting as the
- * assistant) plugs in as an adapter for its platform. None ships configured: until one is
- * registered, a message for that platform is refused with the reason, never reported as sent.
+ * A provider (Twilio for SMS and WhatsApp, Sendblue for iMessage, a Slack or Teams app acting as
+ * the assistant) plugs in as an adapter for its platform, registered from the entry floor when its
+ * credentials are set (server/twilio-runtime.ts). Until one is registered, a message for that
+ * platform is refused with the reason, never reported as sent.
  */
 
 export const MESSAGE_PLATFORMS = ['sms', 'whatsapp', 'imessage', 'slack', 'teams'] as const;
@@ -12,8 +13,14 @@ export type OutboundMessage = {
   platform: string;
   to: string;
   body: string;
-  /** Stable per dispatch version: a provider that deduplicates takes it as its idempotency key. */
+  /** Stable per dispatch version: a provider that deduplicates takes it as its idempotency key, and an adapter records its intent under it. */
   idempotencyKey: string;
+  /** Whose message it is: the account, the assistant it goes out from (its line on the platform), and the dispatch. */
+  accountId?: string;
+  assistantId?: string;
+  dispatchId?: string;
+  /** An approved template instead of free text (WhatsApp outside the 24-hour window): the provider's template id and its variables. */
+  template?: { id: string; variables: Record<string, string> } | null;
 };
 
 /** The same three answers as mail: taken by the provider (with its id), refused, or not known. */

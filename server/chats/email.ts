@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { assistants, chats, users, type ChatMessageRow } from '@/db/schema';
+import { assistants, chats, users, type ChatFile, type ChatMessageRow } from '@/db/schema';
 import { appendChatMessage } from './messages';
 import { chatTier } from './tier';
 
@@ -15,6 +15,9 @@ export type EmailIn = {
   subject: string;
   text: string;
   attachments: { filename?: string | null; contentType?: string | null; size?: number }[];
+  /** The attachments stored as files of the chat's owner (messaging/attachments.ts), and those that did not fit. */
+  files?: ChatFile[];
+  attachmentsNotStored?: string[];
   /** Whether the From address is proven (DMARC, or SPF or DKIM aligned with its domain). */
   senderVerified: boolean;
 };
@@ -64,11 +67,13 @@ export async function continueEmailChat(tx: Tx, mail: EmailIn): Promise<{ chatId
     subject: mail.subject,
     platform: 'email',
     referenceId: mail.messageId,
+    files: mail.files ?? [],
     deliveryState: 'received',
     metadata: {
       inboundMessageId: mail.inboundMessageId,
       senderVerified: mail.senderVerified,
       attachments: mail.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType ?? null, size: a.size ?? null })),
+      ...(mail.attachmentsNotStored?.length ? { attachmentsNotStored: mail.attachmentsNotStored } : {}),
     },
   });
   return { chatId: chat.id, userId: chat.userId, message };

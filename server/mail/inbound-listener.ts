@@ -39,7 +39,8 @@ export type InboundMail = {
   subject: string;
   text: string;
   html: string | null;
-  attachments: Array<{ filename: string | null; contentType: string; size: number }>;
+  /** With their bytes: the layer stores them as files of the user the mail is for; the inbound row keeps only name, type and size. */
+  attachments: Array<{ filename: string | null; contentType: string; size: number; content: Buffer }>;
   auth: MailAuthVerdict;
   /** The From address is proven (checks/authentication.ts); otherwise `senderUnproven` says which checks failed. */
   senderVerified: boolean;
@@ -107,7 +108,7 @@ function toInboundMail(parsed: ParsedMail, raw: Buffer, session: SMTPServerSessi
     subject: parsed.subject ?? '',
     text: parsed.text ?? '',
     html: typeof parsed.html === 'string' ? parsed.html : null,
-    attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType, size: a.size })),
+    attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType, size: a.size, content: a.content })),
     auth: auth.verdict,
     senderVerified: auth.sender.verified,
     senderUnproven: auth.sender.unproven,

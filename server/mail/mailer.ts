@@ -14,6 +14,9 @@ export type Mail = {
   text: string;
   /** Secrets inside the text (sign-in links): sent, but never stored in the outbox. */
   redact?: string[];
+  /** A notice the user may answer: its Message-ID (noted by the channel layer) and where replies go (the assistant's address). */
+  messageId?: string;
+  replyTo?: string;
 };
 
 /**
@@ -41,6 +44,8 @@ export async function sendMail(db: Db, mail: Mail): Promise<{ status: 'sent' | '
         subject: mail.subject,
         text: mail.text,
         headers: { ...AUTOMATED_HEADERS },
+        ...(mail.messageId ? { messageId: mail.messageId } : {}),
+        ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
       });
       status = 'sent';
     } catch (e) {
@@ -52,7 +57,7 @@ export async function sendMail(db: Db, mail: Mail): Promise<{ status: 'sent' | '
     // Development default: the log is where the message (a sign-in link, say) can be read.
     logger.info({ to: mail.to, subject: mail.subject, text: mail.text }, 'mail: no SMTP_URL, recorded only');
   }
-  const { redact = [], ...record } = mail;
+  const { redact = [], messageId: _messageId, replyTo: _replyTo, ...record } = mail;
   const stored = redact.reduce((t, secret) => t.split(secret).join('[redacted]'), record.text);
   await db.insert(mailOutbox).values({ ...record, text: stored, status, error });
   return { status };
@@ -70,6 +75,12 @@ export type OutboundMail = {
   messageId: string;
   /** An iTIP message (RFC 5546): the text/calendar alternative with this method, and the .ics attached. */
   calendar?: { method: 'REQUEST' | 'CANCEL'; content: string };
+  /** The thread it answers: In-Reply-To and References (Message-IDs with their angle brackets). */
+  inReplyTo?: string | null;
+  references?: string[];
+  /** A notice of Steward's rather than a person's message: marked as automated (RFC 3834). */
+  automated?: boolean;
+  attachments?: Array<{ filename: string; contentType: string; content: Buffer }>;
 };
 
 /**
@@ -166,6 +177,10 @@ export async function deliverMail(mail: OutboundMail, smtpUrl = process.env.SMTP
       subject: mail.subject,
       text: mail.text,
       messageId: mail.messageId,
+      ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
+      ...(mail.references?.length ? { references: mail.references } : {}),
+      ...(mail.automated ? { headers: { ...AUTOMATED_HEADERS } } : {}),
+      ...(mail.attachments?.length ? { attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })) } : {}),
       date: new Date(),
       ...(mail.calendar ? { icalEvent: { method: mail.calendar.method, content: mail.calendar.content, filename: 'invite.ics' } } : {}),
     }).compile();

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
 import { generate } from 'selfsigned';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { inboundMessages, taskActivities, tasks } from '@/db/schema';
+import { assistants, inboundMessages, taskActivities, tasks } from '@/db/schema';
 import { inboundMailRouter } from '@/server/inbound-mail';
 import { startInboundListener, type InboundListener } from '@/server/mail/inbound-listener';
 import { call, newAccount } from '../helpers/client';
@@ -20,8 +20,24 @@ import { steward, waitingTasks, type Person } from './waiting-task';
  * and virus checks are tests/mail/drop-rules.int.test.ts.
  */
 const h = useRunHarness();
-const { app, db, person, startTask, taskRow, ended, runsOf } = h;
-const { recordSentEmail, taskWaitingOn, assistantEmail, ownAssistant } = waitingTasks(h);
+const { app, db, startTask, taskRow, ended, runsOf } = h;
+/**
+ * These tests are about how mail is kept and which task it reaches: the people here keep
+ * talkToStrangers off, so a stranger's mail opens no conversation whose runs would take the
+ * scripts queued for the tasks under test (tests/messaging covers stranger conversations).
+ */
+async function person(acct: Parameters<typeof h.person>[0]) {
+  const p = await h.person(acct);
+  await db().update(assistants).set({ talkToStrangers: false }).where(eq(assistants.userId, p.id));
+  return p;
+}
+const waiting = waitingTasks(h);
+const { recordSentEmail, taskWaitingOn, assistantEmail } = waiting;
+async function ownAssistant(p: Parameters<typeof waiting.ownAssistant>[0]) {
+  const inbox = await waiting.ownAssistant(p);
+  await db().update(assistants).set({ talkToStrangers: false }).where(eq(assistants.id, inbox.id));
+  return inbox;
+}
 
 const MAX_BYTES = 64 * 1024;
 const PARTNER = 'partner.example';
@@ -242,7 +258,8 @@ describe('a reply by SMTP', () => {
     const id = await send({ from: `Bob Stone <bob@${PARTNER}>`, to: bInbox.email, subject: 'Re: Your quote', text: 'For a, sent to b.', inReplyTo: sentId, references: [sentId] });
 
     const [stored] = await storedFor(bInbox.id, id);
-    expect(stored).toMatchObject({ status: 'chat', reason: 'unknown_reference', taskId: null, accountId: acct.accountId });
+    // Bob is a stranger to b: kept in b's chat with him, never a's task.
+    expect(stored).toMatchObject({ status: 'chat', reason: 'stranger_kept', taskId: null, accountId: acct.accountId });
     expect(await storedFor(a.assistantId, id)).toHaveLength(0);
     expect(await taskRow(taskId)).toMatchObject({ status: 'awaiting_non_user_response' });
     expect((await activitiesOf(taskId)).some((x) => x.kind === 'contact')).toBe(false);
@@ -258,7 +275,7 @@ describe('a reply by SMTP', () => {
     await ended(runId);
     const sentId = await recordSentEmail(taskId, runId, 'email_as_user');
     const id = await send({ from: `bob@${PARTNER}`, to, subject: 'Re: x', text: 'hello', inReplyTo: sentId });
-    expect((await storedFor(a.assistantId, id))[0]).toMatchObject({ status: 'chat', reason: 'unknown_reference' });
+    expect((await storedFor(a.assistantId, id))[0]).toMatchObject({ status: 'chat', reason: 'stranger_kept' });
     expect(await taskRow(taskId)).toMatchObject({ status: 'awaiting_non_user_response' });
   });
 });
@@ -275,7 +292,7 @@ describe('other mail to an assistant', () => {
     const [stored] = await storedFor(inbox.id, id);
     expect(stored).toMatchObject({
       status: 'chat',
-      reason: 'no_reference',
+      reason: 'stranger_kept',
       taskId: null,
       fromAddress: 'dana@quiet.example',
       fromName: 'Dana',

@@ -26,6 +26,7 @@ export function newDkimKey(domain: string, selector = `s${randomBytes(3).toStrin
 export type Letter = {
   from: string;
   to: string;
+  cc?: string;
   subject: string;
   text: string;
   inReplyTo?: string;

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { ProviderHttpError } from '../providers';
+import { graphRequest, type GraphAccess } from './api';
+
+/*
+ * Graph change notifications for new mail in the Inbox (POST /subscriptions). Graph checks the
+ * notification URL first (the validation token handshake, answered by Steward's notification
+ * endpoint), then posts each change there with the subscription's clientState. A mail
+ * subscription lives at most a little under seven days: Steward asks for three and renews it
+ * when less than one is left.
+ */
+
+export const INBOX_RESOURCE = "me/mailFolders('Inbox')/messages";
+export const SUBSCRIPTION_DAYS = 3;
+
+const Subscription = z.object({ id: z.string().min(1), expirationDateTime: z.string().min(1) }).loose();
+export type GraphSubscription = { id: string; expiresAt: Date };
+
+async function subscriptionOf(res: Response): Promise<GraphSubscription> {
+  const parsed = Subscription.safeParse(await res.json().catch(() => null));
+  const at = parsed.success ? new Date(parsed.data.expirationDateTime) : null;
+  if (!parsed.success || !at || Number.isNaN(at.getTime())) throw new ProviderHttpError('Microsoft Graph', res.status, 'invalid_response', 'Microsoft Graph answered a subscription request without a subscription', true);
+  return { id: parsed.data.id, expiresAt: at };
+}
+
+const expiry = (now: Date) => new Date(now.getTime() + SUBSCRIPTION_DAYS * 86_400_000).toISOString();
+
+export async function createInboxSubscription(g: GraphAccess, notificationUrl: string, clientState: string, now = new Date()): Promise<GraphSubscription> {
+  const body = JSON.stringify({ changeType: 'created', notificationUrl, resource: INBOX_RESOURCE, expirationDateTime: expiry(now), clientState, latestSupportedTlsVersion: 'v1_2' });
+  return subscriptionOf(await graphRequest(g, 'POST', '/subscriptions', { body, contentType: 'application/json' }));
+}
+
+/** Extends a subscription; a subscription Graph no longer has answers 404 (ProviderHttpError): create a new one. */
+export async function renewSubscription(g: GraphAccess, id: string, now = new Date()): Promise<GraphSubscription> {
+  const res = await graphRequest(g, 'PATCH', `/subscriptions/${encodeURIComponent(id)}`, { body: JSON.stringify({ expirationDateTime: expiry(now) }), contentType: 'application/json' });
+  return subscriptionOf(res);
+}
+
+export async function deleteSubscription(g: GraphAccess, id: string): Promise<void> {
+  await graphRequest(g, 'DELETE', `/subscriptions/${encodeURIComponent(id)}`);
+}

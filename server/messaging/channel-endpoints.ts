@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { slackAppEndpoints } from '@/server/channels/slack/endpoints';
+import { SlackAppParams } from '@/server/channels/slack/contracts';
+import { defineEndpoint } from '@/server/http/endpoint';
+import { capabilityEndpoints } from '@/server/policy/capability-endpoints';
+import { slackEvents } from './slack-inbound';
+import { slackInteractivity } from './slack-interactivity';
+import { teamsMessages } from './teams-inbound';
+
+/*
+ * Slack and Teams (issue 33): the provider webhooks of spec 5 (verified by the provider's own
+ * signature or token, never by an API credential), the Slack app credentials endpoints, and the
+ * account and organization capability switches. server/endpoints.ts adds this list.
+ */
+
+const webhook = { tags: ['Provider webhooks'], auth: 'none' as const, raw: true, response: z.unknown() };
+
+export const slackTeamsEndpoints = [
+  ...slackAppEndpoints,
+  ...capabilityEndpoints,
+  defineEndpoint({
+    ...webhook,
+    method: 'POST',
+    path: '/slack/events/{appId}',
+    summary: 'Slack Events API for one assistant’s app (X-Slack-Signature v0 with the app’s signing secret, five minutes); url_verification answered; events kept once by event_id',
+    params: SlackAppParams,
+    errors: [400, 401, 404, 413],
+    handle: ({ db, req, params }) => slackEvents(db, req, params.appId),
+  }),
+  defineEndpoint({
+    ...webhook,
+    method: 'POST',
+    path: '/slack/interactivity/{appId}',
+    summary: 'Slack block actions for one assistant’s app: Approve and Reject buttons of approval cards (signed like events)',
+    params: SlackAppParams,
+    errors: [400, 401, 404, 413],
+    handle: ({ db, req, params }) => slackInteractivity(db, req, params.appId),
+  }),
+  defineEndpoint({
+    ...webhook,
+    method: 'POST',
+    path: '/teams/messages',
+    summary: 'Bot Framework messaging endpoint of the Teams bot (the Bot Connector’s JWT: OpenID metadata keys, issuer, audience = TEAMS_CLIENT_ID, serviceUrl claim)',
+    errors: [400, 401, 404, 413],
+    handle: ({ db, req }) => teamsMessages(db, req),
+  }),
+];

@@ -1,0 +1,72 @@
+import { and, eq, lt, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { channelEvents } from '@/db/schema';
+import { logger } from '@/server/logger';
+import { closeSettledCards, postPendingApprovals } from './channel-approvals';
+
+/*
+ * The background work of the Slack and Teams channels, in every process that serves them: approval
+ * cards for carts waiting on owners with a linked identity (posted once per version; outdated or
+ * decided cards closed), and provider events whose routing after the answer was lost (a crash
+ * between storing and routing) are routed again. One pass every STEWARD_CHANNEL_SWEEP_MS (2 s;
+ * `off` stops it), never two at once. It starts with the first Slack or Teams request a process
+ * serves, or explicitly (startChannelWork, from the process that starts the server).
+ */
+
+type Router = (db: Db, id: string) => Promise<void>;
+const routers = new Map<string, Router>();
+
+/** The provider's router for stored events left `received` (slack-inbound.ts, teams-inbound.ts register theirs). */
+export function registerEventRouter(provider: 'slack' | 'teams', route: Router): void {
+  routers.set(provider, route);
+}
+
+const STALE_MS = 30_000;
+const running = new WeakMap<Db, NodeJS.Timeout>();
+
+async function reroute(db: Db): Promise<void> {
+  const stale = await db
+    .select({ id: channelEvents.id, provider: channelEvents.provider })
+    .from(channelEvents)
+    .where(and(eq(channelEvents.status, 'received'), lt(channelEvents.receivedAt, sql`now() - make_interval(secs => ${STALE_MS / 1000})`)))
+    .limit(50);
+  for (const e of stale) await routers.get(e.provider)?.(db, e.id);
+}
+
+/** One pass; exported for tests and benches that do not wait for the timer. */
+export async function channelWorkOnce(db: Db): Promise<void> {
+  await postPendingApprovals(db);
+  await closeSettledCards(db);
+  await reroute(db);
+}
+
+function interval(): number | null {
+  const raw = process.env.STEWARD_CHANNEL_SWEEP_MS;
+  if (raw === 'off') return null;
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= 100 ? n : 2_000;
+}
+
+export function startChannelWork(db: Db): void {
+  const every = interval();
+  if (every === null || running.has(db)) return;
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    channelWorkOnce(db)
+      .catch((err: unknown) => logger.warn({ err }, 'channels: a background pass failed; the next one tries again'))
+      .finally(() => (busy = false));
+  }, every);
+  timer.unref();
+  running.set(db, timer);
+}
+
+/** Called by every Slack and Teams endpoint: the work runs in the processes that serve them. */
+export const ensureChannelWork = (db: Db) => startChannelWork(db);
+
+export function stopChannelWork(db: Db): void {
+  const timer = running.get(db);
+  if (timer) clearInterval(timer);
+  running.delete(db);
+}
