@@ -1,0 +1,173 @@
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { accounts, carts, channelApprovalPosts, users, type ApprovalPostRef, type ChannelApprovalPostRow } from '@/db/schema';
+import type { UserActor } from '@/server/access/actor';
+import { getCart } from '@/server/approvals/service';
+import { approvalMessage, type ShownCart } from '@/server/channels/slack/blocks';
+import { slackBot } from '@/server/channels/slack/installations';
+import { postMessage, updateMessage } from '@/server/channels/slack/web-api';
+import { ADAPTIVE_CARD, approvalCard, type AdaptiveCard } from '@/server/channels/teams/cards';
+import { teamsBotConfig } from '@/server/channels/teams/config';
+import { sendToConversation, updateActivity } from '@/server/channels/teams/connector';
+import { conversationOfUser } from '@/server/channels/teams/conversations';
+import { siteOrigin } from '@/server/hosted/origin';
+import { logger } from '@/server/logger';
+import type { PressOutcome } from './button-approvals';
+import { botForUser } from './slack-sender';
+
+/*
+ * Approval cards in Slack and Teams (issue 33). A cart waiting for its owner (pending_approval)
+ * is posted to the owner's DM on every channel where they have a linked identity — once per cart
+ * version (channel_approval_posts is unique per cart, provider and contentHash; the row is claimed
+ * before the post, so two sweeps never post twice). An edit makes a new version: it is posted
+ * again and the old card is told it is out of date (its buttons would refuse anyway: they carry
+ * the old hash). A cart decided elsewhere (the app, email, the API) has its card closed.
+ */
+
+export type ChannelKind = 'slack' | 'teams';
+
+export function outcomeText(outcome: PressOutcome): string {
+  if (outcome.ok) return outcome.decision === 'approved' ? '✅ Approved by you: it is being sent now.' : '❌ Rejected by you: nothing was sent.';
+  switch (outcome.code) {
+    case 'cart_content_changed':
+      return '⚠️ Not decided: this approval changed after it was posted (cart_content_changed). Nothing was approved or rejected; the current version was posted again.';
+    case 'cart_already_resolved':
+      return `This approval was already decided (it is ${outcome.cartStatus ?? 'resolved'}).`;
+    case 'queuing_failed':
+      return '⚠️ It could not be queued for sending: nothing was approved. Press Approve again.';
+    default:
+      return outcome.message;
+  }
+}
+
+/** The owner reading their cart: the approvals area's own read, with the owner's rights. */
+function readerActor(user: typeof users.$inferSelect): UserActor {
+  return { accountId: user.accountId, credential: { kind: 'channel', channel: 'approval-card' }, level: 'user', organizationId: null, user, actingVia: null, scopes: [], account: { killSwitch: false, rateLimitReads: null, rateLimitWrites: null } };
+}
+
+/** A cart as its owner sees it (for a card), or null when it is not theirs. */
+export async function ownerCart(db: Db, userId: string, cartId: string): Promise<ShownCart | null> {
+  const [user] = await db.select().from(users).where(eq(users.id, userId));
+  if (!user) return null;
+  return getCart(db, readerActor(user), cartId).then((r) => r.cart as ShownCart, () => null);
+}
+
+type Candidate = { cartId: string; userId: string; provider: ChannelKind; contentHash: string };
+
+/** Carts waiting for an owner who has a linked identity, in a version not posted there yet. */
+async function candidates(db: Db, limit = 50): Promise<Candidate[]> {
+  const { rows } = await db.execute<{ cart_id: string; user_id: string; provider: ChannelKind; content_hash: string }>(sql`
+    SELECT c.id AS cart_id, c.user_id, i.provider, c.content_hash
+    FROM carts c
+    JOIN (SELECT DISTINCT user_id, provider FROM channel_identities) i ON i.user_id = c.user_id
+    WHERE c.status = 'pending_approval'
+      AND NOT EXISTS (SELECT 1 FROM channel_approval_posts p WHERE p.cart_id = c.id AND p.provider = i.provider AND p.content_hash = c.content_hash)
+    ORDER BY c.created_at
+    LIMIT ${limit}`);
+  return rows.map((r) => ({ cartId: r.cart_id, userId: r.user_id, provider: r.provider, contentHash: r.content_hash }));
+}
+
+type Posted = { ok: true; ref: ApprovalPostRef } | { ok: false; reason: string };
+
+async function postSlack(db: Db, userId: string, assistantId: string, cart: ShownCart, approvalsUrl: string): Promise<Posted> {
+  const dm = await botForUser(db, userId, assistantId);
+  if (!dm) return { ok: false, reason: 'no installed Slack app for the owner’s linked identity' };
+  const m = approvalMessage(cart, approvalsUrl);
+  const d = await postMessage(dm.bot.token, { channel: dm.slackUserId, text: m.text, blocks: m.blocks });
+  if (d.state !== 'accepted' || !d.providerMessageId) return { ok: false, reason: 'reason' in d ? d.reason : 'not posted' };
+  const [channel, ts] = d.providerMessageId.split('/') as [string, string];
+  return { ok: true, ref: { provider: 'slack', appId: dm.bot.installation.appId, teamId: dm.bot.installation.teamId, channel, ts } };
+}
+
+async function postTeams(db: Db, accountId: string, userId: string, cart: ShownCart, approvalsUrl: string): Promise<Posted> {
+  const cfg = teamsBotConfig();
+  const conversation = await conversationOfUser(db, accountId, userId);
+  if (!cfg || !conversation) return { ok: false, reason: cfg ? 'the owner has not written to the Teams bot yet' : 'Teams is not configured' };
+  const { card } = approvalCard(cart, approvalsUrl);
+  const d = await sendToConversation(cfg, conversation.serviceUrl, conversation.conversationId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: card }] });
+  if (d.state !== 'accepted' || !d.providerMessageId) return { ok: false, reason: 'reason' in d ? d.reason : 'not posted' };
+  return { ok: true, ref: { provider: 'teams', serviceUrl: conversation.serviceUrl, conversationId: conversation.conversationId, activityId: d.providerMessageId } };
+}
+
+/** Posts one cart version to one provider, once. */
+async function postOne(db: Db, c: Candidate): Promise<void> {
+  const [row] = await db.select({ user: users, hostedDomain: accounts.hostedDomain }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId)).where(eq(users.id, c.userId));
+  if (!row) return;
+  const [claimed] = await db
+    .insert(channelApprovalPosts)
+    .values({ accountId: row.user.accountId, cartId: c.cartId, userId: c.userId, provider: c.provider, contentHash: c.contentHash })
+    .onConflictDoNothing()
+    .returning();
+  if (!claimed) return;
+  try {
+    await post(db, c, claimed, row);
+  } catch (err) {
+    await db.update(channelApprovalPosts).set({ state: 'failed', outcome: 'the card could not be built' }).where(eq(channelApprovalPosts.id, claimed.id));
+    throw err;
+  }
+}
+
+async function post(db: Db, c: Candidate, claimed: ChannelApprovalPostRow, row: { user: typeof users.$inferSelect; hostedDomain: string | null }): Promise<void> {
+  const { cart } = await getCart(db, readerActor(row.user), c.cartId);
+  const [cartRow] = await db.select({ assistantId: carts.assistantId }).from(carts).where(eq(carts.id, c.cartId));
+  if (cart.status !== 'pending_approval' || cart.contentHash !== c.contentHash) {
+    await db.update(channelApprovalPosts).set({ state: 'closed', outcome: 'changed before it was posted' }).where(eq(channelApprovalPosts.id, claimed.id));
+    return;
+  }
+  const approvalsUrl = `${siteOrigin(row.hostedDomain).origin}/approvals`;
+  const posted = c.provider === 'slack' ? await postSlack(db, c.userId, cartRow?.assistantId ?? '', cart, approvalsUrl) : await postTeams(db, row.user.accountId, c.userId, cart, approvalsUrl);
+  // A failed or unknown post is not tried again for this version: a duplicate card is worse than the email the owner got anyway.
+  await db
+    .update(channelApprovalPosts)
+    .set(posted.ok ? { state: 'posted', ref: posted.ref } : { state: 'failed', outcome: posted.reason.slice(0, 500) })
+    .where(eq(channelApprovalPosts.id, claimed.id));
+  if (!posted.ok) logger.warn({ cartId: c.cartId, provider: c.provider, reason: posted.reason }, 'approval card: not posted');
+}
+
+/** Replaces a posted card's buttons with a line (Slack: text only; Teams: a card with the line). */
+export async function closeCard(db: Db, ref: ApprovalPostRef, line: string, teamsCard?: AdaptiveCard): Promise<void> {
+  if (ref.provider === 'slack') {
+    const bot = await slackBot(db, ref.appId, ref.teamId);
+    if (bot) await updateMessage(bot.token, ref.channel, ref.ts, line, [{ type: 'section', text: { type: 'mrkdwn', text: line } }]);
+    return;
+  }
+  const cfg = teamsBotConfig();
+  const card = teamsCard ?? { type: 'AdaptiveCard', $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', version: '1.4', body: [{ type: 'TextBlock', text: line, wrap: true }] };
+  if (cfg) await updateActivity(cfg, ref.serviceUrl, ref.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: card }] });
+}
+
+/** Marks the card of a version decided by a press (so the sweep leaves it alone). */
+export async function markCardDecided(db: Db, cartId: string, provider: ChannelKind, contentHash: string, outcome: string): Promise<void> {
+  await db
+    .update(channelApprovalPosts)
+    .set({ state: 'closed', outcome })
+    .where(and(eq(channelApprovalPosts.cartId, cartId), eq(channelApprovalPosts.provider, provider), eq(channelApprovalPosts.contentHash, contentHash)));
+}
+
+/** Posted cards whose cart moved on without them: an older version, or decided elsewhere. */
+async function settled(db: Db, limit = 50): Promise<Array<{ post: ChannelApprovalPostRow; status: string; hash: string }>> {
+  const rows = await db
+    .select({ post: channelApprovalPosts, status: carts.status, hash: carts.contentHash })
+    .from(channelApprovalPosts)
+    .innerJoin(carts, eq(carts.id, channelApprovalPosts.cartId))
+    .where(and(eq(channelApprovalPosts.state, 'posted'), sql`(${carts.status} <> 'pending_approval' OR ${carts.contentHash} <> ${channelApprovalPosts.contentHash})`))
+    .limit(limit);
+  return rows;
+}
+
+export async function closeSettledCards(db: Db): Promise<void> {
+  for (const { post, status, hash } of await settled(db)) {
+    const line =
+      status === 'pending_approval' && hash !== post.contentHash
+        ? 'This approval was changed after it was posted: this version can no longer be approved. The current version is in a newer message.'
+        : `This approval was decided elsewhere: it is ${status}.`;
+    const [closed] = await db.update(channelApprovalPosts).set({ state: 'closed', outcome: line }).where(and(eq(channelApprovalPosts.id, post.id), ne(channelApprovalPosts.state, 'closed'))).returning();
+    if (closed && post.ref) await closeCard(db, post.ref, line).catch((err: unknown) => logger.warn({ err, cartId: post.cartId }, 'approval card: could not be closed'));
+  }
+}
+
+export async function postPendingApprovals(db: Db): Promise<void> {
+  for (const c of await candidates(db)) {
+    await postOne(db, c).catch((err: unknown) => logger.warn({ err, cartId: c.cartId, provider: c.provider }, 'approval card: posting failed'));
+  }
+}

@@ -1,0 +1,112 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { inboundTexts, notices, tasks, users, type TextChannel } from '@/db/schema';
+import type { ChannelSenderAdapter, Delivery, OutboundChannelMessage } from '@/server/channels/message';
+import type { ChannelAdapter, MessageDelivery, OutboundMessage } from '@/server/channels/outbound';
+import { activeLineFor } from '@/server/channels/phone-lines';
+import { twilioConfig } from '@/server/channels/twilio/config';
+import { E164 } from '@/server/channels/twilio/payloads';
+import { verifiedPhones } from './text-approvals';
+import { MAX_TEXT, sendText, textProviderConfigured } from './texts-outbound';
+
+/*
+ * The sending halves of the text channels, as the layer and the approvals area call them:
+ * - a chat reply (replies.ts) answers the text it names (`inReplyTo`: the provider id of the
+ *   owner's text), from the number that text reached, into the same conversation (the person, or
+ *   the group);
+ * - a notice (notices/deliver.ts) goes to the user's verified number, from their assistant's line
+ *   on that channel (SMS: Steward's own sender when the assistant has none); it is named by the
+ *   Message-ID the notice recorded before sending;
+ * - a dispatch (approvals/delivery.ts, through channels/outbound.ts) goes from the staging
+ *   assistant's line on its platform to the one number it names, exactly as approved.
+ * Each send is sendText's (texts-outbound.ts): its intent first, keyed so a retry never sends
+ * again.
+ */
+
+const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
+const failed = (reason: string): Delivery => ({ state: 'failed', providerMessageId: null, reason });
+
+async function sendReply(db: Db, channel: TextChannel, message: OutboundChannelMessage): Promise<Delivery> {
+  if (!message.inReplyTo || !message.providerMessageId) return failed('a text reply must name the text it answers');
+  const [question] = await db
+    .select()
+    .from(inboundTexts)
+    .where(and(eq(inboundTexts.providerMessageId, message.inReplyTo), eq(inboundTexts.channel, channel)))
+    .limit(1);
+  if (!question) return failed('the text this answers is not known');
+  return sendText(db, {
+    accountId: question.accountId,
+    channel,
+    from: question.toNumber,
+    to: question.fromNumber,
+    groupId: question.groupKey,
+    body: cut(message.text),
+    purpose: 'reply',
+    intentKey: `reply:${message.providerMessageId}`,
+    callerRef: message.providerMessageId,
+  });
+}
+
+async function sendNotice(db: Db, channel: TextChannel, message: OutboundChannelMessage): Promise<Delivery> {
+  const [notice] = await db.select().from(notices).where(eq(notices.providerMessageId, message.providerMessageId!)).limit(1);
+  if (!notice) return failed('the notice is not known');
+  const [to] = await verifiedPhones(db, notice.userId);
+  if (!to) return failed(`the user has no verified phone number to receive ${channel}`);
+  const [owner] = notice.taskId
+    ? await db.select({ assistantId: tasks.assistantId }).from(tasks).where(eq(tasks.id, notice.taskId))
+    : await db.select({ assistantId: users.primaryAssistantId }).from(users).where(eq(users.id, notice.userId));
+  const line = owner?.assistantId ? await activeLineFor(db, owner.assistantId, channel) : null;
+  const from = line ?? (channel === 'sms' ? (twilioConfig()?.smsFrom ?? null) : null);
+  if (!from) return failed(`no ${channel} number to send the notice from`);
+  const template = channel === 'whatsapp' ? twilioConfig()?.whatsappNoticeTemplate : null;
+  return sendText(db, {
+    accountId: notice.accountId,
+    channel,
+    from,
+    to,
+    body: cut(`${notice.subject}\n${message.text}`),
+    purpose: 'notice',
+    intentKey: `notice:${message.providerMessageId}`,
+    callerRef: message.providerMessageId,
+    windowTemplate: template ? { id: template, variables: { '1': notice.subject } } : null,
+  });
+}
+
+/** The layer's sender for one text channel (replies and notices). */
+export function textChannelSender(channel: TextChannel, db: () => Db): ChannelSenderAdapter {
+  return {
+    channel,
+    send: (message) => (message.automated && message.providerMessageId?.startsWith('<notice.') ? sendNotice(db(), channel, message) : sendReply(db(), channel, message)),
+  };
+}
+
+const asMessageDelivery = (d: Delivery): MessageDelivery => (d.state === 'failed' || d.state === 'unknown' ? { outcome: d.state, reason: d.reason } : { outcome: 'accepted', providerMessageId: d.providerMessageId });
+
+/** The dispatch adapter for one text platform (channels/outbound.ts). */
+export function textDispatchAdapter(channel: TextChannel, db: () => Db): ChannelAdapter {
+  return {
+    platform: channel,
+    async send(m: OutboundMessage): Promise<MessageDelivery> {
+      if (!textProviderConfigured(channel)) return { outcome: 'failed', reason: `no provider configured for ${channel}` };
+      if (!m.assistantId || !m.accountId) return { outcome: 'failed', reason: 'The message names no assistant to send it from: nothing was sent' };
+      const to = m.to.replace(/[\s().-]/g, '');
+      if (!E164.test(to)) return { outcome: 'failed', reason: `${m.to} is not a phone number in E.164 form (+ and the country code): nothing was sent` };
+      if (!m.template && m.body.length > MAX_TEXT) return { outcome: 'failed', reason: `A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent` };
+      const from = await activeLineFor(db(), m.assistantId, channel);
+      if (!from) return { outcome: 'failed', reason: `The assistant has no ${channel} number (ask for a phone line): nothing was sent` };
+      return asMessageDelivery(
+        await sendText(db(), {
+          accountId: m.accountId,
+          channel,
+          from,
+          to,
+          body: m.body,
+          purpose: 'dispatch',
+          intentKey: `dispatch:${m.idempotencyKey}`,
+          dispatchId: m.dispatchId ?? null,
+          template: m.template ?? null,
+        }),
+      );
+    },
+  };
+}

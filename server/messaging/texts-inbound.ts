@@ -1,0 +1,171 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@/db/client';
+import { identifiers, inboundTexts, textOptOuts, type InboundTextRow, type TextChannel, type TextProvider } from '@/db/schema';
+import { newId } from '@/db/schema/columns';
+import type { ChannelAttachment, InboundChannelMessage } from '@/server/channels/message';
+import { lineForNumber } from '@/server/channels/phone-lines';
+import type { Keyword } from '@/server/channels/twilio/keywords';
+import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
+import { logger } from '@/server/logger';
+import { whoIsWriting } from './identify';
+import { routeInbound } from './inbound';
+import { decideByText, parseApprovalReply } from './text-approvals';
+import { sendText } from './texts-outbound';
+
+/*
+ * A text that reached an assistant's number (SMS, MMS, WhatsApp, iMessage), once its provider's
+ * webhook was verified (texts-webhooks.ts): kept in inbound_texts, then handed to the channel
+ * layer in the same transaction, as the hosted inbox does with mail (server/inbound-mail.ts):
+ * - a webhook delivered again (same provider id) is recognised and changes nothing;
+ * - the person's last message time is noted on their phone identifier (`messagingWindow`, per
+ *   channel; WhatsApp's 24-hour window is judged from the stored texts themselves);
+ * - STOP, START and HELP are the provider's keywords: the opt-out list changes, nothing is routed;
+ * - the owner's "YES 4821" / "NO 4821" decides the cart that code was sent for (text-approvals.ts);
+ * - everything else is an InboundChannelMessage for routeInbound: the number is proven (a validly
+ *   signed webhook from the provider that owns the number), the thread is the counterpart's
+ *   number (or the group's id), the media are its attachments.
+ * Chat turns start once the transaction has committed.
+ */
+
+export type ReceivedText = {
+  provider: TextProvider;
+  channel: TextChannel;
+  providerMessageId: string;
+  /** The person who wrote (E.164) and the assistant's number it reached. */
+  from: string;
+  to: string;
+  /** A group conversation's provider id, and everyone in it. */
+  groupId: string | null;
+  participants: string[];
+  body: string;
+  name: string | null;
+  attachments: ChannelAttachment[];
+  /** Media the provider named that could not be fetched. */
+  mediaProblems: string[];
+  keyword: Keyword | null;
+};
+
+export type ReceiveOutcome = { status: 'duplicate' | 'no_line' | InboundTextRow['status']; inboundTextId: string | null; reason: string | null };
+
+const KEYWORD_STATUS = { stop: 'opted_out', start: 'opted_in', help: 'help' } as const;
+
+/** The message as the channel layer reads it (server/channels/message.ts). */
+function channelMessage(t: ReceivedText, line: { accountId: string; assistantId: string }, storedId: string): InboundChannelMessage {
+  const others = t.participants.filter((p) => p !== t.from && p !== t.to);
+  return {
+    channel: t.channel,
+    platform: t.channel,
+    accountId: line.accountId,
+    assistantId: line.assistantId,
+    sender: { kind: 'phone', value: t.from, name: t.name, proven: true },
+    to: [t.to],
+    cc: t.groupId ? others : [],
+    providerMessageId: t.providerMessageId,
+    threadRefs: [],
+    threadKey: t.groupId ? `group:${t.groupId}` : t.from,
+    subject: null,
+    text: [t.body, ...(t.mediaProblems.length ? [`(media not received: ${t.mediaProblems.join('; ')})`] : [])].filter(Boolean).join('\n'),
+    attachments: t.attachments,
+    automated: false,
+    storedId,
+  };
+}
+
+/** The unique index on (provider, provider message id) refused the row: the same text came before. */
+function isReplay(e: unknown): boolean {
+  for (let cur = e, i = 0; cur && typeof cur === 'object' && i < 5; cur = (cur as { cause?: unknown }).cause, i++) {
+    const c = cur as { code?: unknown; constraint?: unknown };
+    if (c.code === '23505' && c.constraint === 'inbound_texts_provider_id') return true;
+  }
+  return false;
+}
+
+type Decided = Pick<InboundTextRow, 'status' | 'reason'> & Partial<Pick<InboundTextRow, 'chatId' | 'taskId' | 'activityId'>>;
+
+/**
+ * Stores and routes one text in one transaction. The row is written last, with where the text
+ * went: should the provider deliver the text again (its answer lost), the second transaction meets
+ * the first's row on the unique index and rolls back whole, so it is acted on once, and the
+ * common case pays no separate look-up or update.
+ */
+export async function receiveText(db: Db, t: ReceivedText, now = new Date()): Promise<ReceiveOutcome> {
+  const line = await lineForNumber(db, t.to, t.channel);
+  if (!line) {
+    logger.info({ to: t.to, channel: t.channel }, 'texts: a text reached a number no assistant has; not kept');
+    return { status: 'no_line', inboundTextId: null, reason: 'no_line' };
+  }
+  // Media are written to storage before the commit: a replay with media is recognised first, so none is stored twice.
+  if (t.attachments.length) {
+    const [seen] = await db.select({ id: inboundTexts.id }).from(inboundTexts).where(and(eq(inboundTexts.provider, t.provider), eq(inboundTexts.providerMessageId, t.providerMessageId)));
+    if (seen) return { status: 'duplicate', inboundTextId: null, reason: 'duplicate' };
+  }
+  const id = newId();
+  const turns: QueuedChatTurn[] = [];
+  let answer: { text: string; key: string } | null = null;
+  let decided: Decided;
+  try {
+    decided = await db.transaction(async (tx): Promise<Decided> => {
+      turns.length = 0;
+      answer = null;
+      await tx
+        .update(identifiers)
+        .set({ messagingWindow: sql`coalesce(${identifiers.messagingWindow}, '{}'::jsonb) || jsonb_build_object(${t.channel}::text, ${now.toISOString()}::text)` })
+        .where(and(eq(identifiers.accountId, line.accountId), eq(identifiers.type, 'phone'), eq(identifiers.value, t.from)));
+      let out: Decided;
+      if (t.keyword && !t.groupId) {
+        if (t.keyword === 'stop') await tx.insert(textOptOuts).values({ senderNumber: t.to, counterpart: t.from, accountId: line.accountId, channel: t.channel }).onConflictDoNothing();
+        if (t.keyword === 'start') await tx.delete(textOptOuts).where(and(eq(textOptOuts.senderNumber, t.to), eq(textOptOuts.counterpart, t.from)));
+        out = { status: KEYWORD_STATUS[t.keyword], reason: `keyword_${t.keyword}` };
+      } else {
+        const decision = !t.groupId && parseApprovalReply(t.body) ? await approvalFromOwner(db, tx, line, t, now) : null;
+        if (decision?.handled) {
+          answer = { text: decision.reply, key: `decision:${id}` };
+          out = { status: 'approval', reason: `approval_${decision.outcome}` };
+        } else {
+          const routed = await routeInbound(tx, channelMessage(t, line, id));
+          turns.push(...routed.turns);
+          out = { status: routed.status, reason: routed.reason, chatId: routed.chatId, taskId: routed.taskId, activityId: routed.activityId };
+        }
+      }
+      await tx.insert(inboundTexts).values({
+        id,
+        accountId: line.accountId,
+        assistantId: line.assistantId,
+        provider: t.provider,
+        channel: t.channel,
+        providerMessageId: t.providerMessageId,
+        fromNumber: t.from,
+        toNumber: t.to,
+        groupKey: t.groupId,
+        participants: t.participants,
+        body: t.body,
+        media: [
+          ...t.attachments.map((a) => ({ contentType: a.contentType, fileId: null, refused: null })),
+          ...t.mediaProblems.map((p) => ({ contentType: 'unknown', fileId: null, refused: p })),
+        ],
+        keyword: t.keyword,
+        ...out,
+      });
+      return out;
+    });
+  } catch (e) {
+    // The provider delivered it again (our answer was lost): kept and acted on once already.
+    if (isReplay(e)) return { status: 'duplicate', inboundTextId: null, reason: 'duplicate' };
+    throw e;
+  }
+  // The owner's message is answered once it is stored for good.
+  if (turns.length) await startQueuedTurns(db, turns);
+  const confirmation = answer as { text: string; key: string } | null;
+  if (confirmation) {
+    void sendText(db, { accountId: line.accountId, channel: t.channel, from: t.to, to: t.from, body: confirmation.text, purpose: 'approval', intentKey: confirmation.key }).catch((err: unknown) =>
+      logger.warn({ err }, 'texts: the decision could not be confirmed by text'),
+    );
+  }
+  return { status: decided.status, inboundTextId: id, reason: decided.reason };
+}
+
+/** "YES 4821" from the assistant's owner (proven number, verified identifier): their decision on a cart. */
+async function approvalFromOwner(db: Db, tx: Tx, line: { accountId: string; assistantId: string }, t: ReceivedText, now: Date) {
+  const writer = await whoIsWriting(tx, line.accountId, line.assistantId, { kind: 'phone', value: t.from, proven: true });
+  return writer?.kind === 'owner' ? decideByText(db, tx, writer.user, t.body, now) : null;
+}
