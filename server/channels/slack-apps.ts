@@ -5,12 +5,19 @@ import { rosterEntries, slackApps } from '@/db/schema';
 import { isAccountWide, type Actor } from '@/server/access/actor';
 import { visibleAssistant } from '@/server/assistants/access';
 import { AppError, badRequest, forbidden } from '@/server/http/errors';
-import { policyChain } from '@/server/policy/resolve';
+import { slackWorkspaceAppsAllowed } from '@/server/policy/capability-switches';
 import type { CreateSlackAppBody } from './contracts';
 import { publicBase } from './providers';
+import { shownStatus } from './slack/credentials';
 
+/**
+ * The manifest the person pastes into Slack's "create app from manifest": events and button
+ * presses come to this app's own URLs (verified with its own signing secret), OAuth comes back
+ * to the one callback, which knows the app from the signed state.
+ */
 function manifestFor(base: string, appId: string, botDisplayName: string) {
   const eventsUrl = `${base}/api/slack/events/${appId}`;
+  const interactivityUrl = `${base}/api/slack/interactivity/${appId}`;
   const redirectUrls = [`${base}/api/oauth/callback/slack`];
   const manifestJson = {
     display_information: { name: botDisplayName },
@@ -19,7 +26,12 @@ function manifestFor(base: string, appId: string, botDisplayName: string) {
       redirect_urls: redirectUrls,
       scopes: { bot: ['app_mentions:read', 'channels:history', 'chat:write', 'im:history', 'im:read', 'im:write', 'users:read', 'users:read.email'] },
     },
-    settings: { event_subscriptions: { request_url: eventsUrl, bot_events: ['app_mention', 'message.im', 'message.channels'] }, org_deploy_enabled: false, socket_mode_enabled: false },
+    settings: {
+      event_subscriptions: { request_url: eventsUrl, bot_events: ['app_mention', 'message.im', 'message.channels'] },
+      interactivity: { is_enabled: true, request_url: interactivityUrl },
+      org_deploy_enabled: false,
+      socket_mode_enabled: false,
+    },
   };
   return { manifestJson, createAppUrl: `https://api.slack.com/apps?new_app=1&manifest_json=${encodeURIComponent(JSON.stringify(manifestJson))}`, eventsUrl, redirectUrls };
 }
@@ -40,8 +52,10 @@ export async function createSlackApp(db: Db, actor: Actor, assistantId: string, 
     if (assistant.scope === 'account') throw new AppError(403, 'system_assistant_console_only', 'Account-wide assistants get their Slack app from the console');
     const [hired] = await db.select().from(rosterEntries).where(and(eq(rosterEntries.userId, actor.user.id), eq(rosterEntries.assistantId, assistant.id)));
     if (!hired) throw forbidden('The assistant is not on your roster');
-    const chain = await policyChain(db, { accountId: actor.accountId, organizationId: actor.user.organizationId, teamId: null });
-    if (chain.some((r) => r.capabilities.slackWorkspaceApps === 'off')) throw new AppError(403, 'slack_not_allowed', 'Your organization does not allow workspace Slack apps');
+    // The account → organization resolution (a lock pins a tier's value; otherwise an `off` anywhere wins).
+    if (!(await slackWorkspaceAppsAllowed(db, { accountId: actor.accountId, organizationId: actor.user.organizationId }))) {
+      throw new AppError(403, 'slack_not_allowed', 'Your organization does not allow workspace Slack apps');
+    }
     userId = actor.user.id;
   }
   const [existing] = await db
@@ -62,7 +76,7 @@ export async function createSlackApp(db: Db, actor: Actor, assistantId: string, 
 function answer(app: typeof slackApps.$inferSelect, base: string) {
   return {
     ok: true as const,
-    slackApp: { id: app.id, assistant: app.assistantId, kind: app.kind, botDisplayName: app.botDisplayName, status: app.status, createdAt: app.createdAt.toISOString() },
+    slackApp: { id: app.id, assistant: app.assistantId, kind: app.kind, botDisplayName: app.botDisplayName, status: shownStatus(app), createdAt: app.createdAt.toISOString() },
     manifest: manifestFor(base, app.id, app.botDisplayName),
   };
 }

@@ -1,0 +1,44 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { slackInstallations, type SlackInstallationRow } from '@/db/schema';
+import { openJson, sealJson } from '@/server/secrets/sealed';
+
+/*
+ * An assistant's Slack app installed in a workspace (the install flow's oauth.v2.access answer):
+ * the bot user and the bot token every reply, progress update and approval card is posted with.
+ * The token is sealed at rest; an unsealed copy is kept in memory per installation version.
+ */
+
+const PURPOSE = 'slack-bot';
+const opened = new Map<string, { at: number; token: string }>();
+
+export type NewInstallation = { accountId: string; appId: string; teamId: string; botUserId: string | null; botToken: string; installedByUserId: string | null; connectionId: string | null };
+
+/** Installing again in the same workspace replaces the token (Slack issues a new one). */
+export async function saveSlackInstallation(db: Db, i: NewInstallation): Promise<void> {
+  const botToken = await sealJson(db, i.botToken, PURPOSE);
+  const set = { botUserId: i.botUserId, botToken, installedByUserId: i.installedByUserId, connectionId: i.connectionId, updatedAt: sql`now()` };
+  await db
+    .insert(slackInstallations)
+    .values({ ...i, botToken })
+    .onConflictDoUpdate({ target: [slackInstallations.appId, slackInstallations.teamId], set });
+}
+
+export type BotAccess = { token: string; botUserId: string | null; installation: SlackInstallationRow };
+
+/** The bot of an app in one workspace, or null when the app is not installed there. */
+export async function slackBot(db: Db, appId: string, teamId: string): Promise<BotAccess | null> {
+  const [row] = await db.select().from(slackInstallations).where(and(eq(slackInstallations.appId, appId), eq(slackInstallations.teamId, teamId)));
+  if (!row) return null;
+  const hit = opened.get(row.id);
+  if (hit && hit.at === row.updatedAt.getTime()) return { token: hit.token, botUserId: row.botUserId, installation: row };
+  const token = await openJson<string>(db, row.botToken, PURPOSE);
+  if (opened.size > 5_000) opened.clear();
+  opened.set(row.id, { at: row.updatedAt.getTime(), token });
+  return { token, botUserId: row.botUserId, installation: row };
+}
+
+/** Slack said the app was uninstalled or its tokens revoked: the workspace's bot is forgotten. */
+export async function forgetSlackInstallation(db: Db, appId: string, teamId: string): Promise<void> {
+  await db.delete(slackInstallations).where(and(eq(slackInstallations.appId, appId), eq(slackInstallations.teamId, teamId)));
+}

@@ -1,0 +1,74 @@
+import { and, inArray, isNull, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { assistants, slackApps } from '@/db/schema';
+import type { ChannelSenderAdapter, Delivery, OutboundChannelMessage } from '@/server/channels/message';
+import { identitiesOf } from '@/server/channels/slack/identities';
+import { slackBot, type BotAccess } from '@/server/channels/slack/installations';
+import { parseSlackRef } from '@/server/channels/slack/refs';
+import { postMessage } from '@/server/channels/slack/web-api';
+import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
+
+/*
+ * The sending half of the Slack adapter (registered by server/slack-runtime.ts). Two kinds of
+ * message go out:
+ * - a chat turn's answer (replies.ts): it answers a Slack message, whose reference names the app,
+ *   workspace, conversation and thread, so it is posted with that app's bot into that thread;
+ * - a notice (notices/deliver.ts) for a user whose preferred channel is Slack: posted to their DM
+ *   with the bot of the app their identity is linked through, preferring the notice's assistant.
+ * Nothing is reported sent unless Slack took it (web-api.ts); without an installed bot it fails.
+ */
+
+const failed = (reason: string): Delivery => ({ state: 'failed', providerMessageId: null, reason });
+
+async function answer(db: Db, m: OutboundChannelMessage): Promise<Delivery | null> {
+  const ref = parseSlackRef(m.inReplyTo);
+  if (!ref) return null;
+  const bot = await slackBot(db, ref.appId, ref.teamId);
+  if (!bot) return failed('the Slack app is not installed in that workspace any more');
+  // A mention in a channel is answered in the owner's DM (a channel is other people), saying where it came from.
+  const text = ref.mentionedIn ? `About your mention in <#${ref.mentionedIn}>:\n${m.text}` : m.text;
+  return postMessage(bot.token, { channel: ref.channel, threadTs: ref.threadTs, text });
+}
+
+/** The bot that can DM a user: through an app their identity was linked with, the assistant's own first. */
+export async function botForUser(db: Db, userId: string, assistantId: string | null): Promise<{ bot: BotAccess; slackUserId: string } | null> {
+  const links = await identitiesOf(db, userId, 'slack');
+  const appIds = links.flatMap((l) => (l.appId ? [l.appId] : []));
+  const apps = appIds.length ? await db.select({ id: slackApps.id, assistantId: slackApps.assistantId }).from(slackApps).where(inArray(slackApps.id, appIds)) : [];
+  const ranked = [...links].sort((a, b) => Number(apps.find((x) => x.id === b.appId)?.assistantId === assistantId) - Number(apps.find((x) => x.id === a.appId)?.assistantId === assistantId));
+  for (const link of ranked) {
+    if (!link.appId) continue;
+    const bot = await slackBot(db, link.appId, link.workspaceId);
+    if (bot) return { bot, slackUserId: link.externalUserId };
+  }
+  return null;
+}
+
+async function notice(db: Db, m: OutboundChannelMessage): Promise<Delivery> {
+  const to = m.to[0];
+  if (!to) return failed('no recipient');
+  const [assistant] = m.from
+    ? await db.select({ id: assistants.id, accountId: assistants.accountId }).from(assistants).where(and(sql`lower(${assistants.email}) = ${m.from.toLowerCase()}`, isNull(assistants.deletedAt)))
+    : [];
+  if (!assistant) return failed('the notice names no assistant to find the user’s Slack by');
+  const user = await findUserByVerifiedEmail(db, assistant.accountId, to);
+  if (!user) return failed('the recipient is not a user of the account');
+  const dm = await botForUser(db, user.id, assistant.id);
+  if (!dm) return failed('the user has no Slack identity linked to an installed Slack app');
+  const text = m.subject ? `*${m.subject}*\n${m.text}` : m.text;
+  return postMessage(dm.bot.token, { channel: dm.slackUserId, text });
+}
+
+export function slackSender(db: () => Db): ChannelSenderAdapter {
+  return {
+    channel: 'slack',
+    send: async (m) => {
+      try {
+        return (await answer(db(), m)) ?? (await notice(db(), m));
+      } catch (e) {
+        // Our own failure before anything was sent (a database read, a sealed token that will not open).
+        return failed(`Slack adapter: ${(e as Error).message}`);
+      }
+    },
+  };
+}

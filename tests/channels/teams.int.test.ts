@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelEvents, chatMessages, chats, oauthConnections } from '@/db/schema';
+import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
+import { emailCall, useCartHarness } from '../approvals/execution-harness';
+import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
+import { call, newAccount } from '../helpers/client';
+
+/*
+ * Microsoft Teams as a channel (issue 33), against a loopback Bot Framework
+ * (tests/helpers/bot-connector-fake.ts) that signs activities as the Bot Connector does. An
+ * organization admin connects the Teams app for their tenant; a member of that organization who
+ * writes to the bot 1:1 is found in the tenant's directory, gets a Teams chat with their assistant
+ * and the answer through the Connector; tokens from the wrong issuer, for another bot, for another
+ * serviceUrl or signed by an unknown key are refused before anything is stored; approvals come as
+ * Adaptive Cards that only the owner's Teams identity can press.
+ */
+
+const h = useCartHarness();
+const { app } = h;
+const APP_ID = randomUUID();
+const APP_SECRET = 'teams-bot-secret-value';
+let bf: BotConnectorFake;
+const saved = { ...process.env };
+const VARS = ['TEAMS_CLIENT_ID', 'TEAMS_CLIENT_SECRET', 'TEAMS_OAUTH_TOKEN_URL', 'STEWARD_TEAMS_TOKEN_URL', 'STEWARD_TEAMS_OPENID_URL', 'STEWARD_PROVIDER_ALLOWED_RANGES', 'STEWARD_CHANNEL_SWEEP_MS'];
+
+beforeAll(async () => {
+  bf = await startBotConnectorFake({ appId: APP_ID, appSecret: APP_SECRET });
+  Object.assign(process.env, {
+    TEAMS_CLIENT_ID: APP_ID,
+    TEAMS_CLIENT_SECRET: APP_SECRET,
+    TEAMS_OAUTH_TOKEN_URL: bf.connectTokenUrl,
+    STEWARD_TEAMS_TOKEN_URL: bf.tokenUrl,
+    STEWARD_TEAMS_OPENID_URL: bf.openIdUrl,
+    STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.1/32',
+    STEWARD_CHANNEL_SWEEP_MS: '150',
+  });
+  forgetConnectorKeys();
+});
+afterAll(async () => {
+  await bf?.close();
+  for (const k of VARS) {
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+  }
+});
+
+const endpoint = () => `${app().baseUrl}/teams/messages`;
+
+/** An organization connects the Teams app for its tenant; its member (with an assistant) is in the tenant's directory. */
+async function connectedMember() {
+  const acct = await newAccount(app());
+  const p = await h.person(acct);
+  const org = (await call(app(), '/organizations', { key: acct.key, body: { name: `Teams org ${Date.now()}` } })).body.organization;
+  await call(app(), `/users/${p.id}`, { key: acct.key, method: 'PUT', body: { organization: org.id } });
+  const tenantId = randomUUID();
+  const start = await fetch(`${app().baseUrl}/oauth/teams/authorize?target=org&targetId=${org.id}`, { headers: { Authorization: `Bearer ${acct.key}` }, redirect: 'manual' });
+  const opened = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+  const state = new URL(opened.headers.get('location')!).searchParams.get('state')!;
+  const done = await call(app(), `/oauth/callback/teams?code=${bf.connectGrant(tenantId)}&state=${encodeURIComponent(state)}`, { headers: { cookie: opened.headers.get('set-cookie')!.split(';')[0]! } });
+  expect(done.status, JSON.stringify(done.body)).toBe(200);
+  const [conn] = await h.db().select().from(oauthConnections).where(eq(oauthConnections.id, done.body.connection.id));
+  expect(conn!.details).toMatchObject({ tenantId });
+  const member = bf.addMember({ aadObjectId: randomUUID(), name: 'Ada', email: p.email, tenantId });
+  return { acct, p, org, tenantId, member, conversationId: bf.newConversationId() };
+}
+
+const storedTeams = (id: string) => h.db().select().from(channelEvents).where(and(eq(channelEvents.provider, 'teams'), eq(channelEvents.externalId, id)));
+
+describe('the Bot Connector’s token', () => {
+  it('a token from the wrong issuer, for another bot, for another serviceUrl, signed by an unknown key, or none at all: 401 and nothing stored', async () => {
+    const { member, conversationId } = await connectedMember();
+    const cases = [{ issuer: 'https://sts.windows.net/evil/' }, { audience: randomUUID() }, { serviceUrl: 'https://smba.example.net/emea/' }, { key: 'stranger' as const }, { expiresIn: -600 }];
+    for (const tokenOpts of cases) {
+      const activity = bf.activity(member, conversationId, { text: 'hello' });
+      const res = await bf.deliver(endpoint(), activity, tokenOpts);
+      expect(res.status, JSON.stringify(tokenOpts)).toBe(401);
+      expect(await storedTeams(activity.id)).toHaveLength(0);
+    }
+    const bare = await fetch(endpoint(), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(bf.activity(member, conversationId, { text: 'x' })) });
+    expect(bare.status).toBe(401);
+  });
+});
+
+describe('1:1 chats', () => {
+  it('a linked member’s message becomes their Teams chat with their assistant and is answered through the Connector, once', async () => {
+    const { p, member, conversationId } = await connectedMember();
+    h.state.llm.enqueue({ text: 'Hello from your assistant.' });
+    const activity = bf.activity(member, conversationId, { text: 'Hi, what is on my plate?' });
+    expect((await bf.deliver(endpoint(), activity)).status).toBe(200);
+    // The Connector delivers it again: kept once.
+    expect((await bf.deliver(endpoint(), activity)).status).toBe(200);
+    const reply = await h.until(async () => bf.activities.find((a) => a.conversationId === conversationId && a.replyTo === activity.id) ?? null, 20_000);
+    expect(reply.body).toMatchObject({ type: 'message', text: 'Hello from your assistant.' });
+    expect(bf.calls.find((c) => c.path.endsWith(`/activities/${encodeURIComponent(activity.id)}`))!.token).toMatch(/^bf-/);
+    const [chat] = await h.db().select().from(chats).where(and(eq(chats.userId, p.id), eq(chats.platform, 'teams')));
+    expect(chat).toMatchObject({ assistantId: p.assistantId });
+    const messages = await h.db().select().from(chatMessages).where(eq(chatMessages.chatId, chat!.id));
+    expect(messages.filter((m) => m.role === 'user')).toHaveLength(1);
+    await h.settle(500);
+    expect(bf.activities.filter((a) => a.replyTo === activity.id)).toHaveLength(1);
+  });
+});
+
+describe('approvals as Adaptive Cards', () => {
+  it('posted to the owner’s chat; another Teams user’s press is refused; the owner’s approves and one email goes out', async () => {
+    const { p, member, conversationId, tenantId } = await connectedMember();
+    h.state.llm.enqueue({ text: 'Hi.' });
+    const hello = bf.activity(member, conversationId, { text: 'Hello' });
+    await bf.deliver(endpoint(), hello);
+    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+
+    await h.cells(p, { email_as_user: { undoDelaySec: 0 } });
+    const { runId } = await h.stagingRun(p, [emailCall({ asUser: true, subject: 'From Teams', body: 'Hi Bob,\n**as written**\nAda' })]);
+    const cart = await h.cartOfRun(runId);
+    const posted = await h.until(async () => bf.activities.find((a) => a.conversationId === conversationId && JSON.stringify(a.body).includes(cart.id)) ?? null, 10_000);
+    const card = (posted.body.attachments as Array<{ contentType: string; content: { actions: Array<{ verb: string; data: Record<string, string> }> } }>)[0]!;
+    expect(card.contentType).toBe('application/vnd.microsoft.card.adaptive');
+    expect(JSON.stringify(card.content)).toContain('Hi Bob,\\n**as written**\\nAda');
+    const data = card.content.actions.find((a) => a.verb === 'approve')!.data;
+    expect(data).toEqual({ cartId: cart.id, contentHash: cart.contentHash });
+
+    const invoke = (from: typeof member, verb: string) =>
+      bf.deliver(endpoint(), bf.activity(from, conversationId, { type: 'invoke', name: 'adaptiveCard/action', replyToId: posted.id, value: { action: { type: 'Action.Execute', verb, data } } }));
+    const intruder = bf.addMember({ aadObjectId: randomUUID(), name: 'Eve', email: 'eve@elsewhere.example', tenantId });
+    const refused = await invoke(intruder, 'approve');
+    expect(refused.body).toMatchObject({ statusCode: 200, type: 'application/vnd.microsoft.activity.message' });
+    expect((await h.cartRow(cart.id)).status).toBe('pending_approval');
+
+    const ok = await invoke(member, 'approve');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ statusCode: 200, type: 'application/vnd.microsoft.card.adaptive' });
+    expect(JSON.stringify(ok.body)).toContain('Approved by you');
+    expect((await h.cartRow(cart.id)).resolvedByUserId).toBe(p.id);
+    await h.cartReaches(cart.id, ['executed']);
+    await h.settle(600);
+    expect(h.mails().filter((m) => m.parsed.subject === 'From Teams')).toHaveLength(1);
+  });
+});
+
+describe('send_message on Teams', () => {
+  it('goes once into the chat a person has with the bot; someone with no chat with it is refused with the reason', async () => {
+    const { p, member, conversationId } = await connectedMember();
+    h.state.llm.enqueue({ text: 'Hi.' });
+    const hello = bf.activity(member, conversationId, { text: 'Hello' });
+    await bf.deliver(endpoint(), hello);
+    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+
+    await h.cells(p, { messaging: { undoDelaySec: 0 } });
+    const { runId } = await h.stagingRun(p, [{ name: 'send_message', arguments: { platform: 'teams', to: p.email, body: 'Your report is ready' } }]);
+    const cart = await h.cartReaches((await h.cartOfRun(runId)).id, ['executed', 'failed']);
+    expect(cart.status).toBe('executed');
+    const sent = bf.activities.filter((a) => a.conversationId === conversationId && String(a.body.text ?? '').startsWith('Your report is ready'));
+    expect(sent).toHaveLength(1);
+
+    const other = await h.stagingRun(p, [{ name: 'send_message', arguments: { platform: 'teams', to: 'someone@else.test', body: 'Hello there' } }]);
+    const cart2 = await h.cartReaches((await h.cartOfRun(other.runId)).id, ['executed', 'failed']);
+    expect(cart2.status).toBe('failed');
+    expect((await h.dispatchRow(cart2.id))!.failureReason).toMatch(/has no Teams chat with the assistant/);
+  });
+});

@@ -1,0 +1,193 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/*
+ * A loopback stand-in for Slack: the Web API methods Steward calls (oauth.v2.access, chat.postMessage,
+ * chat.update, chat.postEphemeral, users.info: HTTP 200 with `ok`, `error` on refusal, bot tokens
+ * checked), and Slack's side of the callbacks: events and block actions POSTed to an app's request
+ * URLs, signed as Slack signs them (v0: HMAC-SHA256 of `v0:<timestamp>:<body>` with the app's signing
+ * secret, in X-Slack-Signature, with X-Slack-Request-Timestamp), event retries carrying
+ * X-Slack-Retry-Num. Its own implementation of the signing, so a mistake in Steward's shows.
+ */
+
+export type SlackCall = { method: string; token: string | null; body: Record<string, unknown> };
+export type Posted = { channel: string; ts: string; text: string; threadTs: string | null; blocks: Array<Record<string, unknown>> | null; token: string };
+
+type App = { clientId: string; clientSecret: string; signingSecret: string };
+type Grant = { team: string; authedUser: string; botUserId?: string; botToken?: string };
+
+export type SlackFake = Awaited<ReturnType<typeof startSlackFake>>;
+
+const json = (res: http.ServerResponse, body: unknown) => {
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+};
+
+export async function startSlackFake() {
+  const apps = new Map<string, App>();
+  const grants = new Map<string, Grant>();
+  const botTokens = new Map<string, { team: string; botUserId: string }>();
+  const users = new Map<string, { id: string; team: string; name: string; email: string }>();
+  const calls: SlackCall[] = [];
+  const posted: Posted[] = [];
+  const updates: Array<{ channel: string; ts: string; text: string; blocks: unknown }> = [];
+  const ephemeral: Array<{ channel: string; user: string; text: string }> = [];
+  const state = { delayMs: 0 };
+  let seq = 0;
+  const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const url = new URL(req.url ?? '/', 'http://x');
+      const method = url.pathname.replace(/^\/api\//, '');
+      const isForm = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+      let body: Record<string, unknown> = {};
+      try {
+        body = isForm ? Object.fromEntries(new URLSearchParams(raw)) : raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+      } catch {
+        return json(res, { ok: false, error: 'invalid_json' });
+      }
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
+      calls.push({ method, token, body });
+      setTimeout(() => answer(method, token, body, res), state.delayMs);
+    });
+  });
+
+  function answer(method: string, token: string | null, body: Record<string, unknown>, res: http.ServerResponse) {
+    if (method === 'oauth.v2.access') {
+      const app = [...apps.values()].find((a) => a.clientId === body.client_id);
+      if (!app || app.clientSecret !== body.client_secret) return json(res, { ok: false, error: 'invalid_client' });
+      const grant = grants.get(String(body.code));
+      if (!grant) return json(res, { ok: false, error: 'invalid_code' });
+      grants.delete(String(body.code));
+      const botToken = grant.botToken ?? `xoxb-${randomBytes(8).toString('hex')}`;
+      const botUserId = grant.botUserId ?? 'UBOT';
+      botTokens.set(botToken, { team: grant.team, botUserId });
+      return json(res, {
+        ok: true,
+        access_token: botToken,
+        token_type: 'bot',
+        scope: 'chat:write,im:history',
+        bot_user_id: botUserId,
+        app_id: 'AFAKE',
+        team: { id: grant.team, name: 'Fake workspace' },
+        authed_user: { id: grant.authedUser, scope: 'identity.basic', access_token: `xoxp-${randomBytes(6).toString('hex')}`, token_type: 'user' },
+      });
+    }
+    const bot = token ? botTokens.get(token) : undefined;
+    if (!bot) return json(res, { ok: false, error: 'invalid_auth' });
+    if (method === 'chat.postMessage') {
+      const asked = String(body.channel ?? '');
+      if (!asked) return json(res, { ok: false, error: 'channel_not_found' });
+      // Posting to a user id opens (or reuses) the app's DM with them, as Slack does.
+      const channel = asked.startsWith('U') ? `D${asked.slice(1)}` : asked;
+      const ts = nextTs();
+      posted.push({ channel, ts, text: String(body.text ?? ''), threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : null, blocks: (body.blocks as Posted['blocks']) ?? null, token: token! });
+      return json(res, { ok: true, channel, ts, message: { text: body.text, ts } });
+    }
+    if (method === 'chat.update') {
+      const hit = posted.find((p) => p.channel === body.channel && p.ts === body.ts);
+      if (!hit) return json(res, { ok: false, error: 'message_not_found' });
+      updates.push({ channel: String(body.channel), ts: String(body.ts), text: String(body.text ?? ''), blocks: body.blocks });
+      return json(res, { ok: true, channel: body.channel, ts: body.ts, text: body.text });
+    }
+    if (method === 'chat.postEphemeral') {
+      ephemeral.push({ channel: String(body.channel), user: String(body.user), text: String(body.text ?? '') });
+      return json(res, { ok: true, message_ts: nextTs() });
+    }
+    if (method === 'users.info') {
+      const u = users.get(String(body.user));
+      if (!u) return json(res, { ok: false, error: 'user_not_found' });
+      return json(res, { ok: true, user: { id: u.id, team_id: u.team, name: u.name, real_name: u.name, profile: { email: u.email, display_name: u.name } } });
+    }
+    if (method === 'users.lookupByEmail') {
+      const wanted = String(body.email ?? '').toLowerCase();
+      const u = [...users.values()].find((x) => x.team === bot.team && x.email.toLowerCase() === wanted);
+      if (!u) return json(res, { ok: false, error: 'users_not_found' });
+      return json(res, { ok: true, user: { id: u.id, team_id: u.team, name: u.name, real_name: u.name, profile: { email: u.email, display_name: u.name } } });
+    }
+    return json(res, { ok: false, error: 'unknown_method' });
+  }
+
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  /** Signs a body as Slack does for the app's signing secret (v0). */
+  const sign = (secret: string, timestamp: number, body: string) => `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+
+  type SendOpts = { retryNum?: number; timestamp?: number; secret?: string; unsigned?: boolean };
+  async function deliver(url: string, secret: string, body: string, contentType: string, opts: SendOpts = {}) {
+    const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = { 'Content-Type': contentType, 'User-Agent': 'Slackbot 1.0 (+https://api.slack.com/robots)' };
+    if (!opts.unsigned) {
+      headers['X-Slack-Request-Timestamp'] = String(timestamp);
+      headers['X-Slack-Signature'] = sign(opts.secret ?? secret, timestamp, body);
+    }
+    if (opts.retryNum) {
+      headers['X-Slack-Retry-Num'] = String(opts.retryNum);
+      headers['X-Slack-Retry-Reason'] = 'http_timeout';
+    }
+    const started = performance.now();
+    const res = await fetch(url, { method: 'POST', headers, body });
+    const text = await res.text();
+    return { status: res.status, text, ms: performance.now() - started };
+  }
+
+  return {
+    apiUrl: `${base}/api`,
+    tokenUrl: `${base}/api/oauth.v2.access`,
+    calls,
+    posted,
+    updates,
+    ephemeral,
+    state,
+    /** An app created in Slack: what its Basic Information page shows. */
+    createApp(name: string): App {
+      const app = { clientId: `${Date.now() % 1e10}.${Math.floor(Math.random() * 1e10)}`, clientSecret: randomBytes(16).toString('hex'), signingSecret: randomBytes(16).toString('hex') };
+      apps.set(name, app);
+      return app;
+    },
+    /** The person approved the app in Slack: the code the browser brings back. */
+    grant(g: Grant): string {
+      const code = `code-${randomBytes(6).toString('hex')}`;
+      grants.set(code, g);
+      return code;
+    },
+    addUser(u: { id: string; team: string; name: string; email: string }) {
+      users.set(u.id, u);
+    },
+    /** An Events API callback, wrapped as Slack wraps it. */
+    event(url: string, secret: string, e: { team: string; eventId?: string; event: Record<string, unknown> }, opts: SendOpts = {}) {
+      const envelope = { token: 'legacy', team_id: e.team, api_app_id: 'AFAKE', type: 'event_callback', event_id: e.eventId ?? `Ev${randomBytes(6).toString('hex')}`, event_time: Math.floor(Date.now() / 1000), event: e.event };
+      return deliver(url, secret, JSON.stringify(envelope), 'application/json', opts);
+    },
+    urlVerification(url: string, secret: string, challenge: string, opts: SendOpts = {}) {
+      return deliver(url, secret, JSON.stringify({ token: 'legacy', challenge, type: 'url_verification' }), 'application/json', opts);
+    },
+    /** A block_actions payload for a button press on a posted message, form-encoded as Slack sends it. */
+    press(url: string, secret: string, p: { team: string; user: string; message: Posted; actionId: string }, opts: SendOpts = {}) {
+      const button = (p.message.blocks ?? []).flatMap((b) => ((b.elements as Array<Record<string, unknown>>) ?? [])).find((el) => el.action_id === p.actionId);
+      const payload = {
+        type: 'block_actions',
+        api_app_id: 'AFAKE',
+        team: { id: p.team, domain: 'fake' },
+        user: { id: p.user, team_id: p.team, username: p.user, name: p.user },
+        channel: { id: p.message.channel, name: 'directmessage' },
+        container: { type: 'message', message_ts: p.message.ts, channel_id: p.message.channel, is_ephemeral: false },
+        message: { type: 'message', ts: p.message.ts, text: p.message.text, blocks: p.message.blocks },
+        response_url: `${base}/response/${p.message.ts}`,
+        trigger_id: randomBytes(6).toString('hex'),
+        actions: [{ type: 'button', action_id: p.actionId, block_id: 'b', value: button?.value ?? '', action_ts: String(Date.now() / 1000) }],
+      };
+      return deliver(url, secret, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', opts);
+    },
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
