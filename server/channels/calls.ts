@@ -1,0 +1,39 @@
+import type { MessageDelivery } from './outbound';
+
+/*
+ * Outbound phone calls (place_call's approved dispatches, spec 5). The provider plugs in from the
+ * entry floor (server/voice-runtime.ts: Twilio's Calls API through server/messaging/voice-outbound.ts);
+ * without one, a call is refused with the reason and never reported as placed. `accepted` means
+ * the provider took the call (it is dialling): what came of it (answered, voicemail, no answer,
+ * failed) reaches the task later, as an activity that wakes it.
+ */
+
+export type CallPlacement = {
+  /** E.164. */
+  to: string;
+  purpose: string;
+  /** What the assistant says once someone answers (the approved text). */
+  script: string;
+  /** The assistant speaks for the user (voice_call_as_user) rather than as itself. */
+  asUser: boolean;
+  /** The dispatch job's key: one call per released dispatch version, ever. */
+  idempotencyKey: string;
+  accountId: string;
+  assistantId: string;
+  userId: string;
+  taskId: string;
+  dispatchId: string;
+};
+
+export type CallPlacer = (call: CallPlacement) => Promise<MessageDelivery>;
+
+let placer: CallPlacer | null = null;
+
+export function registerCallPlacer(fn: CallPlacer | null): void {
+  placer = fn;
+}
+
+export async function placeCall(call: CallPlacement): Promise<MessageDelivery> {
+  if (!placer) return { outcome: 'failed', reason: 'no provider configured for voice' };
+  return placer(call);
+}

@@ -1,0 +1,139 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@/db/client';
+import { assistants, chatMessages, users, voiceCalls, type AssistantRow, type TranscriptLine, type VoiceCallRow } from '@/db/schema';
+import { twiml, type Verb, type Voice } from '@/server/channels/twilio/twiml';
+import { callLanguage, callVoice } from '@/server/channels/voice-providers';
+import { tailTurn } from '@/server/chats/stream-tail';
+import { publicOrigin } from '@/server/http/public-origin';
+
+/*
+ * What the voice webhooks share (voice-inbound.ts, voice-outbound.ts): the call's row, the
+ * assistant's voice and disclosure, the URLs Twilio is given (STEWARD_PUBLIC_URL + path, with the
+ * call's id in the query: Twilio signs the whole URL), transcript lines, and the wait for a chat
+ * turn's reply within Twilio's 15-second answer limit.
+ */
+
+export const VOICE_PATH = '/api/channels/twilio/voice';
+export const VOICE_STEPS = ['speech', 'wait', 'answer', 'reply', 'status'] as const;
+export type VoiceStep = (typeof VOICE_STEPS)[number];
+
+export function stepUrl(step: VoiceStep, query: Record<string, string | number>): string {
+  const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  return `${publicOrigin().origin}${VOICE_PATH}/${step}?${q.toString()}`;
+}
+
+/**
+ * How long a webhook waits for a chat turn's reply before answering with a holding line and a
+ * redirect to the `wait` step (STEWARD_VOICE_REPLY_WAIT_MS, default 9 s): Twilio gives a webhook
+ * 15 seconds, and the answer must reach it before then.
+ */
+export function replyWaitMs(env: Record<string, string | undefined> = process.env): number {
+  const n = Number(env.STEWARD_VOICE_REPLY_WAIT_MS);
+  return Number.isFinite(n) && n >= 100 && n <= 12_000 ? n : 9_000;
+}
+
+/** How many holding lines a caller hears for one question before the assistant says it goes on working (about a minute in all by default). */
+export const MAX_HOLDS = 5;
+
+export const E164_NUMBER = /^\+[1-9]\d{6,14}$/;
+
+export type CallContext = { call: VoiceCallRow; assistant: AssistantRow; ownerName: string | null; voice: Voice; disclosure: boolean };
+
+export async function callContext(tx: Tx, call: VoiceCallRow): Promise<CallContext> {
+  const [assistant] = await tx.select().from(assistants).where(eq(assistants.id, call.assistantId));
+  const [owner] = call.userId ? await tx.select({ name: users.name, firstName: users.firstName, email: users.email }).from(users).where(eq(users.id, call.userId)) : [];
+  return {
+    call,
+    assistant: assistant!,
+    ownerName: owner ? owner.firstName?.trim() || owner.name?.trim() || owner.email.split('@')[0]! : null,
+    voice: voiceOf(assistant ?? null),
+    disclosure: disclosureOf(assistant ?? null),
+  };
+}
+
+export const voiceOf = (assistant: Pick<AssistantRow, 'voice'> | null): Voice => ({ voice: callVoice(assistant), language: callLanguage() });
+
+/** channels.voice.recordingDisclosure: the transcript of every call is kept, and callers are told so first. */
+export const disclosureOf = (assistant: Pick<AssistantRow, 'channels'> | null) => ((assistant?.channels as { voice?: { recordingDisclosure?: boolean } } | undefined)?.voice?.recordingDisclosure ?? false) === true;
+
+export const disclosureLine = (ownerName: string | null) => `This call is transcribed, and the transcript is kept${ownerName ? ` for ${ownerName}` : ''}.`;
+
+export const answer = (ctx: Pick<CallContext, 'voice'>, verbs: Verb[]) => twiml(verbs, ctx.voice);
+
+export const line = (speaker: TranscriptLine['speaker'], text: string, at = new Date()): TranscriptLine => ({ speaker, text, at: at.toISOString() });
+
+/** Appends lines to the call's transcript in one statement (concurrent webhooks of one call never lose a line). */
+export async function appendTranscript(tx: Tx, callId: string, lines: TranscriptLine[]): Promise<void> {
+  if (!lines.length) return;
+  await tx
+    .update(voiceCalls)
+    .set({ transcript: sql`${voiceCalls.transcript} || ${JSON.stringify(lines)}::jsonb` })
+    .where(eq(voiceCalls.id, callId));
+}
+
+/** The call a step's URL names, checked against the CallSid Twilio signed: a step of another call is refused. */
+export async function callOfStep(db: Db, callId: string, callSid: string): Promise<VoiceCallRow | null> {
+  const [call] = await db.select().from(voiceCalls).where(eq(voiceCalls.id, callId));
+  if (!call) return null;
+  if (call.callSid && call.callSid !== callSid) return null;
+  if (!call.callSid) {
+    // An outbound call Twilio answers before its Calls API answer was recorded: the URL's id (given to Twilio alone) names it.
+    const [adopted] = await db
+      .update(voiceCalls)
+      .set({ callSid })
+      .where(and(eq(voiceCalls.id, call.id), sql`${voiceCalls.callSid} IS NULL`))
+      .returning();
+    return adopted ?? (await db.select().from(voiceCalls).where(eq(voiceCalls.id, callId)))[0] ?? null;
+  }
+  return call;
+}
+
+export type TurnWait = { kind: 'answered'; messageId: string; text: string } | { kind: 'error'; code: string; message: string } | { kind: 'pending' };
+
+/** Waits up to `ms` for the turn's final event (its reply or its error), as its stream would read it. */
+export async function waitForTurn(db: Db, turnId: string, ms: number): Promise<TurnWait> {
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), ms);
+  let out: TurnWait = { kind: 'pending' };
+  try {
+    await tailTurn(
+      db,
+      turnId,
+      0,
+      async (e) => {
+        if ('comment' in e) return;
+        if (e.event === 'message') {
+          const m = (e.data as { message?: { id?: string; content?: string } }).message;
+          out = { kind: 'answered', messageId: m?.id ?? '', text: m?.content ?? '' };
+        } else if (e.event === 'error') {
+          const d = e.data as { code?: string; message?: string };
+          out = { kind: 'error', code: d.code ?? 'turn_failed', message: d.message ?? 'The turn failed' };
+        }
+      },
+      stop.signal,
+      Math.min(1_000, ms),
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+  return out;
+}
+
+/**
+ * The reply was handed to Twilio in the TwiML: the chat message shows it was spoken (taken by
+ * the provider, as a text's reply is once Twilio accepts it), and the call's transcript gets it,
+ * once however often the webhook is repeated.
+ */
+export async function markSpoken(db: Db, call: VoiceCallRow, messageId: string, text: string, now = new Date()): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [marked] = await tx
+      .update(chatMessages)
+      .set({
+        deliveryState: 'provider_accepted',
+        metadata: sql`${chatMessages.metadata} || ${JSON.stringify({ spoken: { callSid: call.callSid, at: now.toISOString() } })}::jsonb`,
+      })
+      .where(and(eq(chatMessages.id, messageId), sql`NOT (${chatMessages.metadata} ? 'spoken')`))
+      .returning({ id: chatMessages.id });
+    if (marked) await appendTranscript(tx, call.id, [line('assistant', text, now)]);
+  });
+}
