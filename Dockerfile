@@ -13,7 +13,7 @@ FROM node:22-bookworm-slim AS runtime
 # Debian's Chromium drives each user's workspace browser (STEWARD_CHROMIUM_PATH=/usr/bin/chromium);
 # tini reaps Chromium's children and forwards SIGTERM so shutdown is graceful.
 RUN apt-get update \
-  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-liberation tini ca-certificates \
+  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-liberation tini ca-certificates bubblewrap python3 git curl jq \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOST=0.0.0.0 \

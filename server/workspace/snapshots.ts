@@ -6,11 +6,15 @@ import type { Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
 import { SNAPSHOT_EVERY_MS, SNAPSHOT_KEEP_DAYS } from './browser/config';
 import type { WorkspaceSample } from './browser/user-workspace';
+import { mcpSlugsByWindow } from './profile-mcp';
+import { withSandbox } from './snapshots-sample';
 
 /*
  * The usage record of a user's workspace: one row saying it has run (and for how long), and
  * snapshots of measured usage, at most one per 5 minutes, kept 30 days (spec document 2,
- * Limits). The manager writes them while a browser runs; the endpoints read them.
+ * Limits). The browser's manager and the shell's write them while either runs; whichever writes,
+ * a snapshot holds the whole workspace: the browser's figures plus the sandbox's
+ * (snapshots-sample.ts). The endpoints read them.
  */
 
 type Owner = { accountId: string; userId: string };
@@ -40,7 +44,8 @@ export async function recordActivity(db: Tx, o: Owner, addSeconds: number, lastA
  * processes or a restart may measure the same user), and drops the user's snapshots past 30 days.
  * True when it was kept.
  */
-export async function recordSnapshot(db: Tx, o: Owner, s: WorkspaceSample): Promise<boolean> {
+export async function recordSnapshot(db: Tx, o: Owner, browser: WorkspaceSample): Promise<boolean> {
+  const s = await withSandbox(o, browser);
   const since = new Date(s.takenAt.getTime() - SNAPSHOT_EVERY_MS + 1000);
   const inserted = await db.execute(sql`
     insert into ${workspaceSnapshots} (id, account_id, user_id, taken_at, memory_used_bytes, memory_total_bytes, disk_used_bytes, disk_quota_bytes, cpu_load_avg, uptime_seconds)
@@ -62,14 +67,14 @@ export async function pruneSnapshots(db: Tx, now: Date): Promise<number> {
   return gone.length;
 }
 
-export const presentSnapshot = (r: WorkspaceSnapshotRow) => ({
+export const presentSnapshot = (r: WorkspaceSnapshotRow, activeMcpSlugs: string[] = []) => ({
   timestamp: r.takenAt.toISOString(),
   memoryUsedBytes: r.memoryUsedBytes,
   memoryTotalBytes: r.memoryTotalBytes,
   diskUsedBytes: r.diskUsedBytes,
   diskQuotaBytes: r.diskQuotaBytes,
   cpuLoadAvg: r.cpuLoadAvg,
-  activeMcpSlugs: [] as string[],
+  activeMcpSlugs,
   containerUptime: r.uptimeSeconds,
 });
 
@@ -82,7 +87,10 @@ export async function listSnapshots(db: Tx, actor: Actor, limit: number, now = n
     .where(and(eq(workspaceSnapshots.accountId, actor.accountId), eq(workspaceSnapshots.userId, user.id), gte(workspaceSnapshots.takenAt, new Date(now.getTime() - KEEP_MS))))
     .orderBy(desc(workspaceSnapshots.takenAt))
     .limit(limit);
-  return { ok: true as const, snapshots: rows.reverse().map(presentSnapshot) };
+  const ordered = rows.reverse();
+  // The MCP skills the user's runs called in each snapshot's 5 minutes.
+  const slugs = await mcpSlugsByWindow(db, { accountId: actor.accountId, userId: user.id }, ordered.map((r) => r.takenAt), SNAPSHOT_EVERY_MS);
+  return { ok: true as const, snapshots: ordered.map((r, i) => presentSnapshot(r, slugs[i])) };
 }
 
 /** Snapshots of the last `hours` for the profile's peaks and averages, oldest first. */

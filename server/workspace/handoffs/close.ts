@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { handoffs, taskActivities, tasks, type HandoffCloseReason, type HandoffRow, type HandoffStatus } from '@/db/schema';
+import { handoffs, taskActivities, tasks, type AccessHold, type HandoffCloseReason, type HandoffRow, type HandoffStatus } from '@/db/schema';
 import { applyChange } from '@/server/tasks/move';
 import { queueWakeRun } from '@/server/tasks/runs';
 import { allowed, plan } from '@/server/tasks/transitions';
@@ -73,7 +73,25 @@ async function tellTask(tx: Tx, h: HandoffRow, now: Date): Promise<void> {
     );
   if (h.closeReason === 'superseded') return;
   const [task] = await tx.select().from(tasks).where(eq(tasks.id, h.taskId!)).for('update');
-  if (!task || !allowed(task.status, 'wake', 'pending')) return;
-  const woken = await applyChange(tx, task, plan(task, 'wake', 'pending', undefined, now), 'wake');
+  if (!task) return;
+  // Remembered on the task: the run reading the outcome rests in deferred_access or failed_access
+  // if it ends waiting for the user (tasks/transitions.ts); access granted forgets an earlier refusal.
+  const accessHold = accessHoldOf(h);
+  if (task.status === 'executing') {
+    await tx.update(tasks).set({ accessHold }).where(eq(tasks.id, task.id));
+    return;
+  }
+  if (!allowed(task.status, 'wake', 'pending')) return;
+  const woken = await applyChange(tx, task, { ...plan(task, 'wake', 'pending', undefined, now), accessHold }, 'wake');
   await queueWakeRun(tx, woken, 'wake');
+}
+
+/**
+ * What a closed handoff means for the task's access (spec 2, Task statuses: deferred_access,
+ * failed_access): put off until deferredUntil, refused, or expired unanswered; null when the user
+ * completed it (or it closed for any other reason).
+ */
+function accessHoldOf(h: HandoffRow): AccessHold | null {
+  const outcome = h.closeReason === 'deferred' || h.closeReason === 'declined' || h.closeReason === 'expired' ? h.closeReason : null;
+  return outcome ? { outcome, handoffId: h.id, until: outcome === 'deferred' ? (h.deferredUntil?.toISOString() ?? null) : null } : null;
 }

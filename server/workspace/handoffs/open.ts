@@ -1,6 +1,7 @@
 import { emitWebhookEvent } from '@/server/webhooks/emit';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
+import { handoffNotice } from '@/server/messaging/notices/events';
 import { handoffs, type HandoffActionType, type HandoffRow, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { AppError } from '@/server/http/errors';
@@ -57,6 +58,8 @@ export async function openTaskHandoff(tx: Tx, actor: UserActor, task: TaskRow, i
     .returning();
   // The account's endpoints hear of it in the same transaction (a person is needed at the browser).
   await emitWebhookEvent(tx, h.accountId, 'handoff.opened', { handoffId: h.id, taskId: task.id, userId: h.userId, actionType: h.actionType, prompt: h.prompt, targetUrl: h.targetUrl, expiresAt: h.expiresAt.toISOString() });
+  // The user is told where they are: the handoff waits for them (workspace's own page opens it).
+  await handoffNotice(tx, { id: h.id, accountId: h.accountId, userId: h.userId, taskId: h.taskId, prompt: h.prompt });
   return h;
 
   async function pointTab(o: typeof owner, taskId: string, url: string): Promise<string | null> {
