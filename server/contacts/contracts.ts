@@ -131,3 +131,13 @@ export const BulkImportResponse = z.object({
   }),
 });
 export const ContactParams = z.object({ contactId: z.string().min(1) });
+
+/** A relationship from one of the user's contacts to another (POST /contacts/{contactId}/relationships). */
+export const RelationshipBody = z.object({
+  toContactId: z.string().trim().min(1, 'is required').max(100),
+  type: Str(100).min(1, 'is required: a word such as manager, assistant, colleague, spouse'),
+});
+export const RelationshipParams = ContactParams.extend({ relationshipId: z.string().min(1).max(100) });
+const RelationshipRow = z.object({ id: z.string(), fromContactId: z.string(), toContactId: z.string(), type: z.string(), createdAt: z.string() });
+export const RelationshipEnvelope = z.object({ ok: z.literal(true), relationship: RelationshipRow });
+export const DeletedRelationshipResponse = z.object({ ok: z.literal(true), relationship: z.object({ id: z.string(), deleted: z.literal(true) }) });

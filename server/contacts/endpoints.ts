@@ -11,7 +11,12 @@ import {
   ListContactsResponse,
   MergeBody,
   UpdateContactBody,
+  DeletedRelationshipResponse,
+  RelationshipBody,
+  RelationshipEnvelope,
+  RelationshipParams,
 } from './contracts';
+import { addRelationship, removeRelationship } from './relationships';
 import { mergeContacts } from './merge';
 import { createContact, deleteContact, getContact, listContacts, updateContact } from './service';
 
@@ -38,6 +43,8 @@ export const contactEndpoints = [
     body: CreateContactBody,
     response: ContactEnvelope,
     status: 201,
+    // A team scope names a team the user is an active member of: 403 for another team, 404 for none.
+    errors: [403, 404],
     handle: async ({ db, actor, body }) => reply(201, await createContact(db, actor, body)),
   }),
   defineEndpoint({
@@ -53,7 +60,7 @@ export const contactEndpoints = [
   defineEndpoint({
     method: 'GET',
     path: '/contacts/{contactId}',
-    summary: 'A contact with its outgoing and incoming relationships',
+    summary: 'A contact with its outgoing and incoming relationships (the owner’s, or a team contact of one of the caller’s active teams)',
     tags,
     auth: 'user',
     params: ContactParams,
@@ -70,7 +77,7 @@ export const contactEndpoints = [
     params: ContactParams,
     body: UpdateContactBody,
     response: ContactEnvelope,
-    errors: [404],
+    errors: [403, 404],
     handle: ({ db, actor, params, body }) => updateContact(db, actor, params.contactId, body),
   }),
   defineEndpoint({
@@ -81,7 +88,7 @@ export const contactEndpoints = [
     auth: 'user',
     params: ContactParams,
     response: DeletedContactResponse,
-    errors: [404],
+    errors: [403, 404],
     handle: ({ db, actor, params }) => deleteContact(db, actor, params.contactId),
   }),
   defineEndpoint({
@@ -95,5 +102,32 @@ export const contactEndpoints = [
     response: ContactEnvelope,
     errors: [404],
     handle: ({ db, actor, params, body }) => mergeContacts(db, actor, params.contactId, body),
+  }),
+  defineEndpoint({
+    method: 'POST',
+    path: '/contacts/{contactId}/relationships',
+    summary: 'Relate this contact to another of yours (type: manager, assistant, colleague…); 200 with the existing one when it is already there',
+    tags,
+    auth: 'user',
+    params: ContactParams,
+    body: RelationshipBody,
+    response: RelationshipEnvelope,
+    status: 201,
+    errors: [403, 404],
+    handle: async ({ db, actor, params, body }) => {
+      const { status, body: answer } = await addRelationship(db, actor, params.contactId, body);
+      return reply(status, answer);
+    },
+  }),
+  defineEndpoint({
+    method: 'DELETE',
+    path: '/contacts/{contactId}/relationships/{relationshipId}',
+    summary: 'Remove a relationship that starts from this contact',
+    tags,
+    auth: 'user',
+    params: RelationshipParams,
+    response: DeletedRelationshipResponse,
+    errors: [403, 404],
+    handle: ({ db, actor, params }) => removeRelationship(db, actor, params.contactId, params.relationshipId),
   }),
 ];

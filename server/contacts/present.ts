@@ -79,19 +79,24 @@ export function toPublicContact(c: ContactRow, consumer: Consumer | null) {
   };
 }
 
-/** The single-contact read: the contact with the relationships from and to it. */
-export async function presentWithRelationships(db: Db, accountId: string, c: ContactRow) {
+/**
+ * The single-contact read: the contact with the relationships from and to it. A teammate reading
+ * a team contact (`sharedTeamIds`: their active teams) sees only relationships with other team
+ * contacts of those teams: the owner's own contacts stay theirs.
+ */
+export async function presentWithRelationships(db: Db, accountId: string, c: ContactRow, sharedTeamIds?: string[]) {
   const [view] = await presentContacts(db, accountId, [c]);
   const rels = await db
-    .select({ r: contactRelationships, other: { id: contacts.id, name: contacts.name, email: contacts.email } })
+    .select({ r: contactRelationships, other: { id: contacts.id, name: contacts.name, email: contacts.email }, scope: contacts.scope, teamId: contacts.teamId })
     .from(contactRelationships)
     .innerJoin(contacts, eq(contacts.id, contactRelationships.toContactId))
     .where(eq(contactRelationships.fromContactId, c.id));
   const incoming = await db
-    .select({ r: contactRelationships, other: { id: contacts.id, name: contacts.name, email: contacts.email } })
+    .select({ r: contactRelationships, other: { id: contacts.id, name: contacts.name, email: contacts.email }, scope: contacts.scope, teamId: contacts.teamId })
     .from(contactRelationships)
     .innerJoin(contacts, eq(contacts.id, contactRelationships.fromContactId))
     .where(eq(contactRelationships.toContactId, c.id));
+  const visible = (x: (typeof rels)[number]) => !sharedTeamIds || (x.scope === 'team' && x.teamId !== null && sharedTeamIds.includes(x.teamId));
   const shape = (x: (typeof rels)[number]) => ({ id: x.r.id, type: x.r.type, contact: x.other, createdAt: x.r.createdAt.toISOString() });
-  return { ...view, outgoingRelationships: rels.map(shape), incomingRelationships: incoming.map(shape) };
+  return { ...view, outgoingRelationships: rels.filter(visible).map(shape), incomingRelationships: incoming.filter(visible).map(shape) };
 }

@@ -11,6 +11,8 @@ import { badRequest, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import type { CreateContactBody, ListContactsQuery, UpdateContactBody } from './contracts';
 import { addressesOf, presentContacts, presentWithRelationships } from './present';
+import { activeTeamIds, readableContact, refuseTeammate, resolveContactTeam, teammatesContacts } from './team';
+import { AppError } from '@/server/http/errors';
 
 /** The contact, when it belongs to the acting user; 404 otherwise. */
 export async function ownedContact(db: Tx, actor: Actor, id: string): Promise<ContactRow> {
@@ -21,6 +23,16 @@ export async function ownedContact(db: Tx, actor: Actor, id: string): Promise<Co
     .limit(1);
   if (!c) throw notFound('Contact');
   return c;
+}
+
+/** The caller's own contact, to change: a teammate's team contact is 403, anything else 404. */
+export async function changeableContact(db: Tx, actor: Actor, id: string): Promise<ContactRow> {
+  try {
+    return await ownedContact(db, actor, id);
+  } catch (e) {
+    if (e instanceof AppError && e.status === 404) return refuseTeammate(db, actor, id);
+    throw e;
+  }
 }
 
 /** Replaces the contact's address index; an address another of the user's contacts holds is a 400. */
@@ -54,6 +66,7 @@ export function normalizeEmails(primary: string, emails: Array<Record<string, un
 export async function createContact(db: Db, actor: Actor, input: z.infer<typeof CreateContactBody>) {
   const userId = requireUser(actor).id;
   const c = await db.transaction(async (tx) => {
+    const teamId = await resolveContactTeam(tx, actor, input.scope ?? 'user', input.team);
     const [row] = await tx
       .insert(contacts)
       .values({
@@ -69,7 +82,7 @@ export async function createContact(db: Db, actor: Actor, input: z.infer<typeof 
         timezone: input.timezone ?? null,
         properties: input.properties ?? {},
         scope: input.scope ?? 'user',
-        teamId: input.scope === 'team' ? (input.team ?? null) : null,
+        teamId,
         tags: input.tags ?? [],
         priority: input.priority ?? 0,
         inheritCompanyPriority: input.inheritCompanyPriority ?? false,
@@ -84,19 +97,26 @@ export async function createContact(db: Db, actor: Actor, input: z.infer<typeof 
   return { ok: true as const, contact: await presentWithRelationships(db, actor.accountId, c) };
 }
 
+/** The caller's own contact, or a team contact of one of their active teams (its relationships limited to what they may see). */
 export async function getContact(db: Db, actor: Actor, id: string) {
-  return { ok: true as const, contact: await presentWithRelationships(db, actor.accountId, await ownedContact(db, actor, id)) };
+  const c = await readableContact(db, actor, id);
+  const reader = requireUser(actor).id;
+  const shared = c.userId === reader ? undefined : await activeTeamIds(db, reader);
+  return { ok: true as const, contact: await presentWithRelationships(db, actor.accountId, c, shared) };
 }
 
 /** Only the fields sent change. */
 export async function updateContact(db: Db, actor: Actor, id: string, input: z.infer<typeof UpdateContactBody>) {
   const c = await db.transaction(async (tx) => {
-    const current = await ownedContact(tx, actor, id);
+    const current = await changeableContact(tx, actor, id);
     const { team, emails, lastContactedAt, enrichedAt, ...rest } = input;
     const set: Partial<typeof contacts.$inferInsert> = { ...rest };
     if (emails !== undefined) set.emails = normalizeEmails(current.email, emails);
-    if (team !== undefined) set.teamId = team;
-    if (input.scope === 'user') set.teamId = null;
+    // A team scope names a team the owner is an active member of (their active team by default).
+    if (input.scope !== undefined || team !== undefined) {
+      const scope = input.scope ?? current.scope;
+      set.teamId = await resolveContactTeam(tx, actor, scope, team ?? (scope === 'team' ? current.teamId : null));
+    }
     if (lastContactedAt !== undefined) set.lastContactedAt = lastContactedAt ? new Date(lastContactedAt) : null;
     if (enrichedAt !== undefined) set.enrichedAt = enrichedAt ? new Date(enrichedAt) : null;
     const changes = changedFields(set);
@@ -109,7 +129,7 @@ export async function updateContact(db: Db, actor: Actor, id: string, input: z.i
 }
 
 export async function deleteContact(db: Db, actor: Actor, id: string) {
-  const c = await ownedContact(db, actor, id);
+  const c = await changeableContact(db, actor, id);
   await db.delete(contacts).where(eq(contacts.id, c.id));
   return { ok: true as const, contact: { id: c.id, deleted: true as const, message: 'Contact deleted' } };
 }
@@ -173,6 +193,16 @@ export async function listContacts(db: Db, actor: Actor, q: z.infer<typeof ListC
   const where = and(...filters)!;
   const facet = facets.length === 0 ? '' : facets.length === 1 ? facets[0] : null;
   const owner = `u:${actor.accountId}:${userId}`;
+  // A member also sees the team contacts their teammates share with their active teams (team.ts).
+  const shared = actor.user ? await sharedPart(db, actor.accountId, userId, filters.slice(2)) : null;
+  if (shared) {
+    const { rows, total } = await readPage(
+      db,
+      { table: contacts, parts: [where, shared], total: sql`(${countWhere(contacts, where)} + ${countWhere(contacts, shared)})`, version: null, key: null },
+      pageWindow(q),
+    );
+    return { ok: true as const, contacts: await presentContacts(db, actor.accountId, rows), ...pageInfo(q, total ?? 0) };
+  }
   const { rows, total: counted } = await readPage(
     db,
     {
@@ -187,4 +217,16 @@ export async function listContacts(db: Db, actor: Actor, q: z.infer<typeof ListC
   );
   const total = counted ?? 0;
   return { ok: true as const, contacts: await presentContacts(db, actor.accountId, rows), ...pageInfo(q, total) };
+}
+
+/**
+ * The list's part for teammates' team contacts, or null when the user's active teams hold none
+ * (the common case: the list is then exactly the owner's, with its counters and page marks).
+ */
+async function sharedPart(db: Db, accountId: string, userId: string, filters: SQL[]): Promise<SQL | null> {
+  const teamIds = await activeTeamIds(db, userId);
+  if (!teamIds.length) return null;
+  const part = teammatesContacts(accountId, userId, teamIds);
+  const [any] = await db.select({ id: contacts.id }).from(contacts).where(part).limit(1);
+  return any ? and(part, ...filters)! : null;
 }

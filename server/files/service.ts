@@ -107,7 +107,8 @@ export async function confirmUpload(db: Db, actor: Actor, fileId: string, input:
   return { ok: true as const, driveFile: toPublicFile(u) };
 }
 
-async function readableFile(db: Db, actor: Actor, fileId: string) {
+/** A file the caller may read (its owner, or a person a task shares it with); anyone else: 404, as for an id that does not exist. */
+export async function readableFile(db: Db, actor: Actor, fileId: string) {
   // Reading acts as a user like every other file call: without one it is 401, not a 404 that hides the reason.
   requireUser(actor);
   const [f] = await db

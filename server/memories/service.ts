@@ -1,4 +1,4 @@
-import { and, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
@@ -43,19 +43,52 @@ export function toPublicMemory(m: MemoryRow, now = new Date()) {
   };
 }
 
-/** Teams the user is an active member of: whose team-scoped memories they see. */
-async function activeTeamIds(db: Db, userId: string): Promise<string[]> {
-  return (await activeMemberships(db, userId)).map(({ m }) => m.teamId);
+/** The teams the user is an active member of (whose team-scoped memories they see), and those they coordinate (owner or admin). */
+type Teams = { ids: string[]; coordinated: string[] };
+
+async function activeTeams(db: Db, userId: string): Promise<Teams> {
+  const rows = await activeMemberships(db, userId);
+  return {
+    ids: [...new Set(rows.map(({ m }) => m.teamId))].sort(),
+    coordinated: rows.filter(({ m }) => m.role === 'owner' || m.role === 'admin').map(({ m }) => m.teamId),
+  };
 }
 
-/** A user sees their own memories and team-scoped memories of their active teams; nothing else. */
-async function visibleFilter(db: Db, actor: Actor, knownTeamIds?: string[]): Promise<SQL> {
+/**
+ * Which of a team's team-scoped memories another member sees, by the memory's `visibility`: `all`
+ * every active member, `coordinators` the team's owner and admins, `author_only` nobody but its
+ * author (spec 2, Memory). The author always sees their own.
+ */
+function sharedWith(userId: string, teams: Teams, teamId?: string): SQL {
+  const coordinated = teamId ? teams.coordinated.filter((t) => t === teamId) : teams.coordinated;
+  return or(
+    eq(memories.userId, userId),
+    eq(memories.visibility, 'all'),
+    coordinated.length ? and(eq(memories.visibility, 'coordinators'), inArray(memories.teamId, coordinated)) : undefined,
+  )!;
+}
+
+/** The team memories of one team a member does not see (few: counted through memories_team_restricted). */
+function hiddenIn(userId: string, teams: Teams, teamId: string): SQL {
+  return and(
+    eq(memories.scope, 'team'),
+    eq(memories.teamId, teamId),
+    ne(memories.visibility, 'all'),
+    ne(memories.userId, userId),
+    teams.coordinated.includes(teamId) ? ne(memories.visibility, 'coordinators') : undefined,
+  )!;
+}
+
+/** A user sees their own memories and the team-scoped memories of their active teams shared with them; nothing else. */
+async function visibleFilter(db: Db, actor: Actor, known?: Teams): Promise<SQL> {
   const user = requireUser(actor);
-  const teamIds = knownTeamIds ?? (await activeTeamIds(db, user.id));
+  const teams = known ?? (await activeTeams(db, user.id));
   return and(
     eq(memories.accountId, actor.accountId),
     eq(memories.internal, false),
-    teamIds.length ? or(eq(memories.userId, user.id), and(eq(memories.scope, 'team'), inArray(memories.teamId, teamIds))) : eq(memories.userId, user.id),
+    teams.ids.length
+      ? or(eq(memories.userId, user.id), and(eq(memories.scope, 'team'), inArray(memories.teamId, teams.ids), sharedWith(user.id, teams)))
+      : eq(memories.userId, user.id),
   )!;
 }
 
@@ -81,7 +114,7 @@ function checkTags(raw: string[] | undefined, fallback: string[]): string[] {
 async function resolveTeam(db: Db, actor: Actor, scope: 'user' | 'team', team: string | null | undefined): Promise<string | null> {
   if (scope === 'user') return null;
   const user = requireUser(actor);
-  const mine = await activeTeamIds(db, user.id);
+  const mine = (await activeTeams(db, user.id)).ids;
   const teamId = team ?? mine[0];
   if (!teamId) throw badRequest('team: required with scope team (the user has no active team)');
   if (!mine.includes(teamId)) {
@@ -210,13 +243,16 @@ function listFilters(q: z.infer<typeof ListMemoriesQuery>) {
  * counted filter, a part whose counter says it has no match is not read at all (a one-time test),
  * so an index never walks a whole part looking for a tag it does not hold.
  */
-function memoryParts(account: string, userId: string, teamIds: string[], scope: string | undefined, filters: SQL[], facet: string | null): SQL[] {
+function memoryParts(account: string, userId: string, teams: Teams, scope: string | undefined, filters: SQL[], facet: string | null): SQL[] {
   const listed = and(eq(memories.accountId, account), eq(memories.internal, false));
   const holds = (owner: string) => (facet ? [sql`${countedTotal('memories', facet, [owner])} > 0`] : []);
   const own = and(listed, eq(memories.userId, userId), ...filters, ...holds(`u:${account}:${userId}`))!;
   // Team memories are all scope team: a scope=user list needs none of their parts.
-  const teams = scope === 'user' ? [] : teamIds;
-  return [own, ...teams.map((t) => and(listed, eq(memories.scope, 'team'), eq(memories.teamId, t), ...filters, ...holds(`t:${account}:${t}`))!)];
+  const teamIds = scope === 'user' ? [] : teams.ids;
+  return [
+    own,
+    ...teamIds.map((t) => and(listed, eq(memories.scope, 'team'), eq(memories.teamId, t), sharedWith(userId, teams, t), ...filters, ...holds(`t:${account}:${t}`))!),
+  ];
 }
 
 /**
@@ -228,20 +264,28 @@ function memoryParts(account: string, userId: string, teamIds: string[], scope: 
 export async function listMemories(db: Db, actor: Actor, q: z.infer<typeof ListMemoriesQuery>) {
   const user = requireUser(actor);
   const account = actor.accountId;
-  const teamIds = [...new Set(await activeTeamIds(db, user.id))].sort();
+  const teams = await activeTeams(db, user.id);
+  const teamIds = teams.ids;
   const { filters, facet, key } = listFilters(q);
-  const visible = await visibleFilter(db, actor, teamIds);
+  const visible = await visibleFilter(db, actor, teams);
+  // The counters count every team memory; those not shared with this member are taken off again.
+  const hidden = (scope: string | undefined) =>
+    scope === 'user' ? [] : teamIds.map((t) => countWhere(memories, and(eq(memories.accountId, account), eq(memories.internal, false), hiddenIn(user.id, teams, t), ...filters)));
   const plus = [`u:${account}:${user.id}`, ...teamIds.map((t) => `t:${account}:${t}`)];
   const minus = teamIds.map((t) => `ut:${account}:${user.id}:${t}`);
-  const list = { table: memories, version: countedVersion('memories', plus), key: JSON.stringify(['memories', account, user.id, teamIds, ...key]) };
+  const list = { table: memories, version: countedVersion('memories', plus), key: JSON.stringify(['memories', account, user.id, teamIds, teams.coordinated, ...key]) };
+  const counted = (total: SQL) => {
+    const off = hidden(q.scope);
+    return off.length ? sql`(${total} - ${sql.join(off, sql` - `)})` : total;
+  };
   const { rows, total } = await readPage(
     db,
     q.search
       ? { ...list, parts: [and(visible, ...filters)!], total: 'matches' }
       : {
           ...list,
-          parts: memoryParts(account, user.id, teamIds, q.scope, filters, facet),
-          total: facet !== null ? countedTotal('memories', facet, plus, minus) : countWhere(memories, and(visible, ...filters)),
+          parts: memoryParts(account, user.id, teams, q.scope, filters, facet),
+          total: facet !== null ? counted(countedTotal('memories', facet, plus, minus)) : countWhere(memories, and(visible, ...filters)),
         },
     pageWindow(q),
   );

@@ -4,6 +4,7 @@ import { accounts, autonomyModes, organizations, policySettings, type AutonomyMo
 import { badRequest, notFound } from '@/server/http/errors';
 import { ACTION_TYPES } from './contracts';
 import { writePolicy } from './team-policy';
+import { ADMIN_CLI, recordAudit } from '@/server/audit/record';
 
 export type ApprovalLockInput = {
   accountId: string;
@@ -47,9 +48,11 @@ export async function setApprovalLock(db: Db, input: ApprovalLockInput) {
       .where(and(eq(policySettings.level, level), eq(policySettings.ownerId, ownerId)))
       .for('update');
     const matrix = { ...(row.matrix ?? {}) };
+    const before = matrix[input.actionType] ?? null;
     if (mode === null) delete matrix[input.actionType];
     else matrix[input.actionType] = { mode, timeBoxedWindowMin: mode === 'time-boxed' ? input.timeBoxedWindowMin! : null, locked: true };
     await writePolicy(tx, level, ownerId, account.id, { matrix });
+    await recordAudit(tx, ADMIN_CLI, 'approval_lock.changed', { type: level, id: ownerId }, { accountId: account.id, organizationId: input.organizationId ?? null, before: { actionType: input.actionType, lock: before }, after: { actionType: input.actionType, lock: matrix[input.actionType] ?? null } });
     return {
       accountId: account.id,
       organizationId: input.organizationId ?? null,

@@ -5,8 +5,14 @@ import { ACTION_TYPES } from './contracts';
 const Mode = z.enum(autonomyModes, { message: `must be one of ${autonomyModes.join(', ')}` });
 const Expiry = z.enum(timeBoxedExpiries, { message: `must be one of ${timeBoxedExpiries.join(', ')}` });
 const ActionType = z.enum(ACTION_TYPES, { message: `must be one of ${ACTION_TYPES.join(', ')}` });
-/** Minutes a time-boxed action waits for review: at least one, at most a week. */
-const WindowMin = z.number().int().min(1).max(10_080);
+/**
+ * Minutes a time-boxed action waits for review (spec 2: a number of minutes, so 0.5 is half a
+ * minute): at least one second, at most a week.
+ */
+const WindowMin = z
+  .number({ message: 'must be a number of minutes' })
+  .min(1 / 60, 'must be at least one second (1/60 of a minute)')
+  .max(10_080, 'must be at most 10080 minutes (a week)');
 /** Seconds an irreversible action is held after release: 0 sends at once, at most an hour. */
 const UndoDelaySec = z.number().int().min(0).max(3600);
 
@@ -56,21 +62,18 @@ export const ExceptionBody = z
       .min(1, 'must list at least one action type')
       .refine((a) => new Set(a).size === a.length, 'must not repeat an action type'),
   })
-  .strict()
-  .superRefine((b, ctx) => {
-    if (b.mode === 'time-boxed' && !b.timeBoxedWindowMin) ctx.addIssue({ code: 'custom', path: ['timeBoxedWindowMin'], message: 'required with mode time-boxed' });
-  });
+  .strict();
 
 const Source = z.enum(['lock', 'user', 'team', 'organization', 'account', 'default']);
 export const SupervisionCell = z.object({
   mode: Mode,
-  timeBoxedWindowMin: z.number().int().nullable(),
+  timeBoxedWindowMin: z.number().nullable(),
   timeBoxedExpiry: Expiry,
   undoDelaySec: z.number().int(),
   /** Where the mode comes from: `user` is the user's own value; anything else is inherited or locked. */
   source: Source,
 });
-const LockedValue = z.object({ mode: Mode, timeBoxedWindowMin: z.number().int().nullable() });
+const LockedValue = z.object({ mode: Mode, timeBoxedWindowMin: z.number().nullable() });
 
 export const SupervisionMatrixResponse = z.object({
   ok: z.literal(true),
@@ -89,7 +92,7 @@ export const RecipientException = z.object({
   label: z.string(),
   match: z.object({ kind: z.enum(['domain', 'address']), value: z.string() }),
   mode: Mode,
-  timeBoxedWindowMin: z.number().int().nullable(),
+  timeBoxedWindowMin: z.number().nullable(),
   timeBoxedExpiry: Expiry.nullable(),
   undoDelaySec: z.number().int().nullable(),
   appliesTo: z.array(z.string()),

@@ -71,9 +71,11 @@ export async function patchSupervisionMatrix(db: Db, actor: Actor, userId: strin
       if (patch === undefined) continue;
       const merged: OwnCell = patch === null ? {} : { ...next[a], ...patch };
       for (const k of Object.keys(merged) as (keyof OwnCell)[]) if (merged[k] === null || merged[k] === undefined) delete merged[k];
-      if (merged.mode === 'time-boxed' && !merged.timeBoxedWindowMin) problems.push({ field: `matrix.${a}.timeBoxedWindowMin`, problem: 'required with mode time-boxed' });
+      const parents = parentsFor(state.rows, a);
+      // Time-boxed without a window keeps the window in force (the user's own, else inherited), else the default.
+      if (merged.mode === 'time-boxed' && !merged.timeBoxedWindowMin) merged.timeBoxedWindowMin = parents.inherited?.cell.timeBoxedWindowMin ?? FALLBACK_WINDOW_MIN;
       const touchesMode = patch !== null && (patch.mode !== undefined || patch.timeBoxedWindowMin !== undefined);
-      const lock = lockedValue(parentsFor(state.rows, a));
+      const lock = lockedValue(parents);
       if (touchesMode && lock && merged.mode) {
         const value = { mode: merged.mode, timeBoxedWindowMin: merged.mode === 'time-boxed' ? (merged.timeBoxedWindowMin ?? FALLBACK_WINDOW_MIN) : null };
         if (compareStrictness(value, lock) < 0) refused.push({ actionType: a, message: describeLock(`matrix.${a}`, lock) });
@@ -139,7 +141,8 @@ export async function createRecipientException(db: Db, actor: Actor, userId: str
     const state = await loadAutonomy(tx, user, { forUpdate: true });
     const [{ n }] = await tx.select({ n: count() }).from(autonomyExceptions).where(eq(autonomyExceptions.userId, user.id));
     if (n >= MAX_EXCEPTIONS) throw badRequest(`recipientExceptions: at most ${MAX_EXCEPTIONS} per user; delete one first`);
-    const value = { mode: input.mode, timeBoxedWindowMin: input.mode === 'time-boxed' ? (input.timeBoxedWindowMin ?? null) : null };
+    // A time-boxed exception without a window takes the default one, as a matrix cell does.
+    const value = { mode: input.mode, timeBoxedWindowMin: input.mode === 'time-boxed' ? (input.timeBoxedWindowMin ?? FALLBACK_WINDOW_MIN) : null };
     const refused = input.appliesTo.flatMap((a) => {
       const lock = lockedValue(parentsFor(state.rows, a));
       return lock && compareStrictness(value, lock) < 0 ? [{ actionType: a, message: describeLock(`appliesTo.${a}`, lock) }] : [];

@@ -31,7 +31,7 @@ export const CapabilitiesPatch = z
   })
   .strict();
 
-const Cell = z.object({ mode: z.enum(['auto', 'time-boxed', 'manual']).nullable(), timeBoxedWindowMin: z.number().int().min(1).max(10_080).nullable().default(null) });
+const Cell = z.object({ mode: z.enum(['auto', 'time-boxed', 'manual']).nullable(), timeBoxedWindowMin: z.number({ message: 'must be a number of minutes' }).min(1 / 60, 'must be at least one second (1/60 of a minute)').max(10_080).nullable().default(null) });
 export const MatrixPatch = z.object(Object.fromEntries(ACTION_TYPES.map((a) => [a, Cell.nullable().optional()]))).strict();
 
 export const PolicyPatchBody = z.object({

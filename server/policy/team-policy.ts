@@ -8,6 +8,7 @@ import { badRequest, forbidden } from '@/server/http/errors';
 import { teamFor } from '@/server/teams/access';
 import { ACTION_TYPES, SWITCHES, type PolicyPatchBody } from './contracts';
 import { lockedAt, policyChain, resolveCapabilities } from './resolve';
+import { recordAudit } from '@/server/audit/record';
 
 type Level = 'account' | 'organization' | 'team';
 
@@ -94,6 +95,7 @@ export async function patchTeamPolicy(db: Db, actor: Actor, teamId: string, inpu
       }
     }
     await writePolicy(tx, 'team', team.id, team.accountId, { capabilities, matrix, preset });
+    await recordAudit(tx, actor, 'team_policy.changed', { type: 'team', id: team.id }, { organizationId: team.organizationId, before: { capabilities: own?.capabilities ?? {}, matrix: own?.matrix ?? null, preset: own?.preset ?? null }, after: { capabilities, matrix, preset } });
     return teamPolicyView(tx, team.accountId, team.organizationId, team.id);
   });
 }
@@ -110,6 +112,7 @@ export async function applySecurityPreset(db: Db, actor: Actor, teamId: string) 
       capabilities[`${s}Locked`] = true;
     }
     await writePolicy(tx, 'team', team.id, team.accountId, { capabilities, preset: 'restricted' });
+    await recordAudit(tx, actor, 'team_policy.changed', { type: 'team', id: team.id }, { organizationId: team.organizationId, before: { capabilities: own?.capabilities ?? {}, preset: own?.preset ?? null }, after: { capabilities, preset: 'restricted' } });
     return teamPolicyView(tx, team.accountId, team.organizationId, team.id);
   });
 }

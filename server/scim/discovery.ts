@@ -1,5 +1,5 @@
 import { notFound } from '@/server/http/errors';
-import { RESOURCE_SCHEMAS, type Attribute, type ResourceSchema } from './schema';
+import { EXTENSION_SCHEMAS, RESOURCE_SCHEMAS, type Attribute, type ResourceSchema } from './schema';
 
 /**
  * The discovery documents of RFC 7643 §5-7 for what this server supports. `base` is the SCIM
@@ -37,13 +37,13 @@ const resourceTypeOf = (base: string, s: ResourceSchema) => ({
   description: s.description,
   endpoint: s.endpoint,
   schema: s.id,
-  schemaExtensions: [],
+  schemaExtensions: EXTENSION_SCHEMAS.filter((e) => e.extends === s.name).map((e) => ({ schema: e.id, required: false })),
   meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/${s.name}` },
 });
 
 /** An attribute as /Schemas publishes it: the RFC's characteristics, without Steward's own markers. */
 function published(a: Attribute): Record<string, unknown> {
-  const { common: _common, subAttributes, ...rest } = a;
+  const { common: _common, extension: _extension, subAttributes, ...rest } = a;
   return { ...rest, ...(subAttributes ? { subAttributes: subAttributes.map(published) } : {}) };
 }
 
@@ -52,12 +52,13 @@ const schemaOf = (base: string, s: ResourceSchema) => ({
   id: s.id,
   name: s.name,
   description: s.description,
-  attributes: s.attributes.filter((a) => !a.common).map(published),
+  // An extension's attributes are published as its own schema, not among the resource's.
+  attributes: s.attributes.filter((a) => !a.common && !a.extension).map(published),
   meta: { resourceType: 'Schema', location: `${base}/Schemas/${s.id}` },
 });
 
 export const resourceTypes = (base: string) => listOf(RESOURCE_SCHEMAS.map((s) => resourceTypeOf(base, s)));
-export const schemas = (base: string) => listOf(RESOURCE_SCHEMAS.map((s) => schemaOf(base, s)));
+export const schemas = (base: string) => listOf([...RESOURCE_SCHEMAS, ...EXTENSION_SCHEMAS].map((s) => schemaOf(base, s)));
 
 /** Ids compare case-insensitively: `user` and `URN:…:User` name the same document. */
 const byId = (id: string, key: (s: ResourceSchema) => string) => RESOURCE_SCHEMAS.find((s) => key(s).toLowerCase() === id.toLowerCase());
@@ -69,7 +70,7 @@ export function resourceType(base: string, id: string) {
 }
 
 export function schema(base: string, id: string) {
-  const s = byId(id, (x) => x.id);
+  const s = byId(id, (x) => x.id) ?? EXTENSION_SCHEMAS.find((e) => e.id.toLowerCase() === id.toLowerCase());
   if (!s) throw notFound('Schema');
   return schemaOf(base, s);
 }

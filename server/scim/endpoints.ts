@@ -12,6 +12,7 @@ import { readListQuery, readSelection } from './query';
 import { GROUP, USER, type ResourceSchema } from './schema';
 import { mintScimToken, type ScimCaller, type ScimScope } from './token';
 import { createScimUser, deleteScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser } from './users';
+import { wireUser } from './enterprise';
 
 const tags = ['SCIM 2.0'];
 const base = { tags, auth: 'scim' as const, raw: true, response: ScimResponse };
@@ -26,7 +27,9 @@ type Shown = Record<string, unknown> & { meta: { location: string } };
 /** One resource, as `attributes` / `excludedAttributes` ask; a creation also says where it lives (RFC 7644 §3.3). */
 function resource(status: number, schemaOf: ResourceSchema, shown: Shown, query: Parameters<typeof readSelection>[0]) {
   const headers: Record<string, string> = status === 201 ? { Location: shown.meta.location } : {};
-  return scimJson(status, project(schemaOf, shown, readSelection(query)), headers);
+  const projected = project(schemaOf, shown, readSelection(query));
+  // A user's extensions go out under their URNs (enterprise.ts).
+  return scimJson(status, schemaOf === USER ? wireUser(projected) : projected, headers);
 }
 
 export const scimEndpoints = [

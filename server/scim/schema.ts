@@ -7,6 +7,14 @@
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+/** RFC 7643 §4.3: what Entra ID sends beside the core User on every POST and PATCH. */
+export const ENTERPRISE_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+/**
+ * The extension's attributes live under one complex attribute of the User's view, named by this
+ * alias (paths, filters and selections say the URN; schema.ts translates), and shown under the URN
+ * itself on the wire (users.ts, wireUser).
+ */
+export const ENTERPRISE_ALIAS = 'enterpriseUser';
 
 export type Mutability = 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly';
 export type AttributeType = 'string' | 'boolean' | 'dateTime' | 'reference' | 'complex';
@@ -29,6 +37,8 @@ export type Attribute = {
    * not listed in `/Schemas`, but filters, PATCH and projections still need their rules.
    */
   common?: boolean;
+  /** The extension schema this attribute holds (published as its own schema, not among the resource's attributes). */
+  extension?: string;
 };
 
 type Extra = Partial<Omit<Attribute, 'name' | 'type' | 'description'>>;
@@ -102,6 +112,24 @@ const USER_ATTRIBUTES: Attribute[] = [
   }),
 ];
 
+const ENTERPRISE_ATTRIBUTES: Attribute[] = [
+  attr('employeeNumber', 'string', 'A number the organization gives the person.', { caseExact: true }),
+  attr('costCenter', 'string', 'The cost center.'),
+  attr('organization', 'string', 'The organization the person belongs to.'),
+  attr('division', 'string', 'The division.'),
+  attr('department', 'string', 'The department.'),
+  attr('manager', 'complex', 'The person’s manager: another user, by id (a plain id is accepted too).', {
+    subAttributes: [
+      attr('value', 'string', 'The manager’s id in the identity provider or in Steward.', { caseExact: true }),
+      attr('displayName', 'string', 'The manager’s name.', { mutability: 'readOnly' }),
+    ],
+  }),
+];
+
+USER_ATTRIBUTES.push(
+  attr(ENTERPRISE_ALIAS, 'complex', 'The enterprise extension, shown under its URN.', { subAttributes: ENTERPRISE_ATTRIBUTES, extension: ENTERPRISE_SCHEMA }),
+);
+
 const GROUP_ATTRIBUTES: Attribute[] = [
   ...common(),
   attr('displayName', 'string', 'The team’s name; compared case-insensitively.', { required: true }),
@@ -116,6 +144,11 @@ const GROUP_ATTRIBUTES: Attribute[] = [
 
 export type ResourceSchema = { id: string; name: string; description: string; endpoint: string; attributes: Attribute[] };
 
+/** Extension schemas as /Schemas publishes them, with the resource they extend. */
+export const EXTENSION_SCHEMAS: Array<ResourceSchema & { extends: string }> = [
+  { id: ENTERPRISE_SCHEMA, name: 'EnterpriseUser', description: 'Enterprise User', endpoint: '/Users', attributes: ENTERPRISE_ATTRIBUTES, extends: 'User' },
+];
+
 export const USER: ResourceSchema = { id: USER_SCHEMA, name: 'User', description: 'A person of the organization', endpoint: '/Users', attributes: USER_ATTRIBUTES };
 export const GROUP: ResourceSchema = { id: GROUP_SCHEMA, name: 'Group', description: 'A team of the organization', endpoint: '/Groups', attributes: GROUP_ATTRIBUTES };
 export const RESOURCE_SCHEMAS = [USER, GROUP];
@@ -128,9 +161,17 @@ export const findAttribute = (list: readonly Attribute[] | undefined, name: stri
 
 /**
  * `urn:...:core:2.0:User:name.givenName` → `name.givenName` when the URN is the resource's own
- * schema; null when it names another schema (an extension Steward does not serve).
+ * schema, `…:enterprise:2.0:User:department` → `enterpriseUser.department` for a served
+ * extension; null when it names another schema (an extension Steward does not serve).
  */
 export function stripSchemaUrn(resource: ResourceSchema, path: string): string | null {
+  // An extension's URN (`…:enterprise:2.0:User:department`) names its attribute under the alias.
+  for (const a of resource.attributes) {
+    if (!a.extension || !lower(path).startsWith(lower(a.extension))) continue;
+    const rest = path.slice(a.extension.length);
+    if (rest === '') return a.name;
+    if (rest.startsWith(':')) return `${a.name}.${rest.slice(1)}`;
+  }
   const bracket = path.indexOf('[');
   const head = bracket < 0 ? path : path.slice(0, bracket);
   const colon = head.lastIndexOf(':');

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
 import { activeMemberships } from '@/db/queries/memberships';
-import { users, type UserRow } from '@/db/schema';
+import { organizations, users, type UserRow } from '@/db/schema';
 import { badRequest, conflict, forbidden, notFound } from '@/server/http/errors';
 import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 import { assertNotOnlyOrgAdmin } from '@/server/organizations/refusals';
+import { hireDefaultAssistant } from '@/server/organizations/default-assistant';
 import { vouchesFor } from '@/server/organizations/vouching';
 import { activeMembership, createOwnTeam } from '@/server/teams/membership';
 import { assertOwnsNoSharedTeam } from '@/server/teams/refusals';
@@ -18,10 +19,12 @@ import { compileFilter } from './filter';
 import { applyPatch } from './patch';
 import { project } from './projection';
 import { listResponse, type ListQuery } from './query';
-import { USER, USER_SCHEMA } from './schema';
+import { ENTERPRISE_ALIAS, ENTERPRISE_SCHEMA, USER, USER_SCHEMA } from './schema';
+import { enterpriseOf, enterpriseView, readEnterprise, saveEnterprise, wireUser } from './enterprise';
+import type { ScimEnterprise } from '@/db/schema';
 import type { ScimCaller, ScimScope } from './token';
 
-export function toScimUser(base: string, u: UserRow, groups: Array<{ id: string; name: string }>) {
+export function toScimUser(base: string, u: UserRow, groups: Array<{ id: string; name: string }>, enterprise?: ScimEnterprise) {
   return {
     schemas: [USER_SCHEMA],
     id: u.id,
@@ -32,6 +35,7 @@ export function toScimUser(base: string, u: UserRow, groups: Array<{ id: string;
     emails: [{ value: u.email, primary: true, type: 'work' }],
     active: u.status === 'active',
     groups: groups.map((g) => ({ value: g.id, display: g.name })),
+    ...enterpriseView(enterprise),
     meta: { resourceType: 'User', created: u.createdAt.toISOString(), lastModified: u.updatedAt.toISOString(), location: `${base}/Users/${u.id}` },
   };
 }
@@ -48,16 +52,18 @@ async function orgUser(db: Db, caller: ScimCaller, id: string): Promise<UserRow>
 }
 
 export async function presentScimUser(db: Db, base: string, u: UserRow): Promise<ScimUser> {
-  return toScimUser(base, u, await groupsOf(db, u.id));
+  const [groups, enterprise] = await Promise.all([groupsOf(db, u.id), enterpriseOf(db, [u.id])]);
+  return toScimUser(base, u, groups, enterprise.get(u.id));
 }
 
 /** The organization's users, filtered with the SCIM filter language (in memory: an organization is small). */
 export async function listScimUsers(db: Db, caller: ScimScope, q: ListQuery) {
   const test = q.filter ? compileFilter(USER, q.filter) : null;
   const rows = await db.select().from(users).where(eq(users.organizationId, caller.organizationId)).orderBy(asc(users.createdAt));
-  const all = await Promise.all(rows.map((u) => presentScimUser(db, caller.base, u)));
+  const enterprise = await enterpriseOf(db, rows.map((u) => u.id));
+  const all = await Promise.all(rows.map(async (u) => toScimUser(caller.base, u, await groupsOf(db, u.id), enterprise.get(u.id))));
   const list = listResponse(test ? all.filter(test) : all, q);
-  return { ...list, Resources: list.Resources.map((r) => project(USER, r, q)) };
+  return { ...list, Resources: list.Resources.map((r) => wireUser(project(USER, r, q))) };
 }
 
 export async function getScimUser(db: Db, caller: ScimScope, id: string) {
@@ -104,6 +110,7 @@ function assertEmailsAreUserName(userName: string, emails: unknown, scimType: 'i
 export async function createScimUser(db: Db, caller: ScimScope, raw: unknown) {
   const body = parseUser(raw);
   assertEmailsAreUserName(body.userName, body.emails, 'invalidValue');
+  const enterprise = readEnterprise(body[ENTERPRISE_SCHEMA]);
   const user = await uniquely(() =>
     db.transaction(async (tx) => {
       let u = await findUserByVerifiedEmail(tx, caller.accountId, body.userName);
@@ -117,6 +124,9 @@ export async function createScimUser(db: Db, caller: ScimScope, raw: unknown) {
       u ??= await createUserWithEmail(tx, { accountId: caller.accountId, email: body.userName, organizationId: caller.organizationId });
       [u] = await tx.update(users).set({ organizationId: caller.organizationId, ...fields(body) }).where(eq(users.id, u.id)).returning();
       if (!(await activeMembership(tx, u.id))) await createOwnTeam(tx, u, caller.organizationId);
+      await saveEnterprise(tx, u, enterprise);
+      const [org] = await tx.select().from(organizations).where(eq(organizations.id, caller.organizationId));
+      if (org) await hireDefaultAssistant(tx, org, u);
       return u;
     }),
   );
@@ -174,7 +184,11 @@ export async function replaceScimUser(db: Db, caller: ScimScope, id: string, raw
   const body = parseUser(raw);
   assertSameUserName(u, body.userName);
   assertEmailsAreUserName(u.email, body.emails, 'mutability');
-  return presentScimUser(db, caller.base, await save(db, caller, u, fields(body)));
+  // PUT replaces: an extension the body leaves out is cleared (RFC 7644 §3.5.1).
+  const enterprise = readEnterprise(body[ENTERPRISE_SCHEMA]);
+  const saved = await save(db, caller, u, fields(body));
+  await saveEnterprise(db, u, enterprise);
+  return presentScimUser(db, caller.base, saved);
 }
 
 const text = z.string({ message: 'must be a string' }).nullish();
@@ -213,7 +227,11 @@ export async function patchScimUser(db: Db, caller: ScimScope, id: string, raw: 
   const u = await orgUser(db, caller, id);
   const before = await presentScimUser(db, caller.base, u);
   const patched = applyPatch(USER, before, raw);
-  return presentScimUser(db, caller.base, await save(db, caller, u, patchedColumns(before, patched)));
+  const columns = patchedColumns(before, patched);
+  const enterprise = readEnterprise(patched[ENTERPRISE_ALIAS], ENTERPRISE_SCHEMA);
+  const saved = await save(db, caller, u, columns);
+  if (JSON.stringify(enterprise) !== JSON.stringify(readEnterprise((before as Record<string, unknown>)[ENTERPRISE_ALIAS]))) await saveEnterprise(db, u, enterprise);
+  return presentScimUser(db, caller.base, saved);
 }
 
 /** Deleting through SCIM deprovisions: the user is deleted, after the same refusals as DELETE /users. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mcpAuthTypes, mcpTransports, overflowBehaviors, scheduleTypes, skillKinds } from '@/db/schema/skills';
+import { mcpAuthTypes, mcpTransports, overflowBehaviors, scheduleTypes, skillApplies, skillKinds } from '@/db/schema/skills';
 import { PageFields, PageQuery } from '@/server/http/pagination';
 import { Trigger } from './triggers/contracts';
 
@@ -44,7 +44,46 @@ export const CreateMcpBody = z.object({
   enabled: z.boolean().optional(),
 });
 
-export const CreateSkillBody = z.discriminatedUnion('kind', [CreateWorkflowBody, CreateMcpBody], { error: `kind must be one of ${skillKinds.join(', ')}` });
+const Applies = z.enum(skillApplies, { message: `must be one of ${skillApplies.join(', ')}` });
+/** A prompt's variables as the skill fills them: name → value (a variable left out keeps its default). */
+const PromptVariables = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name'), z.string().max(10_000));
+
+/**
+ * Instructions: text a run's context gets when the skill applies (`always`: every run of its
+ * users; `when_named`: tasks whose `skills[]` name it by name or id). Default `always`.
+ */
+export const CreateInstructionsBody = z.object({
+  kind: z.literal('instructions'),
+  name: Slug,
+  title: z.string().trim().min(1).max(200).optional(),
+  description: z.string().trim().max(5_000).optional(),
+  instructions: z.string().trim().min(1, 'is required').max(20_000),
+  applies: Applies.optional(),
+  enabled: z.boolean().optional(),
+});
+
+/** A prompt of the tenant prompt API (by name; a published version, else the latest published one), rendered with its variables. */
+export const CreatePromptSkillBody = z.object({
+  kind: z.literal('prompt'),
+  name: Slug,
+  title: z.string().trim().min(1).max(200).optional(),
+  description: z.string().trim().max(5_000).optional(),
+  promptName: z.string().trim().min(1, 'is required').max(200),
+  promptVersion: z.number().int().min(1).nullable().optional(),
+  variables: PromptVariables.optional(),
+  applies: Applies.optional(),
+  enabled: z.boolean().optional(),
+});
+
+/**
+ * The account's browser skill (spec 2: browser automation needs it installed on the account):
+ * name `browser`, title "Workspace browser"; one per account, installed with an account key alone.
+ */
+export const CreateBrowserBody = z.object({ kind: z.literal('browser') });
+
+export const CreateSkillBody = z.discriminatedUnion('kind', [CreateWorkflowBody, CreateMcpBody, CreateInstructionsBody, CreatePromptSkillBody, CreateBrowserBody], {
+  error: `kind must be one of ${skillKinds.join(', ')}`,
+});
 
 export const UpdateSkillBody = z
   .object({
@@ -56,6 +95,10 @@ export const UpdateSkillBody = z
     enabled: z.boolean().optional(),
     mcpServerUrl: z.string().trim().min(1).max(2_048).optional(),
     mcpApiKey: z.string().min(1).max(4_096).optional(),
+    applies: Applies.optional(),
+    promptName: z.string().trim().min(1).max(200).optional(),
+    promptVersion: z.number().int().min(1).nullable().optional(),
+    variables: PromptVariables.optional(),
     ...Limits,
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'Give at least one field to change' });
@@ -82,6 +125,10 @@ export const Skill = z.object({
   overflowBehavior: z.enum(overflowBehaviors),
   runCount: z.number(),
   lastFiredAt: z.string().nullable(),
+  applies: z.enum(skillApplies).nullable().describe('Instructions and prompt skills: `always`, or `when_named` (tasks whose skills[] name it)'),
+  prompt: z
+    .object({ name: z.string(), version: z.number().int().nullable().describe('null: the latest published version'), variables: z.record(z.string(), z.string()) })
+    .nullable(),
   mcp: z
     .object({
       serverUrl: z.string(),

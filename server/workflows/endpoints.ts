@@ -1,4 +1,4 @@
-import { defineEndpoint } from '@/server/http/endpoint';
+import { defineEndpoint, reply } from '@/server/http/endpoint';
 import { CreateSkillBody, DeletedSkill, ListSkillsQuery, SkillEnvelope, SkillList, SkillParams, UpdateSkillBody } from './contracts';
 import { createSkill, deleteSkill, getSkill, listSkills, updateSkill } from './service';
 
@@ -10,12 +10,16 @@ export const skillEndpoints = [
     ...common,
     method: 'POST',
     path: '/skills',
-    summary: 'Install a workflow or an MCP server (for the user with X-User-Email, for the whole account with an account key alone)',
+    summary:
+      "Install a workflow, an MCP server, instructions or a prompt (for the user with X-User-Email, for the whole account with an account key alone), or the account's browser skill (account key alone; 200 with the installed one when it exists)",
     body: CreateSkillBody,
     response: SkillEnvelope,
     status: 201,
-    errors: [400, 409],
-    handle: ({ db, actor, body }) => createSkill(db, actor, body),
+    errors: [200, 400, 403, 409],
+    handle: async ({ db, actor, body }) => {
+      const { created, ...out } = await createSkill(db, actor, body);
+      return reply(created ? 201 : 200, out);
+    },
   }),
   defineEndpoint({
     ...common,

@@ -24,6 +24,8 @@ export function presentSkill(s: SkillRow) {
     overflowBehavior: s.overflowBehavior,
     runCount: s.runCount,
     lastFiredAt: s.lastFiredAt?.toISOString() ?? null,
+    applies: s.kind === 'instructions' || s.kind === 'prompt' ? (s.applies ?? 'always') : null,
+    prompt: s.kind === 'prompt' && s.promptName ? { name: s.promptName, version: s.promptVersion, variables: s.promptVariables ?? {} } : null,
     mcp:
       s.kind === 'mcp' && s.mcpServerUrl
         ? {

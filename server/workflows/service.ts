@@ -6,7 +6,9 @@ import type { Actor } from '@/server/access/actor';
 import { AppError, badRequest } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import { changeableSkill, readableSkill, skillOwnerFor, visibleSkills } from './access';
-import type { CreateMcpBody, CreateSkillBody, CreateWorkflowBody, ListSkillsQuery, UpdateSkillBody } from './contracts';
+import { installBrowserSkill } from './browser-skill';
+import type { CreateInstructionsBody, CreateMcpBody, CreatePromptSkillBody, CreateSkillBody, CreateWorkflowBody, ListSkillsQuery, UpdateSkillBody } from './contracts';
+import { publishedVersion } from '@/server/prompts/render-version';
 import { probeMcpServer, type McpServerInfo } from './mcp/probe';
 import { openMcpSecret, sealMcpSecret } from './mcp/secret';
 import { presentSkill } from './present';
@@ -83,11 +85,64 @@ async function createWorkflow(db: Db, actor: Actor, owner: string | null, input:
   });
 }
 
-/** POST /skills: with X-User-Email (or a user key) the skill is the user's; with an account key alone, the whole account's. */
+async function createInstructions(db: Db, actor: Actor, owner: string | null, input: z.infer<typeof CreateInstructionsBody>) {
+  return insertSkill(db, {
+    accountId: actor.accountId,
+    ownerUserId: owner,
+    kind: 'instructions',
+    name: input.name,
+    title: input.title ?? null,
+    description: input.description ?? null,
+    instructions: input.instructions,
+    applies: input.applies ?? 'always',
+    enabled: input.enabled ?? true,
+  });
+}
+
+/** The account's tenant prompt must exist with a published version (the one named, or any): 400 naming the field otherwise. */
+async function assertPublished(db: Db, accountId: string, promptName: string, version: number | null) {
+  if (await publishedVersion(db, accountId, promptName, version)) return;
+  if (version !== null) throw badRequest(`promptVersion: ${promptName} has no published version ${version}`, { field: 'promptVersion' });
+  throw badRequest(`promptName: no published prompt named ${promptName} in this account's prompt API`, { field: 'promptName' });
+}
+
+async function createPromptSkill(db: Db, actor: Actor, owner: string | null, input: z.infer<typeof CreatePromptSkillBody>) {
+  await assertPublished(db, actor.accountId, input.promptName, input.promptVersion ?? null);
+  return insertSkill(db, {
+    accountId: actor.accountId,
+    ownerUserId: owner,
+    kind: 'prompt',
+    name: input.name,
+    title: input.title ?? input.promptName,
+    description: input.description ?? null,
+    promptName: input.promptName,
+    promptVersion: input.promptVersion ?? null,
+    promptVariables: input.variables ?? {},
+    applies: input.applies ?? 'always',
+    enabled: input.enabled ?? true,
+  });
+}
+
+/**
+ * POST /skills: with X-User-Email (or a user key) the skill is the user's; with an account key
+ * alone, the whole account's. The browser skill is always the account's (browser-skill.ts);
+ * `created` is false when it was installed already.
+ */
 export async function createSkill(db: Db, actor: Actor, input: z.infer<typeof CreateSkillBody>) {
+  if (input.kind === 'browser') {
+    const { row, created } = await installBrowserSkill(db, actor);
+    return { ok: true as const, skill: presentSkill(row), created };
+  }
   const owner = skillOwnerFor(actor);
-  const row = input.kind === 'mcp' ? await createMcp(db, actor, owner, input) : await createWorkflow(db, actor, owner, input);
-  return { ok: true as const, skill: presentSkill(row) };
+  const row =
+    input.kind === 'mcp'
+      ? await createMcp(db, actor, owner, input)
+      : input.kind === 'instructions'
+        ? await createInstructions(db, actor, owner, input)
+        : input.kind === 'prompt'
+          ? await createPromptSkill(db, actor, owner, input)
+          : await createWorkflow(db, actor, owner, input);
+  return { ok: true as const, skill: presentSkill(row), created: true };
 }
 
 export async function listSkills(db: Db, actor: Actor, q: z.infer<typeof ListSkillsQuery>) {
@@ -106,12 +161,34 @@ export async function getSkill(db: Db, actor: Actor, skillId: string) {
 
 export async function updateSkill(db: Db, actor: Actor, skillId: string, input: z.infer<typeof UpdateSkillBody>) {
   const row = await changeableSkill(db, actor, skillId);
+  if (row.kind === 'browser') {
+    const other = Object.keys(input).filter((k) => !['title', 'description', 'enabled'].includes(k));
+    if (other.length) throw badRequest(`${other.join(', ')}: the browser skill changes only title, description and enabled`, { field: other[0] });
+  }
   const set: Partial<typeof skills.$inferInsert> = {};
   for (const k of ['title', 'description', 'instructions', 'enabled', 'maxRuns', 'maxConcurrent', 'cooldownMs', 'overflowBehavior', 'scheduleType'] as const) {
     if (input[k] !== undefined) (set as Record<string, unknown>)[k] = input[k];
   }
   if (input.recurrenceEndsAt !== undefined) set.recurrenceEndsAt = input.recurrenceEndsAt ? new Date(input.recurrenceEndsAt) : null;
-  if (row.kind === 'workflow') {
+  const contextKind = row.kind === 'instructions' || row.kind === 'prompt';
+  if (!contextKind && input.applies !== undefined) throw badRequest('applies: only for instructions and prompt skills', { field: 'applies' });
+  if (row.kind !== 'prompt' && (input.promptName !== undefined || input.promptVersion !== undefined || input.variables !== undefined)) {
+    throw badRequest('promptName, promptVersion, variables: only for prompt skills', { field: 'promptName' });
+  }
+  if (input.applies !== undefined) set.applies = input.applies;
+  if (contextKind) {
+    if (input.triggers) throw badRequest('triggers: only for workflows', { field: 'triggers' });
+    if (input.mcpServerUrl !== undefined || input.mcpApiKey !== undefined) throw badRequest('mcpServerUrl, mcpApiKey: only for MCP skills', { field: 'mcpServerUrl' });
+    if (row.kind === 'instructions' && input.instructions === null) throw badRequest('instructions: an instructions skill needs its text', { field: 'instructions' });
+    if (row.kind === 'prompt' && (input.promptName !== undefined || input.promptVersion !== undefined)) {
+      const name = input.promptName ?? row.promptName!;
+      const version = input.promptVersion === undefined ? row.promptVersion : input.promptVersion;
+      await assertPublished(db, row.accountId, name, version);
+      set.promptName = name;
+      set.promptVersion = version;
+    }
+    if (input.variables !== undefined) set.promptVariables = input.variables;
+  } else if (row.kind === 'workflow') {
     if (input.mcpServerUrl !== undefined || input.mcpApiKey !== undefined) throw badRequest('mcpServerUrl, mcpApiKey: only for MCP skills', { field: 'mcpServerUrl' });
     if (input.triggers) {
       set.triggers = input.triggers as Record<string, unknown>[];

@@ -19,7 +19,8 @@ describe('discovery documents', () => {
     const types = await call(app(), '/scim/v2/ResourceTypes');
     const schemas = await call(app(), '/scim/v2/Schemas');
     const documents = [...types.body.Resources, ...schemas.body.Resources];
-    expect(documents).toHaveLength(4);
+    // User and Group, their schemas, and the enterprise User extension's schema.
+    expect(documents).toHaveLength(5);
     for (const doc of documents) {
       const res = await call(app(), `/scim/v2${scimPath(doc.meta.location)}`);
       expect(res.status, doc.meta.location).toBe(200);
@@ -30,7 +31,7 @@ describe('discovery documents', () => {
     expect(user.body).toMatchObject({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], id: 'User', endpoint: '/Users', schema: USER_URN });
     const group = await call(app(), `/scim/v2/Schemas/${GROUP_URN}`);
     expect(group.body).toMatchObject({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'], id: GROUP_URN, name: 'Group' });
-    for (const path of ['/ResourceTypes/Device', `/Schemas/urn:ietf:params:scim:schemas:extension:enterprise:2.0:User`]) {
+    for (const path of ['/ResourceTypes/Device', `/Schemas/urn:ietf:params:scim:schemas:extension:other:2.0:User`]) {
       const missing = await call(app(), `/scim/v2${path}`);
       expect(missing.status).toBe(404);
       expect(missing.headers.get('content-type')).toContain('application/scim+json');
@@ -109,7 +110,7 @@ describe('what /Schemas says is what the server does', () => {
   it('a PATCH naming an attribute the schema does not define is 400 invalidPath, and nothing changes', async () => {
     const { scim, domain } = await scimOrganization(app);
     const id = (await scim('/Users', { body: { userName: `path.${tag()}@${domain}`, name: { givenName: 'Path' } } })).body.id;
-    for (const path of ['title', 'name.middleName', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department', 'phoneNumbers[type eq "work"].value']) {
+    for (const path of ['title', 'name.middleName', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:title', 'phoneNumbers[type eq "work"].value']) {
       const res = await scim(`/Users/${id}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'name.givenName', value: 'Changed' }, { op: 'Replace', path, value: 'x' }] } });
       expect(res.status, path).toBe(400);
       expect(res.body, path).toMatchObject({ schemas: [SCIM_ERROR], scimType: 'invalidPath' });
@@ -199,7 +200,7 @@ describe('filters', () => {
     expect(await users('externalId pr')).toEqual([created.id]);
     expect(ids(await scim(`/Groups?${filterQuery('displayName eq "SALES emea"')}`))).toEqual([group.id]);
 
-    for (const bad of ['userName eq', 'title eq "CEO"', 'active gt true', `${'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'}:department eq "x"`]) {
+    for (const bad of ['userName eq', 'title eq "CEO"', 'active gt true', `${'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'}:title eq "x"`]) {
       const res = await scim(`/Users?${filterQuery(bad)}`);
       expect(res.status, bad).toBe(400);
       expect(res.body, bad).toMatchObject({ schemas: [SCIM_ERROR], status: '400', scimType: 'invalidFilter' });

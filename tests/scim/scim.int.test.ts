@@ -104,6 +104,6 @@ describe('SCIM 2.0', () => {
     const spc = await call(app(), '/scim/v2/ServiceProviderConfig');
     expect(spc.body).toMatchObject({ patch: { supported: true }, filter: { supported: true } });
     expect((await call(app(), '/scim/v2/ResourceTypes')).body.Resources.map((r: { id: string }) => r.id)).toEqual(['User', 'Group']);
-    expect((await call(app(), '/scim/v2/Schemas')).body.totalResults).toBe(2);
+    expect((await call(app(), '/scim/v2/Schemas')).body.totalResults).toBe(3); // User, Group and the enterprise User extension
   });
 });

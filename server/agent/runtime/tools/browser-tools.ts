@@ -3,6 +3,7 @@ import type { Tx } from '@/db/client';
 import type { UserActor } from '@/server/access/actor';
 import { AppError } from '@/server/http/errors';
 import { policyRowsForUser, resolveCapabilities } from '@/server/policy/resolve';
+import { browserSkillInstalled } from '@/server/workflows/browser-skill';
 import { workspaceFor } from '@/server/workspace/browser/manager';
 import { actOnPage, guardUrl, openUrl, readPage } from '@/server/workspace/browser/page-actions';
 import { assertAgentHasControl } from '@/server/workspace/control';
@@ -10,13 +11,21 @@ import { defineTool } from './registry';
 
 /*
  * The user's workspace browser (spec document 4, Tools): each task acts in its own tab of the
- * user's one browser. Every call first asks the team policy (browserAutomation: an `off` at
+ * user's one browser. Every call first asks whether the account has the browser skill installed
+ * (workflows/browser-skill.ts), the team policy (browserAutomation: an `off` at
  * the account, organization or any of the user's teams refuses) and whether the person holds
  * the browser for a handoff (then the assistant waits). What a page says reaches the model only
  * as a tool result, which the runtime wraps as untrusted data (untrusted.ts).
  */
 
 async function mayUseBrowser(db: Tx, actor: UserActor) {
+  if (!(await browserSkillInstalled(db, actor.accountId))) {
+    throw new AppError(
+      403,
+      'browser_not_installed',
+      'Browser automation is not installed on this account (its browser skill was removed or disabled): the workspace browser cannot be used. Do the task another way or tell the user.',
+    );
+  }
   const { capabilities } = resolveCapabilities(await policyRowsForUser(db, actor.user));
   if (capabilities.browserAutomation === 'off') {
     throw new AppError(403, 'browser_automation_off', 'Browser automation is turned off by the policy of this user’s team or organization: the workspace browser cannot be used. Do the task another way or tell the user.');

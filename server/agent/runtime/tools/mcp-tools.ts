@@ -8,6 +8,7 @@ import { resolveTaskDispatchMode } from '@/server/policy/autonomy-resolve';
 import { callMcpTool } from '@/server/workflows/mcp/call';
 import { installedMcpSkills, type McpSkill } from '@/server/workflows/mcp/installed';
 import { isReadOnly, mcpToolName } from '@/server/workflows/mcp/names';
+import { usableBy } from '@/server/workflows/skill-context';
 import type { McpToolInfo } from '@/server/workflows/mcp/probe';
 import { defineTool, type AgentTool } from './registry';
 
@@ -97,9 +98,16 @@ export function mcpAgentTools(skills: McpSkill[], taken: ReadonlySet<string> = n
   return out;
 }
 
-/** The MCP tools of one run: the skills of the run's task owner (their own and app-wide). */
+/**
+ * The MCP tools of one run: the skills of the run's task owner (their own and app-wide), all of
+ * them when the task's skills[] is empty, else only those it names (workflows/skill-context.ts).
+ */
 export async function mcpToolsForRun(db: Tx, runId: string, taken?: ReadonlySet<string>): Promise<AgentTool[]> {
-  const [row] = await db.select({ accountId: tasks.accountId, userId: tasks.userId }).from(taskRuns).innerJoin(tasks, eq(tasks.id, taskRuns.taskId)).where(eq(taskRuns.id, runId));
+  const [row] = await db
+    .select({ accountId: tasks.accountId, userId: tasks.userId, skills: tasks.skills })
+    .from(taskRuns)
+    .innerJoin(tasks, eq(tasks.id, taskRuns.taskId))
+    .where(eq(taskRuns.id, runId));
   if (!row) return [];
-  return mcpAgentTools(await installedMcpSkills(db, row), taken);
+  return mcpAgentTools((await installedMcpSkills(db, row)).filter(usableBy(row.skills)), taken);
 }

@@ -1,0 +1,49 @@
+import { eq } from 'drizzle-orm';
+import type { Tx } from '@/db/client';
+import { activeMembership } from '@/db/queries/memberships';
+import { assistants, type TaskRow, type UserRow } from '@/db/schema';
+import type { StagedDispatch } from './contracts';
+
+/*
+ * What Steward adds to a message the assistant writes as itself, when it is staged, so the person
+ * sees (and approves) exactly what goes out (spec document 1: the assistant's `signature`; the
+ * team's `brandingOnMessages` and `brandingOnEvents`): the assistant's signature under its emails,
+ * and, where the owner's team keeps branding on, a line saying the message comes from the user's
+ * AI assistant (calendar invitations: in the event's description). Mail sent as the user carries
+ * neither: it is the user's own.
+ */
+
+const ownerName = (u: Pick<UserRow, 'name' | 'firstName' | 'lastName' | 'email'>) => u.name?.trim() || `${u.firstName} ${u.lastName}`.trim() || u.email;
+
+/** An HTML signature as the plain text an email body carries. */
+const plain = (html: string) =>
+  html
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div)>/gi, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+
+export async function decorateStaged(tx: Tx, owner: UserRow, task: Pick<TaskRow, 'assistantId'>, staged: StagedDispatch): Promise<StagedDispatch> {
+  if (staged.actionType === 'email_as_user') return staged;
+  if (staged.type !== 'email' && staged.type !== 'message' && staged.type !== 'calendar_event') return staged;
+  const [[assistant], membership] = await Promise.all([
+    tx.select({ name: assistants.name, signature: assistants.signature, mode: assistants.signatureEditorMode }).from(assistants).where(eq(assistants.id, task.assistantId)),
+    activeMembership(tx, owner.id),
+  ]);
+  if (!assistant) return staged;
+  const brandMessages = membership?.t.brandingOnMessages ?? true;
+  const brandEvents = membership?.t.brandingOnEvents ?? true;
+  const who = `${assistant.name}, AI assistant to ${ownerName(owner)}`;
+  if (staged.type === 'email') {
+    const signature = assistant.signature?.trim() ? (assistant.mode === 'html' ? plain(assistant.signature) : assistant.signature.trim()) : null;
+    const footer = [signature, brandMessages ? `Sent by ${who}.` : null].filter(Boolean).join('\n');
+    return footer && staged.body ? { ...staged, body: `${staged.body.trimEnd()}\n\n-- \n${footer}` } : staged;
+  }
+  if (staged.type === 'message') return brandMessages && staged.body ? { ...staged, body: `${staged.body.trimEnd()}\n— ${who}` } : staged;
+  if (!brandEvents || !staged.payload) return staged;
+  const description = typeof staged.payload.description === 'string' && staged.payload.description ? `${staged.payload.description}\n\n` : '';
+  return { ...staged, payload: { ...staged.payload, description: `${description}Scheduled by ${who}.` } };
+}
