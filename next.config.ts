@@ -16,7 +16,9 @@ const config: NextConfig = {
           { key: 'X-Frame-Options', value: 'DENY' },
           { key: 'X-Content-Type-Options', value: 'nosniff' },
           { key: 'Referrer-Policy', value: 'same-origin' },
-          { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=()' },
+          // The microphone for the hosted app's own pages only (live voice's hold to talk on a chat page, reached by client-side
+          // navigation from any page, so the document may be any of them); never for another origin. No camera, no location.
+          { key: 'Permissions-Policy', value: 'camera=(), microphone=(self), geolocation=()' },
         ],
       },
       {

@@ -10,7 +10,7 @@ export const metadata = { title: 'Steward', description: 'Assistants that work f
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body style={{ fontFamily: 'system-ui, sans-serif', margin: 0, color: '#1a1a1a' }}>
+      <body>
         {children}
       </body>
     </html>

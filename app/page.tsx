@@ -3,14 +3,21 @@ import { headers } from 'next/headers';
 import { sharedDatabase } from '@/db/client';
 import { appRouter } from '@/server/trpc/app-router';
 import { portalContext } from '@/server/trpc/context';
+import { NeedsMeList } from './_home/needs-me-list';
 import { HostedFrame } from './_ui/layout';
+import ui from './_ui/ui.module.css';
 
 export const dynamic = 'force-dynamic';
+export const metadata = { title: 'Home · Steward' };
 
+/** The signed-in person and what needs them, or null when signed out (or no hosted app answers here). */
 async function signedIn() {
   try {
     const ctx = await portalContext(sharedDatabase().db, await headers());
-    return await appRouter.createCaller(ctx).auth.me();
+    const api = appRouter.createCaller(ctx);
+    const me = await api.auth.me();
+    if (!me) return null;
+    return { me, needs: await api.inbox.list({ limit: 50 }) };
   } catch {
     // No hosted app on this domain (or no account yet): the product's front page.
     return null;
@@ -18,8 +25,8 @@ async function signedIn() {
 }
 
 export default async function Home() {
-  const me = await signedIn();
-  if (!me)
+  const signed = await signedIn();
+  if (!signed)
     return (
       <HostedFrame me={null} title="Steward">
         <p>An open, self-hostable platform for AI assistants that work for end users.</p>
@@ -36,30 +43,14 @@ export default async function Home() {
         </ul>
       </HostedFrame>
     );
+  const { me, needs } = signed;
   return (
-    <HostedFrame me={me} title={`Welcome, ${me.user.name ?? me.user.email}`}>
-      {me.organization ? (
-        <p>
-          You are {me.organization.role === 'admin' ? 'an admin' : 'a member'} of <Link href={`/organizations/${me.organization.id}`}>{me.organization.name}</Link>.
-        </p>
-      ) : (
-        <p>You do not belong to an organization.</p>
-      )}
-      <p>
-        <Link href="/approvals">Approvals</Link>: what your assistants staged and wait for you to approve
+    <HostedFrame me={me} title={`Welcome, ${me.user.name ?? me.user.email}`} needsMe={needs.total}>
+      <p className={ui.muted}>
+        {me.organization ? `${me.organization.role === 'admin' ? 'Admin' : 'Member'} of ${me.organization.name}. ` : ''}
+        <Link href="/chats">Talk to your assistant</Link> or <Link href="/tasks">see every task</Link>.
       </p>
-      <p>
-        <Link href="/invitations">Invitations</Link> from organizations, to accept or decline
-      </p>
-      <h2>Your teams</h2>
-      <ul>
-        {me.teams.map((t) => (
-          <li key={t.id}>
-            <Link href={`/teams/${t.id}`}>{t.name}</Link> ({t.role}
-            {t.status === 'invited' ? ', invited' : ''})
-          </li>
-        ))}
-      </ul>
+      <NeedsMeList initial={needs.items} total={needs.total} />
     </HostedFrame>
   );
 }

@@ -117,7 +117,9 @@ test('a staged email: the owner edits the body on /approvals and approves; SMTP 
   await expect(bob).toContainText(`To${BOB}`);
   await expect(bob).toContainText('SubjectDinner');
   await expect(bob).toContainText(/From\S+@/);
-  expect(await bob.getByTestId('dispatch-body').evaluate((el) => (el as HTMLElement).innerText)).toBe(original);
+  // The assistant's branding line (brandingOnMessages, on by default) is part of what is sent, so it is shown.
+  expect(cart.dispatches[0].body).toBe(`${original}\n\n-- \nSent by Ada, AI assistant to Penny Owner.`);
+  expect(await bob.getByTestId('dispatch-body').evaluate((el) => (el as HTMLElement).innerText)).toBe(cart.dispatches[0].body);
   await expect(bob.getByTestId('content-hash')).toHaveText(cart.contentHash);
   await shoot(page, 'approvals-pending');
 
@@ -183,7 +185,8 @@ test('the approval email links to /approvals; its Reject link is safe to prefetc
   const anon = await newSignedOutPage(browser);
   await anon.page.goto(mail.reject);
   await expect(anon.page.getByRole('heading', { level: 1 })).toHaveText('Reject staged actions');
-  await expect(anon.page.getByTestId('dispatch-body')).toHaveText(body);
+  expect(cart.dispatches[0].body.startsWith(body)).toBe(true);
+  await expect(anon.page.getByTestId('dispatch-body')).toHaveText(cart.dispatches[0].body);
   await expect(anon.page.locator('main')).toContainText(CAROL);
   expect((await cartOf(cart.id)).status).toBe('pending_approval');
   await expectAccessible(anon.page);

@@ -9,6 +9,7 @@ import { startTxtServer } from '../tests/helpers/dns';
 import { dnsFile, e2eBaseUrl, mailDir } from './support/e2e-env';
 import { startMailCaptureToDir } from './support/mail-capture';
 import { startE2eModel } from './support/model-script';
+import { startAudioFake } from '../tests/helpers/audio-fake';
 import { startTestIdp } from './support/test-idp';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -47,6 +48,10 @@ export default async function globalSetup() {
   // Task runs (e2e/approvals.spec.ts) talk to a scripted model on loopback; the specs steer it through task messages.
   const model = await startE2eModel();
   run.closers.push(model.close);
+  // Live voice (e2e/hosted-app-voice.spec.ts): the OpenAI audio API on loopback; specs queue its transcripts over HTTP.
+  const audio = await startAudioFake();
+  run.closers.push(audio.close);
+  process.env.E2E_AUDIO_URL = audio.origin;
   const server = await startThrowawayDatabase('e2e');
   run.closers.push(server.stop);
   const { url } = server;
@@ -68,6 +73,7 @@ export default async function globalSetup() {
       DNS_SERVERS: dns.address,
       STEWARD_MODEL_BASE_URL: model.baseUrl,
       STEWARD_MODEL_MEDIUM: 'scripted-e2e',
+      ...audio.env(),
       // The handoff spec's sign-in site listens on loopback (e2e/handoff.spec.ts).
       STEWARD_WORKSPACE_ALLOW_PRIVATE: '127.0.0.1/32',
       STEWARD_WORKSPACE_DIR: path.join(runDir, 'workspaces'),
@@ -88,5 +94,7 @@ export default async function globalSetup() {
   }
   process.env.E2E_ACCOUNT_ID = accountId;
   process.env.E2E_API_KEY = apiKey;
+  // Specs that need a console job (the admin CLI, e.g. set-approval-lock) run it against this database.
+  process.env.E2E_DATABASE_URL = url;
   process.env.E2E_IDP_URL = idp.url;
 }

@@ -13,6 +13,16 @@ let adminId = '';
 let admin: BrowserContext;
 let page: Page;
 
+/**
+ * Waits until a page is the one a check means: its refresh done (no request for a moment) and its
+ * title back in place. A save's router.refresh() streams the page again, and a scan started in
+ * between saw no <title> once.
+ */
+async function settled(p: Page, title: string) {
+  await p.waitForLoadState('networkidle');
+  await expect(p).toHaveTitle(title);
+}
+
 test.beforeAll(async ({ browser }) => {
   orgId = (await api('/organizations', { body: { name: 'Acme E2E' } })).body.organization.id;
   adminId = (await api('/users/provision', { body: { email: ADMIN, firstName: 'Ada', lastName: 'Admin' } })).body.user.id;
@@ -79,6 +89,8 @@ test('an admin configures SSO and sees the service-provider values to register',
   await expect(page.getByLabel('IdP signing certificate (PEM)')).toHaveValue('');
   const org = (await api(`/organizations/${orgId}`)).body.organization;
   expect(org.sso).toMatchObject({ enabled: true, saml: { entryPoint: `${process.env.E2E_IDP_URL}/sso`, issuer: IDP_ISSUER, hasCertificate: true } });
+  // The save refreshes the server-rendered page; scan the page it settles on, not the one in between.
+  await settled(page, 'Organization settings · Steward');
   await expectAccessible(page);
   await expectKeyboardReachable(page);
   await shoot(page, 'organization-sso');

@@ -1,12 +1,16 @@
 import { headers } from 'next/headers';
+import { cache } from 'react';
 import { notFound, redirect } from 'next/navigation';
 import { sharedDatabase } from '@/db/client';
 import { AppError } from '@/server/http/errors';
 import { appRouter } from '@/server/trpc/app-router';
 import { portalContext } from '@/server/trpc/context';
 
-/** Server components read through the same routers (and so the same services) as the browser. */
-export async function serverCaller() {
+/**
+ * Server components read through the same routers (and so the same services) as the browser.
+ * Once per request (React's cache): the page and its frame share one session lookup.
+ */
+export const serverCaller = cache(async function serverCaller() {
   try {
     const ctx = await portalContext(sharedDatabase().db, await headers());
     return { ctx, api: appRouter.createCaller(ctx) };
@@ -16,7 +20,7 @@ export async function serverCaller() {
     if (e instanceof AppError) redirect(`/sign-in?error=${e.code}`);
     throw e;
   }
-}
+});
 
 /** The signed-in person, or a redirect to the sign-in page. */
 export async function requireSignedIn(returnTo: string) {

@@ -9,7 +9,7 @@ import type { Dispatch } from './types';
  * No hooks: the approvals page and the reject page both render it.
  */
 
-const KIND: Record<Dispatch['type'], string> = { email: 'Email', message: 'Message', calendar_event: 'Calendar invitation', skill_action: 'Skill action' };
+const KIND: Record<Dispatch['type'], string> = { email: 'Email', message: 'Message', calendar_event: 'Calendar invitation', skill_action: 'Skill action', call: 'Phone call' };
 
 const DELIVERY: Record<Dispatch['deliveryState'], string> = {
   staged: 'staged, not sent',
@@ -54,6 +54,7 @@ function rowsOf(d: Dispatch): Array<[string, ReactNode]> {
   if (d.cc.length) rows.push(['Cc', recipients(d.cc)]);
   if (d.bcc.length) rows.push(['Bcc', recipients(d.bcc)]);
   if (d.type === 'email') rows.push(['Subject', d.subject ?? '(no subject)']);
+  if (d.type === 'call') rows.push(['Purpose', text(d.payload?.purpose) ?? d.description ?? '(not given)'], ['Speaks as', d.actionType === 'voice_call_as_user' ? 'you' : 'the assistant']);
   return rows;
 }
 
@@ -61,7 +62,7 @@ export function DispatchView({ dispatch: d, headingId, showDelivery = false }: {
   const rows = rowsOf(d);
   if (d.body !== null) {
     rows.push([
-      d.type === 'calendar_event' ? 'Description' : 'Body',
+      d.type === 'calendar_event' ? 'Description' : d.type === 'call' ? 'What the assistant says' : 'Body',
       <div className={css.body} data-testid="dispatch-body">
         {d.body}
       </div>,

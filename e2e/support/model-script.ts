@@ -61,6 +61,77 @@ function handoffStep(request: ModelRequest, said: string, served: Set<string>): 
   return null;
 }
 
+/*
+ * The hosted app's specs (e2e/hosted-app-*.spec.ts):
+ * `[[ask_user {"id", "question"}]]`: the first call asks the user (ask_user); once they answered (a
+ * later user message), the next call completes the task with a summary quoting the answer.
+ * `[[propose {"id", "title", "description"}]]`: the first call proposes a task (create_task with
+ * needsApproval), the next completes this one.
+ * `[[slow_reply {"id", "words", "delayMs"}]]` in a chat message: the reply is `words` numbered
+ * words ("w001 w002 ..."), streamed 8 characters at a time, `delayMs` apart.
+ */
+const ASK = /\[\[ask_user (\{.*?\})\]\]/g;
+const PROPOSE = /\[\[propose (\{.*?\})\]\]/g;
+const SLOW = /\[\[slow_reply (\{.*?\})\]\]/g;
+/** Live voice (e2e/hosted-app-voice.spec.ts): a message saying `voice check <id>` is answered `Voice check <id> received: all good.` */
+const VOICE_CHECK = /\bvoice check ([A-Za-z0-9-]+)/i;
+export const voiceCheckReply = (id: string) => `Voice check ${id} received: all good.`;
+
+export const askUserDirective = (a: { id: string; question: string }) => `[[ask_user ${JSON.stringify(a)}]]`;
+export const proposeDirective = (p: { id: string; title: string; description: string }) => `[[propose ${JSON.stringify(p)}]]`;
+export const slowReplyDirective = (r: { id: string; words: number; delayMs: number }) => `[[slow_reply ${JSON.stringify(r)}]]`;
+/** The text a slow reply streams. */
+export const slowReplyText = (words: number) => Array.from({ length: words }, (_, i) => `w${String(i + 1).padStart(3, '0')}`).join(' ');
+
+function parse<T>(json: string): T | null {
+  try {
+    return JSON.parse(json) as T;
+  } catch {
+    return null;
+  }
+}
+
+function hostedAppStep(request: ModelRequest, said: string, served: Set<string>): ScriptedReply | null {
+  const users = request.messages.filter((m) => m?.role === 'user').map((m) => textOf(m.content));
+  for (const [, json] of said.matchAll(ASK)) {
+    const a = parse<{ id?: string; question?: string }>(json);
+    if (!a?.id || !a.question) continue;
+    if (!served.has(`ask:${a.id}`)) {
+      served.add(`ask:${a.id}`);
+      return { toolCalls: [{ name: 'ask_user', arguments: { question: a.question } }] };
+    }
+    const answer = users.at(-1) ?? '';
+    if (!served.has(`ask:${a.id}:done`) && !answer.includes('[[ask_user')) {
+      served.add(`ask:${a.id}:done`);
+      return { toolCalls: [{ name: 'complete_task', arguments: { summary: `Done with your answer: ${answer.replace(/\s+/g, ' ').slice(-200)}` } }] };
+    }
+  }
+  for (const [, json] of said.matchAll(PROPOSE)) {
+    const p = parse<{ id?: string; title?: string; description?: string }>(json);
+    if (!p?.id || !p.title) continue;
+    if (!served.has(`propose:${p.id}`)) {
+      served.add(`propose:${p.id}`);
+      return { toolCalls: [{ name: 'create_task', arguments: { title: p.title, description: p.description ?? '', needsApproval: true } }] };
+    }
+    if (!served.has(`propose:${p.id}:done`)) {
+      served.add(`propose:${p.id}:done`);
+      return { toolCalls: [{ name: 'complete_task', arguments: { summary: 'Proposed a follow-up task for your approval.' } }] };
+    }
+  }
+  const voiceCheck = VOICE_CHECK.exec(users.at(-1) ?? '');
+  if (voiceCheck && !served.has(`voice:${voiceCheck[1]}`)) {
+    served.add(`voice:${voiceCheck[1]}`);
+    return { text: voiceCheckReply(voiceCheck[1]!) };
+  }
+  for (const [, json] of said.matchAll(SLOW)) {
+    const r = parse<{ id?: string; words?: number; delayMs?: number }>(json);
+    if (!r?.id || served.has(`slow:${r.id}`)) continue;
+    served.add(`slow:${r.id}`);
+    return { text: slowReplyText(r.words ?? 60), chunkDelayMs: r.delayMs ?? 50 };
+  }
+  return null;
+}
+
 export async function startE2eModel() {
   const served = new Set<string>();
   const reply = (request: ModelRequest): ScriptedReply => {
@@ -78,6 +149,8 @@ export async function startE2eModel() {
     }
     const handoff = handoffStep(request, said, served);
     if (handoff) return handoff;
+    const hosted = hostedAppStep(request, said, served);
+    if (hosted) return hosted;
     return { text: 'The email is staged and waits for your decision.' };
   };
   return startScriptedModel({ fallback: reply });

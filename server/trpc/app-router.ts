@@ -1,9 +1,38 @@
 import { router } from './init';
+import { apiKeysRouter } from './routers/api-keys';
 import { approvalsRouter } from './routers/approvals';
 import { authRouter } from './routers/auth';
+import { channelsRouter } from './routers/channels';
+import { chatsRouter } from './routers/chats';
+import { filesRouter } from './routers/files';
+import { handoffsRouter } from './routers/handoffs';
+import { identifiersRouter } from './routers/identifiers';
+import { inboxRouter } from './routers/inbox';
 import { organizationsRouter } from './routers/organizations';
+import { sentRouter } from './routers/sent';
+import { settingsRouter } from './routers/settings';
+import { tasksRouter } from './routers/tasks';
 import { teamsRouter } from './routers/teams';
+import { usageRouter } from './routers/usage';
+import { voiceRouter } from './routers/voice';
 
 /** One small router per area of the hosted app. */
-export const appRouter = router({ approvals: approvalsRouter, auth: authRouter, organizations: organizationsRouter, teams: teamsRouter });
+export const appRouter = router({
+  apiKeys: apiKeysRouter,
+  approvals: approvalsRouter,
+  auth: authRouter,
+  channels: channelsRouter,
+  chats: chatsRouter,
+  files: filesRouter,
+  handoffs: handoffsRouter,
+  identifiers: identifiersRouter,
+  inbox: inboxRouter,
+  organizations: organizationsRouter,
+  sent: sentRouter,
+  settings: settingsRouter,
+  tasks: tasksRouter,
+  teams: teamsRouter,
+  usage: usageRouter,
+  voice: voiceRouter,
+});
 export type AppRouter = typeof appRouter;

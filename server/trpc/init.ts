@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
-import { AppError, databaseRefusal } from '@/server/http/errors';
+import { actsAsUser } from '@/server/access/actor';
+import { AppError, databaseRefusal, killSwitchEngaged } from '@/server/http/errors';
 import type { PortalContext } from './context';
 
 const CODES: Record<number, TRPCError['code']> = {
@@ -13,6 +14,9 @@ const CODES: Record<number, TRPCError['code']> = {
   423: 'FORBIDDEN',
   428: 'PRECONDITION_REQUIRED',
   429: 'TOO_MANY_REQUESTS',
+  // A provider behind the procedure failed (live voice's audio API) or is not set up: not Steward's own fault.
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 /**
@@ -51,6 +55,17 @@ export const router = t.router;
 export const publicProcedure = t.procedure.use(mapErrors);
 /** A signed-in person; their actor is a user-level actor, so services apply user rules. */
 export const userProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (!ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first' });
-  return next({ ctx: { ...ctx, actor: ctx.actor } });
+  const actor = ctx.actor;
+  if (!actor || !actsAsUser(actor)) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first' });
+  return next({ ctx: { ...ctx, actor } });
+});
+
+/**
+ * A signed-in person doing work the account kill switch stops (creating, running or messaging a
+ * task, approving a proposed one): 423 KILL_SWITCH_ENGAGED while it is on, as the REST endpoints
+ * marked `killSwitch` answer. The kernel checks that flag for REST; tRPC checks it here.
+ */
+export const liveUserProcedure = userProcedure.use(({ ctx, next }) => {
+  if (ctx.actor.account.killSwitch) throw new TRPCError({ code: 'FORBIDDEN', message: 'The account is frozen', cause: killSwitchEngaged() });
+  return next();
 });

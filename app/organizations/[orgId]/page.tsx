@@ -1,7 +1,9 @@
+import Link from 'next/link';
 import { readOrNotFound, requireSignedIn } from '@/app/_lib/server-caller';
 import { Section } from '@/app/_ui/field';
 import { HostedFrame } from '@/app/_ui/layout';
 import { Pager, pageParam } from '@/app/_ui/pager';
+import { CapabilitiesPanel } from './capabilities';
 import { DomainsPanel } from './domains';
 import { GeneralForm } from './general';
 import { MembersPanel } from './members';
@@ -21,10 +23,17 @@ export default async function OrganizationSettings({ params, searchParams }: { p
   // The services decide what this session may do; the page only shows it.
   const { canAdmin: isAdmin } = await readOrNotFound(api.organizations.permissions({ orgId }));
   const { members, total } = await api.organizations.members({ orgId, query: { page, perPage: PER_PAGE } });
-  const [domains, sso] = isAdmin ? await Promise.all([api.organizations.domains({ orgId }), api.organizations.sso({ orgId })]) : [null, null];
+  const [domains, sso, capabilities] = isAdmin
+    ? await Promise.all([api.organizations.domains({ orgId }), api.organizations.sso({ orgId }), api.organizations.capabilities({ orgId })])
+    : [null, null, null];
   return (
     <HostedFrame me={me} title={`${organization.name}: settings`}>
       {!isAdmin && <p>Only organization admins can change these settings.</p>}
+      {isAdmin && (
+        <p>
+          <Link href={`/organizations/${orgId}/audit`}>Audit log: who changed what</Link>
+        </p>
+      )}
       <Section id="general" title="General information">
         <GeneralForm org={organization} canEdit={isAdmin} />
       </Section>
@@ -46,6 +55,11 @@ export default async function OrganizationSettings({ params, searchParams }: { p
             <ScimPanel orgId={orgId} scim={sso.scim as never} endpoint={`${ctx.site.origin}/api/scim/v2`} />
           </Section>
         </>
+      )}
+      {capabilities && (
+        <Section id="capabilities" title="Capabilities">
+          <CapabilitiesPanel orgId={orgId} view={capabilities} />
+        </Section>
       )}
     </HostedFrame>
   );

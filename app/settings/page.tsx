@@ -1,0 +1,31 @@
+import { requireSignedIn } from '@/app/_lib/server-caller';
+import { Section } from '@/app/_ui/field';
+import { HostedFrame } from '@/app/_ui/layout';
+import { HoursForm } from './hours-form';
+import { NotificationsForm } from './notifications-form';
+import { ProfileForm } from './profile-form';
+import { SettingsNav } from './settings-nav';
+
+export const dynamic = 'force-dynamic';
+export const metadata = { title: 'Settings · Steward' };
+
+/** Who the person is to their assistants: names, timezone, working hours, how they are told things. */
+export default async function Settings() {
+  const { api, me } = await requireSignedIn('/settings');
+  const [{ user }, scheduling] = await Promise.all([api.settings.profile(), api.settings.scheduling()]);
+  const prefs = user.preferences as { notifications?: { channel: string; quietHours: boolean } } | undefined;
+  return (
+    <HostedFrame me={me} title="Settings">
+      <SettingsNav />
+      <Section id="profile-title" title="Profile">
+        <ProfileForm initial={{ firstName: user.firstName ?? '', lastName: user.lastName ?? '', timezone: user.timezone }} />
+      </Section>
+      <Section id="hours-title" title="Working hours">
+        <HoursForm initial={scheduling.schedulingPreferences} saved={scheduling.workingHoursSaved} timezone={user.timezone} />
+      </Section>
+      <Section id="notifications-title" title="Notifications">
+        <NotificationsForm initial={{ channel: prefs?.notifications?.channel ?? 'email', quietHours: prefs?.notifications?.quietHours ?? true }} />
+      </Section>
+    </HostedFrame>
+  );
+}

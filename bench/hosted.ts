@@ -1,0 +1,205 @@
+/**
+ * The hosted app's section of `npm run bench` (issue 29, Performance), written under `hosted` in
+ * bench/results.json. One throwaway PostgreSQL; Steward's production server (scripts/start.ts,
+ * pages on: the lean /api kernel with Next.js behind it); a person with 10,000 tasks of which 500
+ * items wait on them (200 questions, 150 proposals, 100 stopped tasks, 50 carts), seeded with SQL.
+ * Measured in this same run:
+ *
+ * - `homeMs`: GET / with the person's session cookie (the server render of "what needs me": carts,
+ *   tasks, handoffs, the count, the frame), sequential requests, p50/p90/p99; against `restMs`, the
+ *   same reads through the REST API with the person's key, sent together as a browser app would
+ *   (GET /api/portal/carts, /api/tasks?status=… once per waiting status, /api/workspace/handoff/active, /api/me).
+ * - `tasksMs`: GET /tasks (the first page of 20) against GET /api/tasks (the same page).
+ * - `chatFirstTokenMs`: in Chromium (Debian's, through playwright-core) on the chat page, the
+ *   scripted model's first token written → that text visible in the page (a MutationObserver's
+ *   clock; both clocks are this machine's). Target p50 ≤ 100 ms; the others p50 ≤ 50 ms.
+ */
+import { randomBytes } from 'node:crypto';
+import { chromium } from 'playwright-core';
+import { connect } from '../db/client';
+import { freePort, startThrowawayDatabase } from '../db/embedded';
+import { users } from '../db/schema';
+import { createAccount } from '../server/accounts/service';
+import { sessionSetCookie } from '../server/sign-in/session';
+import { startScriptedModel, type ModelRequest, type ScriptedReply } from '../tests/helpers/scripted-model';
+import { eq } from 'drizzle-orm';
+import { sleep, spread, start, stop, waitReady } from './processes';
+import { api, benchUser } from './tasks';
+
+const TASKS = 10_000;
+const SAMPLES = Number(process.env.BENCH_HOSTED_SAMPLES ?? 60);
+const WARMUP = 8;
+const CHAT_TURNS = Number(process.env.BENCH_HOSTED_CHAT_TURNS ?? 20);
+const MODEL = 'bench-hosted-model';
+const WAITING = ['awaiting_user_input', 'error', 'credits_blocked', 'on_hold'] as const;
+
+type Pool = ReturnType<typeof connect>['pool'];
+
+/** 10,000 tasks a second apart, 500 of them waiting on the person. */
+async function seed(pool: Pool, accountId: string, user: { id: string; email: string; assistantId: string }) {
+  await pool.query(
+    `INSERT INTO tasks (id, account_id, user_id, assistant_id, title, description, status, completed_at, model_tier, plan, on_behalf_of,
+                        proposal_status, created_by, alarm_status, alarm_wake_at, alarm_headline, created_at, updated_at)
+     SELECT substr(md5(random()::text || g::text), 1, 24), $1, $2, $3, 'Task number ' || g, 'Find a table for four near the office.',
+            CASE WHEN g <= 200 THEN 'awaiting_user_input' WHEN g <= 350 THEN 'pending' WHEN g <= 400 THEN 'error' WHEN g <= 425 THEN 'credits_blocked' WHEN g <= 450 THEN 'on_hold'
+                 WHEN g % 4 = 0 THEN 'completed' ELSE 'pending' END,
+            CASE WHEN g > 450 AND g % 4 = 0 THEN now() END, 'medium', '[{"title":"Search","status":"done"}]'::jsonb, $4,
+            CASE WHEN g > 200 AND g <= 350 THEN 'pending_user_approval' END, CASE WHEN g > 200 AND g <= 350 THEN 'agent' ELSE 'user' END,
+            CASE WHEN g <= 200 THEN 'set' END, CASE WHEN g <= 200 THEN now() + interval '1 day' END, CASE WHEN g <= 200 THEN 'Follow up' END,
+            now() - make_interval(secs => ${TASKS} - g), now() - make_interval(secs => ${TASKS} - g)
+     FROM generate_series(1, ${TASKS}) g`,
+    [accountId, user.id, user.assistantId, user.email],
+  );
+  // Each question has the assistant's words; 50 more tasks hold a cart waiting for approval.
+  await pool.query(
+    `INSERT INTO task_activities (id, task_id, account_id, kind, content, created_at)
+     SELECT substr(md5('q' || id), 1, 24), id, account_id, 'assistant', 'Which day suits you, Tuesday or Thursday?', now() FROM tasks WHERE user_id = $1 AND status = 'awaiting_user_input'`,
+    [user.id],
+  );
+  await pool.query(
+    `WITH picked AS (SELECT id, account_id, user_id, assistant_id, created_at FROM tasks WHERE user_id = $1 AND status = 'completed' ORDER BY created_at DESC LIMIT 50),
+     runs AS (INSERT INTO task_runs (id, task_id, account_id, status, trigger, model_tier, created_at)
+              SELECT substr(md5('run' || id), 1, 24), id, account_id, 'finished', 'process', 'medium', created_at FROM picked RETURNING id, task_id)
+     INSERT INTO carts (id, account_id, task_id, run_id, user_id, assistant_id, status, content_hash, created_at)
+     SELECT substr(md5('cart' || p.id), 1, 24), p.account_id, p.id, r.id, p.user_id, p.assistant_id, 'pending_approval', md5(p.id), p.created_at
+     FROM picked p JOIN runs r ON r.task_id = p.id`,
+    [user.id],
+  );
+  await pool.query('ANALYZE tasks; ANALYZE task_activities; ANALYZE carts');
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** p50 of `fn` over SAMPLES sequential calls after WARMUP. */
+async function sample(fn: () => Promise<unknown>) {
+  for (let i = 0; i < WARMUP; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) out.push(await timed(fn));
+  return spread(out);
+}
+
+async function get(url: string, headers: Record<string, string>, expectText?: string) {
+  const res = await fetch(url, { headers, redirect: 'manual' });
+  const body = await res.text();
+  if (res.status !== 200 || (expectText && !body.includes(expectText))) throw new Error(`${url}: ${res.status} ${body.slice(0, 300)}`);
+}
+
+export async function bench() {
+  const pgServer = await startThrowawayDatabase('hosted_bench');
+  const database = connect(pgServer.url, { max: 4 });
+  const llm = await startScriptedModel();
+  const { apiKey: accountKey, accountId } = await createAccount(database.db, 'Hosted bench');
+  const secret = randomBytes(32).toString('base64url');
+  process.env.NEXTAUTH_SECRET = secret;
+  const env = {
+    DATABASE_URL: pgServer.url,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    STEWARD_HTTP: 'lean',
+    NEXTAUTH_SECRET: secret,
+    STEWARD_MASTER_KEY: randomBytes(32).toString('base64'),
+    RATE_LIMIT_READS_PER_MINUTE: '1000000000',
+    RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
+    STEWARD_MODEL_BASE_URL: llm.baseUrl,
+    STEWARD_MODEL_MEDIUM: MODEL,
+  };
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const steward = start('scripts/start.ts', { ...env, PORT: String(port), HOST: '127.0.0.1', STEWARD_PUBLIC_URL: base });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  try {
+    await waitReady(`${base}/api/openapi.json`);
+    await waitReady(`${base}/sign-in`);
+    const user = await benchUser(base, accountKey);
+    await seed(database.pool, accountId, user);
+    const [row] = await database.db.select().from(users).where(eq(users.id, user.id));
+    const cookie = (await sessionSetCookie(database.db, row, 'email', false)).split(';')[0];
+    const session = { Cookie: cookie };
+    const key = { Authorization: `Bearer ${user.key}` };
+
+    const home = await sample(() => get(`${base}/`, session, 'What needs you'));
+    const rest = await sample(() =>
+      Promise.all([
+        get(`${base}/api/portal/carts`, key),
+        ...WAITING.map((s) => get(`${base}/api/tasks?status=${s}&perPage=50`, key)),
+        get(`${base}/api/workspace/handoff/active`, key),
+        get(`${base}/api/me`, key),
+      ]),
+    );
+    const tasks = await sample(() => get(`${base}/tasks`, session, 'Task number'));
+    const tasksRest = await sample(() => get(`${base}/api/tasks`, key));
+    const chatFirstTokenMs = await benchChatFirstToken(browser, base, cookie, user, llm);
+    return {
+      tasksOfUser: TASKS,
+      pendingItems: 500,
+      homeMs: { ...home, target: { p50: 50 }, restMs: rest },
+      tasksMs: { ...tasks, target: { p50: 50 }, restMs: tasksRest },
+      chatFirstTokenMs: { ...chatFirstTokenMs, target: { p50: 100 } },
+    };
+  } finally {
+    await browser.close();
+    await stop(steward);
+    await llm.close();
+    await database.close();
+    await pgServer.stop();
+  }
+}
+
+/** Model first token written (scripted model, this process) → first text of the reply in the page (Chromium). */
+async function benchChatFirstToken(browser: import('playwright-core').Browser, base: string, cookie: string, user: Awaited<ReturnType<typeof benchUser>>, llm: Awaited<ReturnType<typeof startScriptedModel>>) {
+  const { chat } = await api(base, '/chats', user.key, { body: { assistantId: user.assistantId, title: 'Bench chat' } });
+  let firstTokenAt = 0;
+  llm.reset();
+  llm.setFallback((_req: ModelRequest): ScriptedReply => {
+    // The reply's chunks are written as soon as this returns: the first token's instant.
+    firstTokenAt = Date.now();
+    return { text: 'Sure: Thursday at seven works, I will book it.', chunkDelayMs: 5 };
+  });
+  const context = await browser.newContext();
+  const cut = cookie.indexOf('=');
+  await context.addCookies([{ name: cookie.slice(0, cut), value: cookie.slice(cut + 1), url: base }]);
+  const page = await context.newPage();
+  await page.goto(`${base}/chats/${chat.id}`);
+  await page.locator('#chat-message').waitFor();
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + CHAT_TURNS; i++) {
+    firstTokenAt = 0;
+    await page.evaluate(() => {
+      const w = window as unknown as { __firstText?: number; __watch?: MutationObserver };
+      w.__firstText = 0;
+      w.__watch?.disconnect();
+      w.__watch = new MutationObserver(() => {
+        const el = document.querySelector('[data-testid="streaming-text"]');
+        if (!w.__firstText && el && el.textContent) w.__firstText = Date.now();
+      });
+      w.__watch.observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await page.locator('#chat-message').fill(`Book dinner, take ${i}`);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.waitForFunction(() => (window as unknown as { __firstText?: number }).__firstText, undefined, { timeout: 30_000 });
+    const seen = await page.evaluate(() => (window as unknown as { __firstText: number }).__firstText);
+    await page.getByTestId('streaming-reply').waitFor({ state: 'detached', timeout: 30_000 });
+    if (i >= WARMUP) samples.push(seen - firstTokenAt);
+    await sleep(50);
+  }
+  await context.close();
+  return spread(samples);
+}
+
+if (process.argv[1]?.endsWith('hosted.ts')) {
+  bench().then(
+    (r) => {
+      process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+      process.exit(0);
+    },
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,90 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { expect, type Page } from '@playwright/test';
+import { api, expectAccessible } from './harness';
+
+/*
+ * What the hosted app's specs share (e2e/hosted-app-*.spec.ts): a provisioned, onboarded person
+ * with an assistant, calls as them, the two widths every page is checked at, and the screenshots
+ * committed under docs/screens.
+ */
+
+export const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+
+export type Person = { email: string; id: string; assistantId: string };
+
+/** A person the account provisions, set up (timezone, hours, onboarding) with an assistant named Ada. */
+export async function newPerson(prefix: string): Promise<Person> {
+  const email = `${prefix}-${Date.now().toString(36)}@hosted-e2e.test`;
+  const provisioned = await api('/users/provision', { body: { email, firstName: 'Hana', lastName: 'Host' } });
+  expect(provisioned.status, JSON.stringify(provisioned.body)).toBeLessThan(300);
+  const id = provisioned.body.user.id as string;
+  for (const [p, method, body] of [
+    ['/profile', 'PATCH', { timezone: 'Europe/Paris' }],
+    [`/users/${id}/preferences/scheduling`, 'PUT', { schedulingPreferences: { availability: { workingHours: { MO: [{ start: '09:00', end: '17:00' }] } } } }],
+    ['/onboarding/mark-onboarded', 'POST', {}],
+  ] as const) expect((await api(p, { method, body, as: email })).status).toBe(200);
+  const hired = await api(`/users/${id}/assistants`, { body: { name: 'Ada' }, as: email });
+  expect(hired.status, JSON.stringify(hired.body)).toBeLessThan(300);
+  return { email, id, assistantId: hired.body.assistant.id as string };
+}
+
+export const as = (p: Person) => (url: string, opts: { method?: string; body?: unknown } = {}) => api(url, { ...opts, as: p.email });
+
+/** A task of the person, handed to its assistant with `message` (the scripted model reads directives in it). */
+export async function startTask(p: Person, title: string, message: string) {
+  const created = await as(p)('/tasks', { body: { title, assistant: p.assistantId } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const taskId = created.body.task.id as string;
+  expect((await as(p)(`/tasks/${taskId}/process`, { body: { message } })).status).toBe(200);
+  return taskId;
+}
+
+/** Waits until the API shows the task in this state. */
+export async function taskReaches(p: Person, taskId: string, check: (t: any) => boolean, message: string) {
+  await expect.poll(async () => check((await as(p)(`/tasks/${taskId}`)).body.task), { timeout: 30_000, message }).toBe(true);
+}
+
+/** The page is there (its h1 and title), then axe finds nothing at WCAG A/AA and Tab reaches every control. */
+export async function checkPage(page: Page, opts: { keyboard?: boolean } = {}) {
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  await expect(page).toHaveTitle(/Steward/);
+  await expectAccessible(page);
+  if (opts.keyboard !== false) await expectEveryControlTabbable(page);
+}
+
+/**
+ * Tab from the top reaches every enabled control. Like harness.ts' check, but it presses until all
+ * were seen (a time input is several tab stops, one per field) and stops there, at most 3 per control.
+ */
+export async function expectEveryControlTabbable(page: Page) {
+  const total = await page.evaluate(() => {
+    const controls = Array.from(document.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled]), summary'));
+    controls.forEach((el, i) => el.setAttribute('data-kb', String(i)));
+    return controls.length;
+  });
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  const seen = new Set<string>();
+  for (let i = 0; i < total * 3 + 10 && seen.size < total; i++) {
+    await page.keyboard.press('Tab');
+    const id = await page.evaluate(() => document.activeElement?.closest('[data-kb]')?.getAttribute('data-kb') ?? null);
+    if (id !== null) seen.add(id);
+  }
+  const missed = await page.evaluate((ids) => Array.from(document.querySelectorAll('[data-kb]')).filter((el) => !ids.includes(el.getAttribute('data-kb')!)).map((el) => el.outerHTML.slice(0, 120)), [...seen]);
+  expect(missed).toEqual([]);
+}
+
+/** A screenshot for the README, at the current width (docs/screens/<name>-<width>.png). */
+export async function screen(page: Page, name: string, width: keyof typeof WIDTHS) {
+  const dir = path.resolve('docs/screens');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
+}
+
+/** A console job against the e2e database (e.g. set-approval-lock), as an operator runs it. */
+export function admin(...args: string[]): unknown {
+  const out = execFileSync('npx', ['tsx', 'scripts/admin.ts', ...args], { env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL, LOG_LEVEL: 'error' }, encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').at(-1)!);
+}

@@ -1,0 +1,13 @@
+import { ConfirmBody, FileParams, UploadBody } from '@/server/files/contracts';
+import { confirmUpload, createUpload } from '@/server/files/service';
+import { router, userProcedure } from '../init';
+
+/**
+ * Attaching files from the hosted app: the files service's three-step upload. `upload` returns the
+ * signed URL the browser PUTs the bytes to (on this site's configured origin), `confirm` records
+ * their size; the file id then goes with a task or chat message.
+ */
+export const filesRouter = router({
+  upload: userProcedure.input(UploadBody).mutation(({ ctx, input }) => createUpload(ctx.db, ctx.actor, input, ctx.site.origin)),
+  confirm: userProcedure.input(FileParams.extend(ConfirmBody.shape)).mutation(({ ctx, input: { fileId, ...body } }) => confirmUpload(ctx.db, ctx.actor, fileId, body)),
+});
