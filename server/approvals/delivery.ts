@@ -2,9 +2,13 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, cartDispatches, cartDispatchVersions, carts, type CartDispatchRow, type DispatchContent } from '@/db/schema';
+import { placeCall } from '@/server/channels/calls';
 import { sendChannelMessage } from '@/server/channels/outbound';
 import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
+import { findSentInUserMailbox, recordMailboxSend, sendFromUserMailbox, type MailboxSendRecord, type MailboxSendResult } from '@/server/mailboxes/send';
 import { executeSkillAction } from '@/server/workflows/mcp/execute';
+import { mailAttachments } from '@/server/files/outbound';
+import { mailboxOfUser } from '@/server/mailboxes/store';
 import { eventOf, invitationIcs, invitationText } from './invitation';
 
 /*
@@ -18,7 +22,9 @@ import { eventOf, invitationIcs, invitationText } from './invitation';
  * sends nothing. A send step that runs again finds its own claim: the earlier attempt stopped
  * somewhere between the claim and its stored result, so the message may have left. SMTP has no
  * way to ask a server whether it took a Message-ID, so the state becomes `unknown` (spec: no
- * confirmed delivery record; do not assume either way) and nothing is sent a second time.
+ * confirmed delivery record; do not assume either way) and nothing is sent a second time. Email
+ * as the user goes from the user's connected mailbox when there is one (server/mailboxes/send.ts),
+ * whose Sent folder can be asked: a retried send finds its Message-ID there and is `accepted`.
  */
 
 /** Delivery states this module writes beyond the schema's list; `undone`: the person undid it within its window. */
@@ -26,7 +32,7 @@ export const UNDONE: CartDispatchRow['deliveryState'] = 'undone';
 /** A released dispatch not sent yet: a send may claim it. */
 const SENDABLE: CartDispatchRow['deliveryState'][] = ['staged', 'held'];
 /** Dispatches held after release for undo (spec: irreversible actions); an MCP tool that acts cannot be called back either. */
-export const IRREVERSIBLE: CartDispatchRow['type'][] = ['email', 'message', 'skill_action'];
+export const IRREVERSIBLE: CartDispatchRow['type'][] = ['email', 'message', 'skill_action', 'call'];
 
 /** One dispatch as execution handles it: the version its release named, and its idempotency key. */
 export type DispatchJob = { dispatchId: string; cartId: string; index: number; versionId: string; type: CartDispatchRow['type']; key: string };
@@ -71,7 +77,8 @@ export async function recordIntent(db: Db, job: DispatchJob, now = new Date()): 
 }
 
 export type SendResult =
-  | { outcome: 'accepted'; providerMessageId: string | null; detail: string }
+  /** `mailbox`: sent from the user's connected mailbox, with the provider's own id (kept by the record step). */
+  | { outcome: 'accepted'; providerMessageId: string | null; detail: string; mailbox?: MailboxSendRecord }
   | { outcome: 'failed'; reason: string }
   | { outcome: 'unknown'; reason: string }
   /** Nothing was sent by this step: undone within the window, removed, or already settled. */
@@ -101,11 +108,16 @@ export async function sendDispatch(db: Db, job: DispatchJob, now = new Date()): 
     .returning();
   if (!claimed) {
     const [row] = await db.select().from(cartDispatches).where(eq(cartDispatches.id, job.dispatchId));
-    if (row && row.executedAt && SENDABLE.includes(row.deliveryState)) return { outcome: 'unknown', reason: RETRIED_SEND };
+    if (row && row.executedAt && SENDABLE.includes(row.deliveryState)) return (await foundInMailbox(db, job, row)) ?? { outcome: 'unknown', reason: RETRIED_SEND };
     return { outcome: 'skipped', state: row?.deliveryState ?? 'removed' };
   }
   const content = await contentOf(db, job.versionId);
   if (!content) return { outcome: 'failed', reason: 'The released version of the action no longer exists' };
+  // What was approved was declared valid until a time (spec 2, Dispatch: validUntil): past it, the
+  // action is not what the person agreed to any more (a "see you at 3 pm" sent at 5), so it fails
+  // with the reason rather than going late. Evergreen (or no validity declared) never expires.
+  const expired = expiredAt(content, now);
+  if (expired) return { outcome: 'failed', reason: `expired: it was valid until ${expired}, and was not sent after that` };
   try {
     return await deliver(db, job, claimed, content, now);
   } catch (e) {
@@ -114,18 +126,75 @@ export async function sendDispatch(db: Db, job: DispatchJob, now = new Date()): 
   }
 }
 
+/** The declared end of validity when it has passed (evergreen never expires); null otherwise. */
+export function expiredAt(content: Pick<DispatchContent, 'validUntil' | 'evergreen'>, now: Date): string | null {
+  if (content.evergreen || !content.validUntil) return null;
+  const until = Date.parse(content.validUntil);
+  return Number.isFinite(until) && until <= now.getTime() ? content.validUntil : null;
+}
+
 const fromMail = (d: MailDelivery, messageId: string): SendResult =>
   d.outcome === 'accepted'
     ? { outcome: 'accepted', providerMessageId: messageId, detail: d.rejected.length ? `accepted; refused recipients: ${d.rejected.join(', ')}` : 'accepted by the SMTP server' }
     : d;
 
+const ownerOf = async (db: Db, cartId: string) => (await db.select({ accountId: carts.accountId, userId: carts.userId }).from(carts).where(eq(carts.id, cartId)))[0] ?? null;
+
+const hasMailbox = async (db: Db, owner: { accountId: string; userId: string }) => {
+  const mailbox = await mailboxOfUser(db, owner.userId);
+  return Boolean(mailbox && mailbox.accountId === owner.accountId);
+};
+
+const fromMailbox = (r: MailboxSendResult, messageId: string): SendResult =>
+  r.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: messageId, detail: r.detail, mailbox: r.record } : r;
+
+/**
+ * Email as the user goes from their connected mailbox (Gmail, Microsoft 365) when they have one,
+ * under the same Message-ID; null without one: the SMTP path as before.
+ */
+async function sendFromMailbox(db: Db, job: DispatchJob, content: DispatchContent, messageId: string, withFiles = false): Promise<SendResult | null> {
+  const owner = await ownerOf(db, job.cartId);
+  if (!owner) return null;
+  // The mailbox sender builds text-only messages: with files it fails rather than send less than was approved (never via SMTP instead).
+  if (withFiles && (await hasMailbox(db, owner))) return { outcome: 'failed', reason: 'Attachments cannot be sent from the connected mailbox yet: nothing was sent' };
+  const mail = { to: content.to, cc: content.cc, bcc: content.bcc, subject: content.subject ?? '', text: content.body ?? '', messageId };
+  const sent = await sendFromUserMailbox(db, owner, mail);
+  return sent && fromMailbox(sent, messageId);
+}
+
+/** A retried email_as_user send looks in the user's Sent folder for its Message-ID: found, it was sent; else it stays `unknown`. */
+async function foundInMailbox(db: Db, job: DispatchJob, row: CartDispatchRow): Promise<SendResult | null> {
+  if (row.type !== 'email' || row.actionType !== 'email_as_user' || !row.providerMessageId) return null;
+  const owner = await ownerOf(db, job.cartId);
+  const found = owner && (await findSentInUserMailbox(db, owner, row.providerMessageId));
+  return found ? fromMailbox(found, row.providerMessageId) : null;
+}
+
+/** A message dispatch that carries an approved template (`payload.template {id, variables}`: WhatsApp outside its 24-hour window) instead of free text. */
+function templateOf(content: DispatchContent): { id: string; variables: Record<string, string> } | null {
+  const t = (content.payload as { template?: { id?: unknown; variables?: unknown } } | null)?.template;
+  if (!t || typeof t.id !== 'string' || !t.id) return null;
+  const vars = t.variables && typeof t.variables === 'object' ? Object.fromEntries(Object.entries(t.variables as Record<string, unknown>).map(([k, v]) => [k, String(v)])) : {};
+  return { id: t.id, variables: vars };
+}
+
 async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: DispatchContent, now: Date): Promise<SendResult> {
   const messageId = row.providerMessageId ?? messageIdFor(job.key, content.from);
-  if (content.files.length) return { outcome: 'failed', reason: 'Sending attachments is not supported yet: nothing was sent' };
+  // Files travel as attachments of an email; no other action carries them.
+  if (content.files.length && row.type !== 'email') return { outcome: 'failed', reason: `A ${row.type.replace('_', ' ')} cannot carry files: nothing was sent` };
   if (row.type === 'email') {
     if (!content.from) return { outcome: 'failed', reason: 'The sender has no email address: nothing was sent' };
     if (!content.to.length && !content.cc.length && !content.bcc.length) return { outcome: 'failed', reason: 'The email has no recipient' };
-    const sent = await deliverMail({ from: content.from, to: content.to, cc: content.cc, bcc: content.bcc, subject: content.subject ?? '', text: content.body ?? '', messageId });
+    // The files the person approved, read before anything is sent: one that is gone fails the email whole.
+    const owner = content.files.length ? await ownerOf(db, job.cartId) : null;
+    const files = owner ? await mailAttachments(db, owner, content.files) : { attachments: [] };
+    if ('problem' in files) return { outcome: 'failed', reason: `Not sent: ${files.problem}` };
+    const attachments = files.attachments.length ? { attachments: files.attachments } : {};
+    if (row.actionType === 'email_as_user') {
+      const viaMailbox = await sendFromMailbox(db, job, content, messageId, files.attachments.length > 0);
+      if (viaMailbox) return viaMailbox;
+    }
+    const sent = await deliverMail({ from: content.from, to: content.to, cc: content.cc, bcc: content.bcc, subject: content.subject ?? '', text: content.body ?? '', messageId, ...attachments });
     return fromMail(sent, messageId);
   }
   if (row.type === 'calendar_event') {
@@ -149,8 +218,39 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
   }
   if (row.type === 'message') {
     if (content.to.length !== 1) return { outcome: 'failed', reason: 'A message goes to exactly one recipient' };
-    const sent = await sendChannelMessage({ platform: content.platform, to: content.to[0], body: content.body ?? '', idempotencyKey: job.key });
+    // From the staging assistant's own line on the platform; the adapter records its intent under the job's key (a retry never sends again).
+    const [cart] = await db.select({ accountId: carts.accountId, assistantId: carts.assistantId }).from(carts).where(eq(carts.id, job.cartId));
+    const sent = await sendChannelMessage({
+      platform: content.platform,
+      to: content.to[0],
+      body: content.body ?? '',
+      idempotencyKey: job.key,
+      accountId: cart?.accountId,
+      assistantId: cart?.assistantId,
+      dispatchId: row.id,
+      template: templateOf(content),
+    });
     return sent.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: sent.providerMessageId, detail: `accepted by the ${content.platform} provider` } : sent;
+  }
+  if (row.type === 'call') {
+    // place_call: dialled once through the voice provider, which records its intent under the job's key (a retry never dials again).
+    if (content.to.length !== 1) return { outcome: 'failed', reason: 'A call goes to exactly one number: nobody was called' };
+    const [cart] = await db.select({ accountId: carts.accountId, assistantId: carts.assistantId, userId: carts.userId, taskId: carts.taskId }).from(carts).where(eq(carts.id, job.cartId));
+    if (!cart) return { outcome: 'failed', reason: 'The cart no longer exists: nobody was called' };
+    const payload = (content.payload ?? {}) as { purpose?: unknown };
+    const placed = await placeCall({
+      to: content.to[0]!,
+      purpose: typeof payload.purpose === 'string' ? payload.purpose : (content.description ?? ''),
+      script: content.body ?? '',
+      asUser: row.actionType === 'voice_call_as_user',
+      idempotencyKey: job.key,
+      accountId: cart.accountId,
+      assistantId: cart.assistantId,
+      userId: cart.userId,
+      taskId: cart.taskId,
+      dispatchId: row.id,
+    });
+    return placed.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: placed.providerMessageId, detail: 'the call was placed (the provider is dialling)' } : placed;
   }
   if (row.type === 'skill_action') {
     // An installed MCP skill's acting tool: called once (this attempt holds the claim), its answer recorded.
@@ -177,6 +277,7 @@ export async function recordOutcome(db: Db, job: DispatchJob, result: SendResult
     .set(set)
     .where(and(eq(cartDispatches.id, job.dispatchId), inArray(cartDispatches.deliveryState, from)))
     .returning({ deliveryState: cartDispatches.deliveryState });
+  if (result.outcome === 'accepted' && result.mailbox) await recordMailboxSend(db, job.dispatchId, result.mailbox);
   if (row) return row;
   const [now] = await db.select({ deliveryState: cartDispatches.deliveryState }).from(cartDispatches).where(eq(cartDispatches.id, job.dispatchId));
   return { deliveryState: now?.deliveryState ?? 'removed' };

@@ -11,6 +11,7 @@ import type { EditDispatchBody, UpdateDispatchBody } from './contracts';
 import { toPublicCart } from './present';
 import { presentCart } from './service';
 import { addVersion, refreshCartHash, shownDispatches, type ShownDispatchRow } from './versions';
+import { recordAudit } from '@/server/audit/record';
 
 /*
  * The person's changes to a staged dispatch (spec document 2: PATCH .../edit, PATCH and DELETE
@@ -26,6 +27,8 @@ const EDITABLE_TEXT: Record<DispatchType, readonly ('subject' | 'body')[]> = {
   message: ['body'],
   calendar_event: [],
   skill_action: [],
+  /** What the assistant says on the call. */
+  call: ['body'],
 };
 
 type ContentField = 'subject' | 'body' | 'to' | 'cc' | 'bcc' | 'payload';
@@ -37,6 +40,8 @@ const CONTENT_FIELDS: Record<DispatchType, readonly ContentField[]> = {
   /** `to`: the attendees invited; `payload`: the event itself. */
   calendar_event: ['to', 'payload'],
   skill_action: ['payload'],
+  /** The number called and what is said. */
+  call: ['body', 'to'],
 };
 
 const FIXED_BY_EDIT = ['to', 'cc', 'bcc', 'payload'] as const;
@@ -58,11 +63,15 @@ async function editableDispatch(tx: Tx, person: UserActor, cartId: string, index
 
 const emptyEdit = (fields: readonly string[]) => badRequest(`The edit changes nothing: send at least one of ${fields.join(', ')}`, {}, 'empty_edit');
 
+/** Which fields of a dispatch's content an edit changed (the audit event names them, not their text). */
+const changedKeys = (a: DispatchContent, b: DispatchContent) => [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !isDeepStrictEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+
 /** Writes the new content as the person's version (when it differs) and answers the cart as it now is. */
 async function commitContent(tx: Tx, person: UserActor, { owned, current }: Editable, next: DispatchContent) {
   if (isDeepStrictEqual(next, current.content)) return { ok: true as const, cart: await presentCart(tx, owned, owned.cart) };
   await addVersion(tx, current.dispatch, next, person.user.id);
   const { cart, shown } = await refreshCartHash(tx, owned.cart.id);
+  await recordAudit(tx, person, 'cart.edited', { type: 'cart', id: cart.id }, { organizationId: person.user.organizationId, before: { dispatchIndex: current.dispatch.index, contentHash: owned.cart.contentHash }, after: { dispatchIndex: current.dispatch.index, contentHash: cart.contentHash, changed: changedKeys(current.content, next) } });
   return { ok: true as const, cart: toPublicCart(cart, owned, shown) };
 }
 
@@ -106,6 +115,7 @@ function recipientProblems(next: DispatchContent): FieldProblem[] {
   }
   if (next.type === 'email' && next.to.length + next.cc.length + next.bcc.length === 0) problems.push({ field: 'to', problem: 'an email needs at least one recipient' });
   if (next.type === 'message' && next.to.length !== 1) problems.push({ field: 'to', problem: 'a message goes to exactly one recipient' });
+  if (next.type === 'call' && (next.to.length !== 1 || !/^\+[1-9]\d{6,14}$/.test(next.to[0]!))) problems.push({ field: 'to', problem: 'a call goes to exactly one phone number in E.164 form' });
   return problems;
 }
 
@@ -139,6 +149,7 @@ export async function removeDispatch(db: Db, actor: Actor, cartId: string, index
     const { owned, current } = await editableDispatch(tx, person, cartId, index);
     await tx.update(cartDispatches).set({ removedAt: new Date() }).where(eq(cartDispatches.id, current.dispatch.id));
     const { cart, shown } = await refreshCartHash(tx, owned.cart.id);
+    await recordAudit(tx, person, 'cart.edited', { type: 'cart', id: cart.id }, { organizationId: person.user.organizationId, before: { dispatchIndex: current.dispatch.index, contentHash: owned.cart.contentHash }, after: { dispatchIndex: current.dispatch.index, contentHash: cart.contentHash, removed: true } });
     return { ok: true as const, cart: toPublicCart(cart, owned, shown) };
   });
 }

@@ -1,12 +1,13 @@
 import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { transactionOutcome } from '@/db/queries/transaction-outcome';
-import { cartDispatches, carts, type CartDispatchRow } from '@/db/schema';
+import { cartDispatches, carts, users, type CartDispatchRow, type CartRow } from '@/db/schema';
 import { lockTaskForCart } from '@/server/tasks/cart-wake';
 import { applyCartChange, planCart } from './cart-transitions';
 import { IRREVERSIBLE, jobKey, UNDONE, type DispatchJob } from './delivery';
 import { settleCart } from './settle';
 import { shownDispatches } from './versions';
+import { recordAudit, SYSTEM } from '@/server/audit/record';
 
 /*
  * Executing a released cart (spec document 4, Carts and dispatch), as the durable function
@@ -39,6 +40,8 @@ export async function beginExecution(db: Db, cartId: string, transactionId: stri
     if (!cart) return { go: false as const, reason: 'the cart no longer exists' };
     if (cart.status === 'approved') {
       await applyCartChange(tx, cart, planCart(cart, 'execute', 'executing', { now }), 'execute');
+      // Released by the owner's settings (auto, or a time box that ended), not by a person: each dispatch goes out on the system's say-so.
+      if (!cart.resolvedByUserId) await recordReleases(tx, cart);
       const undoMs = (cart.undoDelaySec ?? 0) * 1000;
       if (undoMs > 0) {
         await tx
@@ -58,6 +61,15 @@ export async function beginExecution(db: Db, cartId: string, transactionId: stri
       jobs: shown.map((d) => ({ dispatchId: d.dispatch.id, cartId: cart.id, index: d.dispatch.index, versionId: d.versionId, type: d.dispatch.type, key: jobKey(cart.id, d.versionId, d.dispatch.index) })),
     };
   });
+}
+
+/** One `dispatch.released` audit event per dispatch a cart released without a person's decision. */
+async function recordReleases(tx: Tx, cart: CartRow) {
+  const [owner] = await tx.select({ organizationId: users.organizationId, email: users.email }).from(users).where(eq(users.id, cart.userId));
+  const dispatches = await tx.select().from(cartDispatches).where(and(eq(cartDispatches.cartId, cart.id), isNull(cartDispatches.removedAt)));
+  for (const d of dispatches) {
+    await recordAudit(tx, SYSTEM, 'dispatch.released', { type: 'dispatch', id: d.id }, { accountId: cart.accountId, organizationId: owner?.organizationId ?? null, after: { cartId: cart.id, index: d.index, type: d.type, mode: cart.resolvedApprovalMode, owner: owner?.email ?? null } });
+  }
 }
 
 /** The cart's outcome from its dispatches': all undone → cancelled; any failed → failed; else executed. */

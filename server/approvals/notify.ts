@@ -6,6 +6,7 @@ import { siteOrigin } from '@/server/hosted/origin';
 import { publicOrigin } from '@/server/http/public-origin';
 import { logger } from '@/server/logger';
 import { sendMail } from '@/server/mail/mailer';
+import { noteThread } from '@/server/messaging/threads';
 import { newRejectToken, REJECT_LINK_TTL_MS, rejectUrl } from './reject-link';
 import { shownDispatches } from './versions';
 
@@ -38,6 +39,7 @@ function summaryLine(c: DispatchContent): string {
   const title = typeof c.payload?.title === 'string' ? c.payload.title : c.subject;
   if (c.type === 'email') return `Email to ${list([...c.to, ...c.cc, ...c.bcc])}${c.subject ? `: "${c.subject}"` : ''}`;
   if (c.type === 'message') return `${c.platform} message to ${list(c.to)}`;
+  if (c.type === 'call') return `Phone call to ${list(c.to)}${c.description ? `: ${c.description}` : ''}`;
   if (c.type === 'calendar_event') return `Calendar invitation${title ? ` "${title}"` : ''} to ${list(c.to)}`;
   return c.description ?? 'An action of an installed skill';
 }
@@ -78,7 +80,7 @@ export function heldLine(held: HeldBecause | null | undefined): string | null {
 export async function notifyPendingApproval(db: Db, cartId: string, now = new Date()): Promise<NotifyOutcome> {
   const claimed = await db.transaction(async (tx) => {
     const [row] = await tx
-      .select({ cart: carts, taskTitle: tasks.title, assistantName: assistants.name, userEmail: users.email, accountName: accounts.name, hostedDomain: accounts.hostedDomain })
+      .select({ cart: carts, taskTitle: tasks.title, assistantName: assistants.name, assistantEmail: assistants.email, userEmail: users.email, accountName: accounts.name, hostedDomain: accounts.hostedDomain })
       .from(carts)
       .innerJoin(tasks, eq(tasks.id, carts.taskId))
       .innerJoin(users, eq(users.id, carts.userId))
@@ -129,7 +131,20 @@ export async function notifyPendingApproval(db: Db, cartId: string, now = new Da
     `To reject ${them} without signing in, open this link and confirm (it works once, until ${expiresAt.toUTCString()}):`,
     reject,
   ].join('\n');
-  const { status } = await sendMail(db, { accountId: row.cart.accountId, to: row.userEmail, subject: `Approval needed: ${row.taskTitle}`, text, redact: [reject] });
+  // Threaded like every notice: the user's answer reaches the assistant and goes to the task (never as an approval).
+  const messageId = `<approval.${cartId}.${tokenHash.slice(0, 12)}@${(process.env.STEWARD_ASSISTANT_EMAIL_DOMAIN ?? 'steward.local').trim()}>`;
+  const { status } = await sendMail(db, {
+    accountId: row.cart.accountId,
+    to: row.userEmail,
+    subject: `Approval needed: ${row.taskTitle}`,
+    text,
+    redact: [reject],
+    messageId,
+    ...(row.assistantEmail ? { replyTo: row.assistantEmail } : {}),
+  });
+  if (status !== 'failed') {
+    await noteThread(db, { accountId: row.cart.accountId, userId: row.cart.userId, assistantId: row.cart.assistantId, channel: 'email', externalRef: messageId, direction: 'out', taskId: row.cart.taskId });
+  }
 
   const mine = and(eq(cartRejectLinks.cartId, cartId), eq(cartRejectLinks.tokenHash, tokenHash), isNull(cartRejectLinks.mailedAt));
   if (status === 'failed') {

@@ -29,6 +29,7 @@ function actionLabel({ dispatch, content }: ShownDispatchRow): string {
   if (dispatch.type === 'email') return `email to ${to}${content.subject ? ` ${quoted(content.subject)}` : ''}`;
   if (dispatch.type === 'calendar_event') return `calendar invitation ${quoted(String(content.payload?.title ?? content.subject ?? 'event'))} to ${to}`;
   if (dispatch.type === 'message') return `${content.platform} message to ${to}`;
+  if (dispatch.type === 'call') return `phone call to ${to}`;
   if (dispatch.type === 'skill_action') return `${content.description ?? 'skill action'} (MCP tool)`;
   return `${content.platform} action`;
 }
@@ -36,6 +37,7 @@ function actionLabel({ dispatch, content }: ShownDispatchRow): string {
 function deliveryLabel(d: ShownDispatchRow['dispatch']): string {
   switch (d.deliveryState) {
     case 'provider_accepted':
+      if (d.type === 'call') return 'placed: the provider is dialling (what came of the call reaches this task as a message)';
       return d.providerMessageId && d.type !== 'message' ? `sent: accepted by the mail server (Message-ID ${d.providerMessageId})` : 'sent: accepted by the provider';
     // A provider's reason is its text (a mail server's refusal, an MCP server's error): data, never instructions.
     case 'failed':

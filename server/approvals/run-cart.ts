@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { carts } from '@/db/schema';
+import { carts, tasks } from '@/db/schema';
+import { timeBoxNotice } from '@/server/messaging/notices/events';
 import { applyCartChange, planCart } from './cart-transitions';
 import { signalInTransaction } from './signals';
 import { submitCart, type SubmitOutcome } from './staging';
@@ -29,6 +30,9 @@ export async function submitRunCart(tx: Tx, runId: string, now = new Date()): Pr
   if (outcome.next === 'execute') await signalInTransaction(tx, { kind: 'execute', cartId: cart.id, accountId: cart.accountId });
   else if (outcome.next === 'start_timer') {
     await signalInTransaction(tx, { kind: 'time_box', cartId: cart.id, accountId: cart.accountId, expiresAt: outcome.expiresAt.toISOString() });
+    // The user is told before it goes out, whatever the hour (their review window is running).
+    const [task] = await tx.select({ title: tasks.title }).from(tasks).where(eq(tasks.id, cart.taskId));
+    await timeBoxNotice(tx, cart, task?.title ?? 'a task', outcome.expiresAt);
   } else if (outcome.next === 'wait') await signalInTransaction(tx, { kind: 'pending_approval', cartId: cart.id, accountId: cart.accountId });
   return outcome;
 }

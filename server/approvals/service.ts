@@ -1,29 +1,25 @@
 import { and, desc, eq, isNull, or, isNotNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
-import { assistants, cartDispatches, carts, tasks, type CartRow, type TaskStatus } from '@/db/schema';
+import { assistants, cartDispatches, carts, tasks, type CartRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
-import { badRequest, conflict } from '@/server/http/errors';
+import { badRequest } from '@/server/http/errors';
 import { lockTaskForCart } from '@/server/tasks/cart-wake';
 import { ownCart, requireCartReader, requirePerson, type OwnedCart } from './access';
-import { applyCartChange, cartMoveAllowed, planCart, refusedCartMove } from './cart-transitions';
+import { decideCart } from './decide';
+import { applyCartChange, planCart } from './cart-transitions';
 import { MAX_CARTS_LISTED, type ApproveCartBody, type CancelCartBody, type ListCartsQuery } from './contracts';
 import { toPublicCart } from './present';
 import { settleCart } from './settle';
-import { signalAfterCommit, signalInTransaction } from './signals';
+import { signalAfterCommit } from './signals';
 import { shownDispatches, shownDispatchesQuery, type ShownDispatchRow } from './versions';
+import { recordAudit } from '@/server/audit/record';
 
 /*
  * The approvals API (spec document 2, Approvals): the owner's carts, and the person's decisions
  * on them. Each decision locks the cart row, so concurrent decisions and edits are serialized:
  * the first wins and the others see the status it left.
  */
-
-/**
- * A task in one of these is closed: its assistant stopped, so what it staged is withdrawn
- * rather than sent (approve answers 400 `cart_task_closed` and the cart is cancelled).
- */
-const CLOSED_TASK: readonly TaskStatus[] = ['done_user_marked', 'archived', 'abandoned'];
 
 /** A cart as shown, read inside the caller's transaction. */
 export async function presentCart(tx: Tx, owned: Pick<OwnedCart, 'taskTitle' | 'assistantName'>, cart: CartRow) {
@@ -76,27 +72,7 @@ export async function getCart(db: Db, actor: Actor, cartId: string) {
  * task was closed meanwhile is withdrawn (cancelled) and answered 400 `cart_task_closed`.
  */
 export async function approveCart(db: Db, actor: Actor, cartId: string, input: z.infer<typeof ApproveCartBody>) {
-  const person = requirePerson(actor);
-  const contentHash = input.contentHash?.trim();
-  if (!contentHash) {
-    throw badRequest('contentHash: required; send the contentHash of the cart as you last read it', { fields: [{ field: 'contentHash', problem: 'is required' }] }, 'content_hash_required');
-  }
-  const outcome = await db.transaction(async (tx) => {
-    const { cart, taskStatus } = await ownCart(tx, person, cartId, true);
-    if (!cartMoveAllowed(cart.status, 'approve', 'approved')) throw refusedCartMove(cart.status, 'approve');
-    if (CLOSED_TASK.includes(taskStatus)) {
-      await applyCartChange(tx, cart, planCart(cart, 'discard', 'cancelled', { reason: `The task was closed (${taskStatus}) before approval` }), 'discard');
-      return 'task_closed' as const;
-    }
-    if (contentHash !== cart.contentHash) {
-      throw conflict('The cart changed since you read it: read it again, check it, and approve with its new contentHash', { cartStatus: cart.status }, 'cart_content_changed');
-    }
-    await applyCartChange(tx, cart, planCart(cart, 'approve', 'approved', { byUserId: person.user.id, reason: input.reason ?? null }), 'approve');
-    // Queued before the commit and acted on only after it (signals.ts): if queuing fails, the
-    // approval rolls back with it (500 queuing_failed) and the person can simply retry.
-    await signalInTransaction(tx, { kind: 'execute', cartId: cart.id, accountId: cart.accountId });
-    return cart.status === 'time_boxed' ? ('approved_early' as const) : ('approved' as const);
-  });
+  const outcome = await db.transaction((tx) => decideCart(tx, actor, cartId, { decision: 'approve', contentHash: input.contentHash ?? '', reason: input.reason ?? null }));
   if (outcome === 'task_closed') {
     throw badRequest('The task was closed, so its staged actions were withdrawn: nothing was approved or sent', { cartStatus: 'cancelled' }, 'cart_task_closed');
   }
@@ -113,6 +89,7 @@ export async function cancelCart(db: Db, actor: Actor, cartId: string, input: z.
     const task = await lockTaskForCart(tx, seen.taskId);
     const { cart } = await ownCart(tx, person, cartId, true);
     const row = await applyCartChange(tx, cart, planCart(cart, 'cancel', 'cancelled', { byUserId: person.user.id, reason: input.reason ?? null }), 'cancel');
+    await recordAudit(tx, person, 'cart.cancelled', { type: 'cart', id: cart.id }, { organizationId: person.user.organizationId, before: { status: cart.status }, after: { status: row.status, reason: input.reason ?? null } });
     // The assistant hears of it (and of the reason) in the run this wakes.
     await settleCart(tx, task, row, []);
     return cart.status === 'time_boxed';
@@ -121,7 +98,7 @@ export async function cancelCart(db: Db, actor: Actor, cartId: string, input: z.
   return { ok: true as const, cartId, status: 'cancelled' as const };
 }
 
-const RESOURCE_TYPE = { email: 'email', message: 'message', calendar_event: 'calendar_event', skill_action: 'skill_action' } as const;
+const RESOURCE_TYPE = { email: 'email', message: 'message', calendar_event: 'calendar_event', skill_action: 'skill_action', call: 'call' } as const;
 
 /**
  * One entry per action that ran (or was released and is held for undo), with whether it can

@@ -7,6 +7,7 @@ import { parseOrThrow } from '@/server/http/validate';
 import { resolveTaskDispatchMode, type ActionType, type DispatchMode } from '@/server/policy/autonomy-resolve';
 import { compareStrictness, FALLBACK_WINDOW_MIN } from '@/server/policy/autonomy-rules';
 import { cartContentHash } from './cart-hash';
+import { decorateStaged } from './decorate';
 import { taintHolds } from './hold';
 import { applyCartChange, planCart } from './cart-transitions';
 import { StagedDispatchInput, type StagedDispatch } from './contracts';
@@ -51,8 +52,9 @@ async function openCartOf(tx: Tx, task: TaskRow, runId: string): Promise<CartRow
  * user's task, or a run of another task, is 404. Returns where it went and the cart's new hash.
  */
 export async function stageDispatch(tx: Tx, actor: UserActor, task: TaskRow, runId: string, input: StagedDispatch): Promise<StagedResult> {
-  const staged = parseOrThrow(StagedDispatchInput, input, 'input');
   if (task.accountId !== actor.accountId || task.userId !== actor.user.id) throw notFound('Task');
+  // The signature and branding the owner's settings ask for are part of what is shown and sent (decorate.ts).
+  const staged = parseOrThrow(StagedDispatchInput, await decorateStaged(tx, actor.user, task, parseOrThrow(StagedDispatchInput, input, 'input')), 'input');
   const [run] = await tx.select({ id: taskRuns.id }).from(taskRuns).where(and(eq(taskRuns.id, runId), eq(taskRuns.taskId, task.id)));
   if (!run) throw notFound('Run');
   const cart = await openCartOf(tx, task, runId);

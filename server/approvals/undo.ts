@@ -5,6 +5,7 @@ import type { Actor } from '@/server/access/actor';
 import { conflict, notFound } from '@/server/http/errors';
 import { ownCart, requirePerson } from './access';
 import { IRREVERSIBLE, UNDONE } from './delivery';
+import { recordAudit } from '@/server/audit/record';
 
 /*
  * POST /portal/carts/{cartId}/dispatches/{index}/undo (spec document 4: "undoDelaySec holds an
@@ -42,6 +43,7 @@ export async function undoDispatch(db: Db, actor: Actor, cartId: string, index: 
         ),
       )
       .returning({ id: cartDispatches.id });
+    if (undone) await recordAudit(tx, person, 'dispatch.undone', { type: 'dispatch', id: d.id }, { organizationId: person.user.organizationId, before: { cartId: cart.id, index: d.index, deliveryState: d.deliveryState }, after: { cartId: cart.id, index: d.index, deliveryState: UNDONE } });
     if (undone) return answer;
     const extra = { cartStatus: cart.status, deliveryState: d.deliveryState, undoableUntil: d.holdUntil?.toISOString() ?? null };
     if (!RELEASED.includes(cart.status)) {

@@ -148,9 +148,10 @@ export function useCartHarness() {
     return res.body.cart;
   };
   const approve = (p: Person, cartId: string, body: Record<string, unknown>) => call(app(), `/portal/carts/${cartId}/approve`, { key: p.key, body });
-  /** What the dispatches sent (the owner's approval emails, server/approvals/notify.ts, are apart). */
+  /** What the dispatches sent: Steward's own notices (the approval email, server/approvals/notify.ts, and every other notice, all Auto-Submitted) are apart. */
   const isApprovalEmail = (m: Captured) => (m.parsed.subject ?? '').startsWith('Approval needed:');
-  const mails = () => smtp.capture.received.filter((m) => !isApprovalEmail(m));
+  const isNotice = (m: Captured) => m.parsed.headers.get('auto-submitted') === 'auto-generated';
+  const mails = () => smtp.capture.received.filter((m) => !isApprovalEmail(m) && !isNotice(m));
   const approvalEmails = () => smtp.capture.received.filter(isApprovalEmail);
   /** Lets the engine run for a moment: what should not happen has had its chance to. */
   const settle = (ms = 1_500) => new Promise((r) => setTimeout(r, ms));

@@ -45,7 +45,9 @@ describe('auto: released when the run ends', () => {
     expect(mail.envelopeTo.sort()).toEqual(['bob@partner.example', 'carol@partner.example']);
     expect(mail.parsed.from?.value[0].address).toBe(a.assistantEmail);
     expect(mail.parsed.subject).toBe('Dinner on Friday');
-    expect(mail.parsed.text?.trim()).toBe('Hi Bob,\nDinner on Friday at 8?\nAda');
+    // Exactly what the cart showed the person: the model's words and the branding line (approvals/decorate.ts).
+    expect(mail.parsed.text?.trim()).toBe((await readCart(a, cart.id)).dispatches[0].body);
+    expect(mail.parsed.text).toContain('Hi Bob,\nDinner on Friday at 8?\nAda');
 
     const [snap] = await snapshots(a.key, cart.id);
     expect(snap).toMatchObject({ dispatchIndex: 0, dispatchType: 'email', deliveryState: 'provider_accepted', canUndo: false, undoableUntil: null, failureReason: null });

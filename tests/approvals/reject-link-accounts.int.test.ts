@@ -1,5 +1,4 @@
 import { eq } from 'drizzle-orm';
-import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { carts } from '@/db/schema';
 import { notifyPendingApproval } from '@/server/approvals/notify';
@@ -8,6 +7,7 @@ import { setHostedDomain } from '@/server/hosted/accounts';
 import { publicOrigin } from '@/server/http/public-origin';
 import { startMailCapture, type CapturedMail } from '@/server/mail/capture';
 import { useCartWorld } from './cart-world';
+import { renderHtml } from '../helpers/render-page';
 
 /*
  * The Reject link with several accounts and no hosted domain: the public origin's host selects no
@@ -77,7 +77,7 @@ describe('reject links with several accounts and no hosted domain', () => {
     // The page: what would be rejected, for the token's account.
     const { default: RejectPage } = await import('@/app/approvals/reject/page');
     asBrowserOn(pub.host);
-    const html = renderToStaticMarkup(await RejectPage({ searchParams: Promise.resolve({ token: first.token }) }));
+    const html = await renderHtml(await RejectPage({ searchParams: Promise.resolve({ token: first.token }) }));
     expect(html).toContain('What would be rejected');
     expect(html).toContain('bob@example.org');
     expect(html).not.toContain('href="/approvals"');
@@ -114,7 +114,7 @@ describe('reject links with several accounts and no hosted domain', () => {
 
     const { default: RejectPage } = await import('@/app/approvals/reject/page');
     asBrowserOn(pub.host);
-    expect(renderToStaticMarkup(await RejectPage({ searchParams: Promise.resolve({ token: hosted.token }) }))).toContain('not valid');
+    expect(await renderHtml(await RejectPage({ searchParams: Promise.resolve({ token: hosted.token }) }))).toContain('not valid');
     // A host that is neither the public origin nor a hosted domain serves no page, as for every hosted page.
     asBrowserOn('elsewhere.example');
     await expect(RejectPage({ searchParams: Promise.resolve({ token: hosted.token }) })).rejects.toThrow();

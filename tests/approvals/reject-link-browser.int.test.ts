@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { carts, tasks } from '@/db/schema';
+import { carts, taskRuns, tasks } from '@/db/schema';
 import { ownerActor } from '@/server/agent/runtime/owner-actor';
 import { notifyPendingApproval } from '@/server/approvals/notify';
 import { stageDispatch, submitCart } from '@/server/approvals/staging';
@@ -59,6 +59,11 @@ it('with two accounts and no hosted domain, the Reject link opens a working page
   // What the run's send_email does: email as the user is manual for a new user, so the cart waits.
   const [task] = await db.select().from(tasks).where(eq(tasks.id, created.body.task.id));
   const runId = processed.body.process.executionId as string;
+  // The server's own run of this task ends on its own (and cancels whatever its cart holds if it
+  // fails): stage into the run's cart only after it has ended, so the cart is this test's alone.
+  await expect
+    .poll(async () => (await db.select({ status: taskRuns.status }).from(taskRuns).where(eq(taskRuns.id, runId)))[0]?.status, { timeout: 60_000 })
+    .not.toMatch(/^(queued|running)$/);
   const actor = await ownerActor(db, task, runId);
   const staged = { type: 'email' as const, platform: 'email', actionType: 'email_as_user' as const, to: ['bob@example.org'], subject: 'Dinner', body: 'Hi Bob, dinner on Friday?' };
   const { cartId } = await db.transaction((tx) => stageDispatch(tx, actor!, task, runId, staged));

@@ -56,6 +56,7 @@ describe('the staging tools', () => {
 
     const shown = await readCart(a, cart.id);
     expect(shown.status).toBe('pending_approval');
+    const assistantName = shown.assistantName as string;
     expect(shown.dispatches).toMatchObject([
       {
         index: 0,
@@ -67,9 +68,10 @@ describe('the staging tools', () => {
         cc: ['carol@partner.example'],
         bcc: ['archive@example.org'],
         subject: 'Dinner on Friday',
-        body: 'Hi Bob,\nDinner on Friday at 8?\nAda',
+        // The team's branding is on by default: the line saying who wrote it is part of what the person approves (approvals/decorate.ts).
+        body: `Hi Bob,\nDinner on Friday at 8?\nAda\n\n-- \nSent by ${assistantName}, AI assistant to ${a.email}.`,
       },
-      { index: 1, type: 'message', platform: 'whatsapp', actionType: 'messaging', from: null, to: ['+33612345678'], body: 'See you Friday' },
+      { index: 1, type: 'message', platform: 'whatsapp', actionType: 'messaging', from: null, to: ['+33612345678'], body: `See you Friday\n— ${assistantName}, AI assistant to ${a.email}` },
       {
         index: 2,
         type: 'calendar_event',
@@ -77,7 +79,14 @@ describe('the staging tools', () => {
         actionType: 'calendar',
         from: a.assistantEmail,
         to: ['bob@partner.example'],
-        payload: { title: 'Dinner', start: '2031-05-02T20:00:00+02:00', end: '2031-05-02T22:00:00+02:00', attendees: ['bob@partner.example'], location: null },
+        payload: {
+          title: 'Dinner',
+          start: '2031-05-02T20:00:00+02:00',
+          end: '2031-05-02T22:00:00+02:00',
+          attendees: ['bob@partner.example'],
+          location: null,
+          description: `Scheduled by ${assistantName}, AI assistant to ${a.email}.`,
+        },
       },
     ]);
     const task = (await call(app(), `/tasks/${taskId}`, { key: a.key })).body.task;
