@@ -2,6 +2,10 @@
  * `npm run bench`: Steward's production server (lean /api path, then /api through Next's
  * route files) against a bare node:http + pg baseline, on one throwaway PostgreSQL, in
  * the same run. Writes bench/results.json.
+ *
+ * Each part is measured on its own: one that fails is written to results.json as
+ * `{ error }` under its name while the others keep their figures, and the run exits 1. Every
+ * server and database the run started is stopped on any way out (an error, Ctrl-C, SIGTERM).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync, existsSync } from 'node:fs';
@@ -11,76 +15,82 @@ import autocannon from 'autocannon';
 import { connect } from '../db/client';
 import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
-import { root, start, stop, waitReady } from './processes';
+import { root, start, stop, stopEverything, stopEverythingOnExit, waitReady } from './processes';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 
 type Measure = { reqPerSec: number; p50Ms: number; p99Ms: number; non2xx: number };
-
-
-
+type Failed = { error: string };
 
 async function load(url: string, key: string): Promise<Measure> {
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { Authorization: `Bearer ${key}` } });
   return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx };
 }
 
-async function main() {
+/** Runs one part; its failure becomes `{ error }` in the report instead of ending the run. */
+async function part<T>(name: string, fn: () => Promise<T>, failures: string[]): Promise<T | Failed> {
+  try {
+    return await fn();
+  } catch (e) {
+    const error = e instanceof Error ? `${e.message}${e.stack ? `\n${e.stack.split('\n').slice(1, 6).join('\n')}` : ''}` : String(e);
+    process.stderr.write(`[bench] ${name} failed: ${error}\n`);
+    failures.push(name);
+    return { error };
+  }
+}
+
+/** GET /api/me and GET /api/api-keys: the bare baseline, then Steward in both HTTP modes, each stopped whatever happens. */
+async function httpFigures() {
   const pgServer = await startThrowawayDatabase('bench');
-  const { url } = pgServer;
-  const database = connect(url);
-  const { apiKey } = await createAccount(database.db, 'Bench');
-  // A realistic list: more keys than one page.
-  for (let i = 0; i < 30; i++) await createAccount(database.db, `noise ${i}`);
-  await database.close();
+  try {
+    const { url } = pgServer;
+    const database = connect(url);
+    const { apiKey } = await createAccount(database.db, 'Bench');
+    // A realistic list: more keys than one page.
+    for (let i = 0; i < 30; i++) await createAccount(database.db, `noise ${i}`);
+    await database.close();
 
-  const paths = ['/api/me', '/api/api-keys'];
-  const results: Record<string, Record<string, Measure & { ratio?: number }>> = {};
-  const env = { DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: '1000000000', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' };
+    const paths = ['/api/me', '/api/api-keys'];
+    const results: Record<string, Record<string, (Measure & { ratio?: number }) | Failed>> = {};
+    const env = { DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: '1000000000', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' };
 
-  const bareP = await freePort();
-  const bare = start('bench/bare-server.ts', { ...env, PORT: String(bareP) });
-  await waitReady(`http://127.0.0.1:${bareP}/api/me`);
-  for (const p of paths) (results[p] ??= {}).bare = await load(`http://127.0.0.1:${bareP}${p}`, apiKey);
-  await stop(bare);
-
-  if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) {
-    await new Promise((resolve, reject) => {
-      const b = spawn('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-      b.on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error('next build failed'))));
-    });
-  }
-  for (const mode of ['lean', 'next'] as const) {
-    const port = await freePort();
-    const server = start('scripts/start.ts', { ...env, PORT: String(port), STEWARD_HTTP: mode });
-    await waitReady(`http://127.0.0.1:${port}/api/openapi.json`);
-    for (const p of paths) {
-      // Warm up code paths and pools before measuring.
-      await autocannon({ url: `http://127.0.0.1:${port}${p}`, connections: 10, amount: 500, headers: { Authorization: `Bearer ${apiKey}` } });
-      const m = await load(`http://127.0.0.1:${port}${p}`, apiKey);
-      results[p][mode] = { ...m, ratio: Number((m.reqPerSec / results[p].bare.reqPerSec).toFixed(3)) };
+    const bareP = await freePort();
+    const bare = start('bench/bare-server.ts', { ...env, PORT: String(bareP) });
+    try {
+      await waitReady(`http://127.0.0.1:${bareP}/api/me`);
+      for (const p of paths) (results[p] ??= {}).bare = await load(`http://127.0.0.1:${bareP}${p}`, apiKey);
+    } finally {
+      await stop(bare);
     }
-    await stop(server);
-  }
 
-  const executor = await benchExecutorIfPresent();
-  const sections = await benchSections();
-  const report = {
-    date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
-    load: { connections: CONNECTIONS, durationSeconds: DURATION },
-    target: { ratio: 0.4, p99Ms: 20 },
-    endpoints: Object.fromEntries(
-      Object.entries(results).map(([p, r]) => [p, { ...r.lean, lean: r.lean, next: r.next, bare: r.bare }]),
-    ),
-    chosenHttpPath: 'lean',
-    ...(executor ? { executor } : {}),
-    ...sections,
-  };
-  writeFileSync(path.join(root, 'bench', 'results.json'), JSON.stringify(report, null, 2) + '\n');
-  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  await pgServer.stop();
+    const modes = process.env.BENCH_HTTP_MODES?.split(',') ?? ['lean', 'next'];
+    if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+      await new Promise((resolve, reject) => {
+        const b = spawn('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+        b.on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error('next build failed'))));
+      });
+    }
+    for (const mode of modes) {
+      const port = await freePort();
+      const server = start('scripts/start.ts', { ...env, PORT: String(port), STEWARD_HTTP: mode });
+      try {
+        await waitReady(`http://127.0.0.1:${port}/api/openapi.json`);
+        for (const p of paths) {
+          // Warm up code paths and pools before measuring.
+          await autocannon({ url: `http://127.0.0.1:${port}${p}`, connections: 10, amount: 500, headers: { Authorization: `Bearer ${apiKey}` } });
+          const m = await load(`http://127.0.0.1:${port}${p}`, apiKey);
+          const base = results[p].bare as Measure;
+          results[p][mode] = { ...m, ratio: Number((m.reqPerSec / base.reqPerSec).toFixed(3)) };
+        }
+      } finally {
+        await stop(server);
+      }
+    }
+    return Object.fromEntries(Object.entries(results).map(([p, r]) => [p, { ...r.lean, lean: r.lean, next: r.next, bare: r.bare }]));
+  } finally {
+    await pgServer.stop();
+  }
 }
 
 /** The durable executor's own benchmark, once it exists (bench/executor.ts). */
@@ -95,22 +105,46 @@ async function benchExecutorIfPresent(): Promise<unknown> {
  * Further benchmark sections, one module each (bench/<name>.ts exporting `bench()`): each starts
  * what it measures and its baseline itself, in this same run, and returns its keys for
  * bench/results.json under its name (`tasks.list.ratio` is `{ tasks: { list: { ratio } } }`).
- * BENCH_ONLY=tasks,carts,lists,workspace,trust runs just those sections (the HTTP figures above still run).
+ * BENCH_ONLY=tasks,carts,lists,workspace,trust,idempotency,executor runs just those sections (the
+ * HTTP figures above still run; BENCH_ONLY=none runs the HTTP figures alone). BENCH_HTTP_MODES=lean
+ * measures the lean path only.
  */
-async function benchSections(): Promise<Record<string, unknown>> {
+const SECTIONS = ['tasks', 'carts', 'lists', 'workspace', 'chats', 'skills', 'trust', 'idempotency', 'channels', 'hosted', 'shell', 'slack', 'sms', 'voice'];
+
+async function main() {
+  stopEverythingOnExit();
+  const failures: string[] = [];
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
-  const out: Record<string, unknown> = {};
-  for (const name of ['tasks', 'carts', 'lists', 'workspace', 'chats', 'skills', 'trust']) {
+  const endpoints = await part('endpoints', httpFigures, failures);
+  const executor = !only || only.includes('executor') ? await part('executor', benchExecutorIfPresent, failures) : null;
+  const sections: Record<string, unknown> = {};
+  for (const name of SECTIONS) {
     if (only && !only.includes(name)) continue;
     const file = path.join(root, 'bench', `${name}.ts`);
     if (!existsSync(file)) continue;
-    const mod = (await import(file)) as { bench?: () => Promise<unknown> };
-    if (mod.bench) out[name] = await mod.bench();
+    sections[name] = await part(name, async () => ((await import(file)) as { bench?: () => Promise<unknown> }).bench?.(), failures);
+    // What a failed section left running is stopped before the next one starts.
+    if (failures.at(-1) === name) await stopEverything();
   }
-  return out;
+  const report = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+    load: { connections: CONNECTIONS, durationSeconds: DURATION },
+    target: { ratio: 0.8, p99WithinMsOfBaseline: 5 },
+    endpoints,
+    chosenHttpPath: 'lean',
+    ...(executor ? { executor } : {}),
+    ...sections,
+    ...(failures.length ? { failed: failures } : {}),
+  };
+  writeFileSync(path.join(root, 'bench', 'results.json'), JSON.stringify(report, null, 2) + '\n');
+  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  await stopEverything();
+  process.exit(failures.length ? 1 : 0);
 }
 
-main().catch((e) => {
+main().catch(async (e) => {
   console.error(e);
+  await stopEverything();
   process.exit(1);
 });

@@ -22,6 +22,14 @@ export const events = {
     // `grantFor`, not `runId`: the run's own trigger carries a runId, and a wait must never match its trigger.
     schema: z.object({ grantFor: z.string().min(1), userId: z.string().min(1), accountId: z.string().min(1) }),
   }),
+  /** A task's alarm or scheduled start was set (server/tasks/timers.ts): task-timer wakes it at `at`. */
+  taskTimerSet: eventType('steward/task.timer-set', {
+    schema: z.object({ taskId: z.string().min(1), accountId: z.string().min(1), at: z.iso.datetime({ offset: true }), transactionId: z.string().min(1) }),
+  }),
+  /** A notice of what needs the user was recorded (server/messaging/notices): notice-deliver sends it once that transaction has committed. */
+  noticeRequested: eventType('steward/notice.requested', {
+    schema: z.object({ noticeId: z.string().min(1), accountId: z.string().min(1), transactionId: z.string().min(1) }),
+  }),
   /** A task run was queued and its transaction committed: the task-run function runs it (server/runtime.ts sends it). */
   taskRunRequested: eventType('steward/task.run-requested', {
     schema: z.object({ taskId: z.string().min(1), runId: z.string().min(1), accountId: z.string().min(1) }),
@@ -52,6 +60,10 @@ export const events = {
   webhookDeliveryRequested: eventType('steward/webhook.delivery-requested', { schema: z.object({ deliveryId: z.string().min(1) }) }),
   /** Hand over deliveries whose handover was lost (the cron does it every minute). */
   webhooksSweepDue: eventType('steward/webhooks.sweep-due', { schema: z.object({}).loose() }),
+  /** Send the task runs and chat turns whose handover to the engine was lost (the cron does it every minute; a starting process asks too). */
+  engineHandoffsSweepDue: eventType('steward/engine-handoffs.sweep-due', { schema: z.object({}).loose() }),
+  /** Hand audit events to the webhooks and drop those past retention (the cron does it every minute). */
+  auditSweepDue: eventType('steward/audit.sweep-due', { schema: z.object({}).loose() }),
   /** A chat turn was recorded and its transaction committed: chat-turn runs it (server/chat-runtime.ts sends it). */
   chatTurnRequested: eventType('steward/chat.turn-requested', {
     schema: z.object({ turnId: z.string().min(1), chatId: z.string().min(1), accountId: z.string().min(1) }),

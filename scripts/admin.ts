@@ -20,6 +20,8 @@
  *   npm run --silent admin -- set-budget --account ID [--organization ID | --team ID | --user ID] --credits N [--period day|week|month|none] [--member-credits N]
  *   npm run --silent admin -- top-up --budget ID --credits N
  *   npm run --silent admin -- budgets --account ID
+ *   npm run --silent admin -- assign-phone-line --request ID --number E164 [--channels sms,whatsapp,imessage,voice]
+ *   npm run --silent admin -- dismiss-phone-line --request ID [--reason TEXT]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -44,6 +46,9 @@ import { setApprovalLock } from '../server/policy/approval-locks';
 import { setSegmentFromCli } from '../server/policy/segments-cli';
 import { setAccountLimits } from '../server/accounts/limits';
 import { listBudgetsFromCli, setBudgetFromCli, topUpFromCli } from '../server/budgets/cli';
+import { assignPhoneLine, dismissPhoneLine } from '../server/channels/phone-lines';
+// A fulfilled phone line notifies its user (the hook the text channels' composition fills); the sweep sends the notice.
+import '../server/twilio-runtime';
 import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
@@ -135,6 +140,8 @@ export const commands: Record<string, Command> = {
   'set-budget': (db, a) => setBudgetFromCli(db, a),
   'top-up': (db, a) => topUpFromCli(db, a),
   budgets: (db, a) => listBudgetsFromCli(db, a),
+  'assign-phone-line': (db, a) => assignPhoneLine(db, { requestId: need(a, 'request'), number: need(a, 'number'), channels: a.channels ?? null }),
+  'dismiss-phone-line': (db, a) => dismissPhoneLine(db, { requestId: need(a, 'request'), reason: a.reason ?? null }),
 };
 
 const OPTIONS = {
@@ -179,6 +186,10 @@ const OPTIONS = {
   'task-tree-max': { type: 'string' },
   'user-max-concurrent-runs': { type: 'string' },
   'browsers-per-account': { type: 'string' },
+  request: { type: 'string' },
+  number: { type: 'string' },
+  channels: { type: 'string' },
+  reason: { type: 'string' },
 } as const;
 
 async function main() {

@@ -179,9 +179,21 @@ async function main() {
 
   // Durable work: the built-in executor unless an Inngest server is configured.
   const durable = usesInngestServer() ? null : await startDurableWork(selected.url);
-  // Inbound mail (STEWARD_INBOUND_SMTP_PORT, unset: off; `npm run dev` listens on 2525): replies wake the tasks waiting on them.
-  if (dev && process.env.STEWARD_INBOUND_SMTP_PORT === undefined) process.env.STEWARD_INBOUND_SMTP_PORT = '2525';
-  const inbound = process.env.STEWARD_INBOUND_SMTP_PORT ? await (await import('../server/inbound-mail')).startInboundMail(sharedDatabase().db) : null;
+  // Inbound mail, on like every other part of the product (STEWARD_INBOUND_SMTP_PORT, default 2525; `off`
+  // turns it off): the owner's mail is answered, replies wake the tasks waiting on them. A port another
+  // process holds is logged and the rest of the product runs on.
+  if (process.env.STEWARD_INBOUND_SMTP_PORT === undefined) process.env.STEWARD_INBOUND_SMTP_PORT = '2525';
+  const inboundOff = ['off', 'false', ''].includes(process.env.STEWARD_INBOUND_SMTP_PORT.trim().toLowerCase());
+  const inbound = inboundOff
+    ? null
+    : await (await import('../server/inbound-mail')).startInboundMail(sharedDatabase().db).catch((err: unknown) => {
+        logger.error({ err, port: process.env.STEWARD_INBOUND_SMTP_PORT }, 'inbound mail: the SMTP listener could not start; set STEWARD_INBOUND_SMTP_PORT to a free port, or off');
+        return null;
+      });
+
+  // Slack and Teams approval cards and events whose routing was cut short: posted and routed again
+  // from the start, not only after this process's first Slack or Teams request (STEWARD_CHANNEL_SWEEP_MS=off stops it).
+  (await import('../server/messaging/channel-work')).startChannelWork(sharedDatabase().db);
 
   const kernel = createKernelDeps(sharedDatabase(), credentials);
   // On the lean path Inngest's serve endpoint answers in this process like every other /api route
@@ -247,8 +259,10 @@ async function main() {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await inbound?.close();
+    (await import('../server/messaging/channel-work')).stopChannelWork(sharedDatabase().db);
     // Users' browsers record their last activity on the way out: before the database closes.
     await (await import('../server/workspace/browser/manager')).stopAllWorkspaces();
+    await (await import('../server/workspace/shell/manager')).stopAllSandboxes();
     await kernel.lastUsed.flush();
     await stopTracing?.();
     await sharedDatabase().close();

@@ -10,9 +10,11 @@ import { fileEndpoints } from '@/server/files/endpoints';
 import { domainEndpoints, organizationEndpoints, ssoEndpoints } from '@/server/organizations/endpoints';
 import { teamEndpoints } from '@/server/teams/endpoints';
 import { identifierEndpoints } from '@/server/identifiers/endpoints';
+import { identifierVerificationEndpoints } from '@/server/identifiers/verification-endpoints';
 import { assistantEndpoints } from '@/server/assistants/endpoints';
 import { policyEndpoints } from '@/server/policy/endpoints';
 import { channelEndpoints } from '@/server/channels/endpoints';
+import { githubEndpoints } from '@/server/channels/github/endpoints';
 import { scimEndpoints } from '@/server/scim/endpoints';
 import { samlEndpoints } from '@/server/hosted/saml-metadata';
 import { signInEndpoints } from '@/server/sign-in/endpoints';
@@ -27,7 +29,15 @@ import { mcpSkillEndpoints } from '@/server/workflows/mcp/endpoints';
 import { skillEndpoints } from '@/server/workflows/endpoints';
 import { workflowTriggerEndpoints } from '@/server/workflows/trigger-endpoints';
 import { budgetEndpoints } from '@/server/budgets/endpoints';
+import { mailboxEndpoints } from '@/server/mailboxes/endpoints';
+import { auditEndpoints } from '@/server/audit/endpoints';
+import { noticeEndpoints } from '@/server/messaging/notices/endpoints';
+import { slackTeamsEndpoints } from '@/server/messaging/channel-endpoints';
+import { textWebhookEndpoints } from '@/server/messaging/texts-webhooks';
+import { voiceEndpoints } from '@/server/channels/voice-endpoints';
+import { voiceWebhookEndpoints } from '@/server/messaging/voice-webhooks';
 import { chatTurnEndpoints } from './chat-runtime';
+import { withTurnSummaries } from './chat-turn-replay';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [
@@ -40,9 +50,11 @@ export const endpoints: AnyEndpoint[] = [
   ...ssoEndpoints,
   ...teamEndpoints,
   ...identifierEndpoints,
+  ...identifierVerificationEndpoints,
   ...assistantEndpoints,
   ...policyEndpoints,
   ...channelEndpoints,
+  ...githubEndpoints,
   ...scimEndpoints,
   ...samlEndpoints,
   ...signInEndpoints,
@@ -61,5 +73,12 @@ export const endpoints: AnyEndpoint[] = [
   ...workflowTriggerEndpoints,
   ...mcpSkillEndpoints,
   ...budgetEndpoints,
-  ...chatTurnEndpoints,
+  ...mailboxEndpoints,
+  ...withTurnSummaries(chatTurnEndpoints),
+  ...auditEndpoints,
+  ...noticeEndpoints,
+  ...slackTeamsEndpoints,
+  ...textWebhookEndpoints,
+  ...voiceEndpoints,
+  ...voiceWebhookEndpoints,
 ];

@@ -1,9 +1,11 @@
+import { sql } from 'drizzle-orm';
 import { sharedDatabase } from '@/db/client';
 import { transactionOutcome } from '@/db/queries/transaction-outcome';
 import { registerCartSignals, type CartSignal } from '@/server/approvals/signals';
 import { logger } from '@/server/logger';
-import { registerRunDispatcher, type QueuedRun } from '@/server/tasks/runs';
-import { registerWebhookSender } from '@/server/webhooks/emit';
+import { registerRunDispatcher, runEventData, type QueuedRun } from '@/server/tasks/runs';
+import { registerAuditSink } from '@/server/audit/record';
+import { emitWebhookEvent, registerWebhookSender } from '@/server/webhooks/emit';
 import './task-hooks';
 
 /*
@@ -54,11 +56,20 @@ async function dispatchTransaction(transactionId: string): Promise<void> {
   const { inngest, events } = await engine();
   for (let i = 0; i < runs.length; i += 500) {
     const batch = runs.slice(i, i + 500);
+    const ids = batch.map((r) => r.runId);
+    // The run's id is the event's: an engine that already has the event (the sweep sent it too) keeps one.
     await inngest
-      .send(batch.map((run) => events.taskRunRequested.create({ taskId: run.taskId, runId: run.runId, accountId: run.accountId })))
-      // Never fails the request that queued the run: a run that cannot be sent stays queued, logged.
-      .catch((err: unknown) => logger.error({ err, runIds: batch.map((r) => r.runId) }, 'task runs could not be started'));
+      .send(batch.map((run) => events.taskRunRequested.create(runEventData({ id: run.runId, taskId: run.taskId, accountId: run.accountId }), { id: run.runId })))
+      .then(() => stampHandoffs(ids))
+      // Never fails the request that queued the run: a run that cannot be sent stays queued, and
+      // its unstamped outbox row is sent by the sweep (inngest/functions/engine-handoff-sweep.ts).
+      .catch((err: unknown) => logger.error({ err, runIds: ids }, 'task runs could not be handed to the engine; the sweep will send them'));
   }
+}
+
+/** The engine took these runs' events: their outbox rows are settled. */
+async function stampHandoffs(ids: string[]) {
+  await sharedDatabase().db.execute(sql`UPDATE engine_handoffs SET sent_at = now() WHERE id = ANY(${sql.param(ids)}::text[]) AND sent_at IS NULL`);
 }
 
 registerRunDispatcher((run) => {
@@ -75,6 +86,23 @@ registerRunDispatcher((run) => {
 registerCartSignals(sendCartSignal);
 
 /**
+ * A process that starts may inherit handovers its predecessor lost (killed between a commit and the
+ * send): it asks the sweep to send them a few times while it comes up, instead of leaving them to
+ * the sweep's next minute. An ask that comes before the engine or its functions are ready is lost
+ * harmlessly (the next one lands); a process without an engine (tests, the admin CLI) asks nobody.
+ */
+const graceMs = Number(process.env.STEWARD_HANDOFF_GRACE_MS) || 5_000;
+for (const after of [graceMs + 1_000, 12_000, 25_000, 45_000]) setTimeout(() => void askForSweep(), after).unref();
+async function askForSweep(): Promise<void> {
+  try {
+    const { inngest, events } = await engine();
+    await inngest.send(events.engineHandoffsSweepDue.create({}));
+  } catch (err) {
+    logger.debug({ err }, 'engine handoffs: the engine is not there yet to ask for a sweep');
+  }
+}
+
+/**
  * Webhook deliveries recorded in a transaction go to the engine once it has committed (never after
  * a rollback). A lost handover is not lost work: the sweep (inngest/functions/webhook-deliver.ts)
  * finds deliveries nobody took up.
@@ -87,3 +115,7 @@ registerWebhookSender(({ deliveryIds, transactionId }) => {
     await inngest.send(deliveryIds.map((deliveryId) => events.webhookDeliveryRequested.create({ deliveryId }, { id: `webhook-${deliveryId}` })));
   })().catch((err: unknown) => logger.warn({ err, deliveryIds }, 'webhooks: handover failed; the sweep will deliver'));
 });
+
+// Audit events reach the webhooks (`audit.event`) in the transaction that records them; where this
+// composition is not loaded (the admin CLI) the audit sweep emits them (inngest/functions/audit-sweep.ts).
+registerAuditSink((tx, event) => emitWebhookEvent(tx, event.accountId, 'audit.event', event));

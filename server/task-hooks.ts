@@ -6,6 +6,8 @@ import { registerCartDiscard } from '@/server/tasks/cart-discard';
 import { registerTaskEnded } from '@/server/tasks/ended-hooks';
 import { workflowTaskEnded } from '@/server/workflows/triggers/system';
 import { moveWaitingOnContacts, openTasks, sharedThroughTask } from '@/server/tasks/hooks';
+import { registerTaskMoved } from '@/server/tasks/moved-hooks';
+import { taskStatusNotice } from '@/server/messaging/notices/events';
 
 /*
  * Composition (entry floor): the tasks area's answers to the hooks lower areas expose. Releasing
@@ -21,3 +23,10 @@ registerCartDiscard((tx, taskId, reason) => discardTaskCarts(tx, taskId, reason)
 
 // A workflow's task ended: its queue moves on and other workflows' system triggers fire (same transaction).
 registerTaskEnded((tx, task) => workflowTaskEnded(tx, task));
+import './notice-runtime';
+
+// A task that failed or ran out of credits needs its user: a notice finds them (same transaction).
+registerTaskMoved((tx, task) => taskStatusNotice(tx, task));
+import './timer-runtime';
+import './twilio-runtime';
+import './slack-runtime';

@@ -1,5 +1,6 @@
 import { cron } from 'inngest';
 import { sharedDatabase } from '@/db/client';
+import { deliverTurnReply } from '@/server/messaging/replies';
 import { spentBudgetChatMessage } from '@/server/budgets/messages';
 import { chatModelStep } from '@/server/agent/runtime/chat-model-step';
 import { runChatToolStep, type ChatToolStep } from '@/server/agent/runtime/chat-tool-step';
@@ -77,7 +78,10 @@ export const chatTurn = inngest.createFunction(
       }
     }
     const closing = end;
-    return step.run('end', () => finishTurn(db(), turnId, closing));
+    const ended = await step.run('end', () => finishTurn(db(), turnId, closing));
+    // A turn of a channel chat (the owner's email) answers on that channel, in the same thread.
+    if (closing.kind === 'answered') await step.run('deliver', () => deliverTurnReply(db(), turnId));
+    return ended;
   },
 );
 

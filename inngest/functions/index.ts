@@ -12,6 +12,12 @@ import { webhookDeliver, webhookSweep } from './webhook-deliver';
 import { workflowScheduler } from './workflow-scheduler';
 import { handoffExpiry } from './handoff-expiry';
 import { workspaceSnapshotRetention } from './workspace-snapshot-retention';
+import { engineHandoffSweep } from './engine-handoff-sweep';
+import { idempotencySweep } from './idempotency-sweep';
+import { auditSweep } from './audit-sweep';
+import { mailboxPoll, mailboxSync } from './mailbox-sync';
+import { noticeDeliver, noticeSweep } from './notice-deliver';
+import { taskTimer } from './task-timer';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep, engineHandoffSweep, idempotencySweep, auditSweep, mailboxPoll, mailboxSync, noticeDeliver, noticeSweep, taskTimer];

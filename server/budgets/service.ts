@@ -12,6 +12,7 @@ import { periodStart } from './periods';
 import { presentBudget } from './present';
 import { resumeForBudget } from './resume';
 import { keyOf, lockUsageRows, readUsageRows, usageRow } from './usage-rows';
+import { recordAudit } from '@/server/audit/record';
 
 /*
  * Credit budgets (issue: limits that hold under concurrency): create, list, read, change, top up
@@ -31,6 +32,10 @@ export async function presentBudgets(tx: Tx, rows: CreditBudgetRow[], now = new 
   const usage = await readUsageRows(tx, keys);
   return rows.map((b, i) => presentBudget(b, usage.get(keyOf(keys[i])), now));
 }
+
+/** What an audit event shows of a budget, and the organization whose log it belongs to (an account's own: none). */
+const budgetSettings = (b: CreditBudgetRow) => ({ scope: b.scope, scopeId: b.scopeId, period: b.period, limitCredits: b.limitCredits, memberLimitCredits: b.memberLimitCredits, alertThresholds: b.alertThresholds });
+const budgetOrganization = async (tx: Tx, b: CreditBudgetRow) => (await scopeOrganization(tx, b.accountId, b.scope, b.scopeId)) ?? null;
 
 async function envelope(tx: Tx, budget: CreditBudgetRow, now: Date) {
   const [presented] = await presentBudgets(tx, [budget], now);
@@ -77,6 +82,7 @@ export async function createBudget(db: Db, actor: Actor, input: z.infer<typeof C
   return db.transaction(async (tx) => {
     const scopeId = await checkedScope(tx, actor, input.scope, input.scopeId);
     const row = await insertBudget(tx, actor.accountId, { ...input, scopeId });
+    await recordAudit(tx, actor, 'budget.created', { type: 'budget', id: row.id }, { organizationId: await budgetOrganization(tx, row), after: budgetSettings(row) });
     return envelope(tx, row, now);
   });
 }
@@ -139,7 +145,9 @@ export async function updateBudget(db: Db, actor: Actor, budgetId: string, input
   return db.transaction(async (tx) => {
     const { budget } = await budgetFor(tx, actor, budgetId, 'manage');
     const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as BudgetChanges;
-    return envelope(tx, await changeBudget(tx, budget, changes, now), now);
+    const changed = await changeBudget(tx, budget, changes, now);
+    await recordAudit(tx, actor, 'budget.changed', { type: 'budget', id: budget.id }, { organizationId: await budgetOrganization(tx, budget), before: budgetSettings(budget), after: budgetSettings(changed) });
+    return envelope(tx, changed, now);
   });
 }
 
@@ -158,6 +166,7 @@ export async function topUpBudget(db: Db, actor: Actor, budgetId: string, input:
   return db.transaction(async (tx) => {
     const { budget } = await budgetFor(tx, actor, budgetId, 'manage');
     await addCredits(tx, budget, input.credits, now);
+    await recordAudit(tx, actor, 'budget.topped_up', { type: 'budget', id: budget.id }, { organizationId: await budgetOrganization(tx, budget), after: { credits: input.credits } });
     return envelope(tx, budget, now);
   });
 }
@@ -172,6 +181,7 @@ export async function deleteBudget(db: Db, actor: Actor, budgetId: string, now =
   return db.transaction(async (tx) => {
     const { budget } = await budgetFor(tx, actor, budgetId, 'manage');
     await removeBudget(tx, budget, now);
+    await recordAudit(tx, actor, 'budget.deleted', { type: 'budget', id: budget.id }, { organizationId: await budgetOrganization(tx, budget), before: budgetSettings(budget) });
     return { ok: true as const, budget: { id: budget.id, deleted: true as const } };
   });
 }

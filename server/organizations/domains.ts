@@ -8,6 +8,7 @@ import { badRequest, notFound } from '@/server/http/errors';
 import { organizationFor } from './access';
 import type { AddDomainBody, UpdateDomainBody } from './domains-contracts';
 import { lookupTxt } from './dns';
+import { recordAudit, SYSTEM, type AuditActor } from '@/server/audit/record';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export const txtRecordName = (domain: string) => `_svc-verification.${domain}`;
@@ -45,13 +46,17 @@ export async function addDomain(db: Db, actor: Actor, orgId: string, input: z.in
     .where(and(eq(organizationDomains.accountId, actor.accountId), eq(organizationDomains.domain, input.domain)));
   if (claims.some((c) => c.organizationId === org.id)) throw badRequest(`domain: ${input.domain} was already added`);
   if (claims.some((c) => c.verified)) throw badRequest(`domain: ${input.domain} is verified by another organization of this account`);
-  const [row] = await db
-    .insert(organizationDomains)
-    .values({ accountId: actor.accountId, organizationId: org.id, domain: input.domain, autoJoin: input.autoJoin ?? false, txtRecordValue: `svc-${randomBytes(16).toString('hex')}` })
-    .onConflictDoNothing()
-    .returning();
-  // Lost a race with this organization's own identical request.
-  if (!row) throw badRequest(`domain: ${input.domain} was already added`);
+  const row = await db.transaction(async (tx) => {
+    const [added] = await tx
+      .insert(organizationDomains)
+      .values({ accountId: actor.accountId, organizationId: org.id, domain: input.domain, autoJoin: input.autoJoin ?? false, txtRecordValue: `svc-${randomBytes(16).toString('hex')}` })
+      .onConflictDoNothing()
+      .returning();
+    // Lost a race with this organization's own identical request.
+    if (!added) throw badRequest(`domain: ${input.domain} was already added`);
+    await recordAudit(tx, actor, 'domain.added', { type: 'domain', id: added.id }, { organizationId: org.id, after: { domain: added.domain, autoJoin: added.autoJoin } });
+    return added;
+  });
   return { ok: true as const, domain: toPublicDomain(row) };
 }
 
@@ -66,12 +71,12 @@ async function domainOf(db: Db, actor: Actor, orgId: string, domainId: string) {
 export async function verifyDomain(db: Db, actor: Actor, orgId: string, domainId: string) {
   const d = await domainOf(db, actor, orgId, domainId);
   if (d.verified) throw badRequest('domain: already verified');
-  const outcome = await checkTxt(db, d, new Date());
+  const outcome = await checkTxt(db, d, new Date(), actor);
   if (outcome.error) throw badRequest(outcome.error, { domain: toPublicDomain(outcome.row) });
   return { ok: true as const, domain: toPublicDomain(outcome.row) };
 }
 
-async function checkTxt(db: Db, d: OrganizationDomainRow, now: Date): Promise<{ row: OrganizationDomainRow; error: string | null }> {
+async function checkTxt(db: Db, d: OrganizationDomainRow, now: Date, by: Actor | AuditActor = SYSTEM): Promise<{ row: OrganizationDomainRow; error: string | null }> {
   let found = false;
   let error: string | null = null;
   try {
@@ -81,7 +86,7 @@ async function checkTxt(db: Db, d: OrganizationDomainRow, now: Date): Promise<{ 
     error = `DNS lookup failed: ${(e as { code?: string }).code ?? (e as Error).message}`;
   }
   if (found) {
-    const won = await claimVerified(db, d, now);
+    const won = await claimVerified(db, d, now, by);
     if (won) return { row: won, error: null };
     error = `domain: ${d.domain} was verified by another organization of this account first`;
   }
@@ -96,7 +101,7 @@ async function checkTxt(db: Db, d: OrganizationDomainRow, now: Date): Promise<{ 
  * claim on the domain is locked in one order first, so two organizations verifying at once
  * queue instead of deadlocking; the partial unique index stays the last word.
  */
-async function claimVerified(db: Db, d: OrganizationDomainRow, now: Date): Promise<OrganizationDomainRow | null> {
+async function claimVerified(db: Db, d: OrganizationDomainRow, now: Date, by: Actor | AuditActor): Promise<OrganizationDomainRow | null> {
   try {
     return await db.transaction(async (tx) => {
       const claims = await tx
@@ -108,6 +113,7 @@ async function claimVerified(db: Db, d: OrganizationDomainRow, now: Date): Promi
       if (!claims.some((c) => c.id === d.id) || claims.some((c) => c.verified && c.id !== d.id)) return null;
       const [row] = await tx.update(organizationDomains).set({ verified: true, verifiedAt: now, lastCheckedAt: now }).where(eq(organizationDomains.id, d.id)).returning();
       await tx.delete(organizationDomains).where(and(eq(organizationDomains.accountId, d.accountId), eq(organizationDomains.domain, d.domain), ne(organizationDomains.id, d.id)));
+      await recordAudit(tx, by, 'domain.verified', { type: 'domain', id: d.id }, { accountId: d.accountId, organizationId: d.organizationId, after: { domain: d.domain, verified: true } });
       return row;
     });
   } catch (e) {
@@ -128,7 +134,11 @@ function violates(e: unknown, index: string): boolean {
 export async function updateDomain(db: Db, actor: Actor, orgId: string, domainId: string, input: z.infer<typeof UpdateDomainBody>) {
   const d = await domainOf(db, actor, orgId, domainId);
   if (d.source === 'sso') throw badRequest('domain: added by the SSO configuration; change it there');
-  const [row] = await db.update(organizationDomains).set({ autoJoin: input.autoJoin }).where(eq(organizationDomains.id, d.id)).returning();
+  const row = await db.transaction(async (tx) => {
+    const [changed] = await tx.update(organizationDomains).set({ autoJoin: input.autoJoin }).where(eq(organizationDomains.id, d.id)).returning();
+    await recordAudit(tx, actor, 'domain.updated', { type: 'domain', id: d.id }, { organizationId: d.organizationId, before: { domain: d.domain, autoJoin: d.autoJoin }, after: { domain: d.domain, autoJoin: changed.autoJoin } });
+    return changed;
+  });
   return { ok: true as const, domain: toPublicDomain(row) };
 }
 
@@ -139,7 +149,10 @@ export async function updateDomain(db: Db, actor: Actor, orgId: string, domainId
 export async function deleteDomain(db: Db, actor: Actor, orgId: string, domainId: string) {
   const d = await domainOf(db, actor, orgId, domainId);
   if (d.source === 'sso') throw badRequest('domain: added by the SSO configuration; remove it there');
-  await db.delete(organizationDomains).where(eq(organizationDomains.id, d.id));
+  await db.transaction(async (tx) => {
+    await tx.delete(organizationDomains).where(eq(organizationDomains.id, d.id));
+    await recordAudit(tx, actor, 'domain.removed', { type: 'domain', id: d.id }, { organizationId: d.organizationId, before: { domain: d.domain, verified: d.verified, autoJoin: d.autoJoin } });
+  });
   return { ok: true as const, domain: { id: d.id, deleted: true as const, message: `${d.domain} removed from the organization` } };
 }
 

@@ -10,6 +10,7 @@ import { BareRefusal, badRequest, forbidden, notFound } from '@/server/http/erro
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import { assertNotOnlyOrgAdmin } from './refusals';
 import { organizationFor } from './access';
+import { usableByEveryMember } from './default-assistant';
 import { scimView, ssoView } from './sso';
 import type { CreateOrganizationBody, ListMembersQuery, ModelTiersBody, UpdateOrganizationBody } from './contracts';
 
@@ -78,8 +79,14 @@ export async function updateOrganization(db: Db, actor: Actor, orgId: string, in
     if (team.organizationId !== org.id) throw badRequest('defaultTeam: must be a team of this organization');
   }
   if (input.defaultAssistant) {
-    const [a] = await db.select({ id: assistants.id }).from(assistants).where(and(eq(assistants.id, input.defaultAssistant), eq(assistants.accountId, actor.accountId), isNull(assistants.deletedAt)));
+    const [a] = await db
+      .select({ id: assistants.id, scope: assistants.scope, organizationId: assistants.organizationId })
+      .from(assistants)
+      .where(and(eq(assistants.id, input.defaultAssistant), eq(assistants.accountId, actor.accountId), isNull(assistants.deletedAt)));
     if (!a) throw notFound('Assistant');
+    if (!usableByEveryMember(a, org.id)) {
+      throw badRequest('defaultAssistant: must be an assistant every member can use (account-wide, or this organization’s)', { fields: [{ field: 'defaultAssistant', problem: 'is not usable by every member' }] });
+    }
   }
   const set = changedFields({
     name: input.name,

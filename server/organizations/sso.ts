@@ -8,6 +8,7 @@ import { badRequest, invalidFields } from '@/server/http/errors';
 import { administersOrganization, organizationFor } from './access';
 import { parseIdpMetadata } from './idp-metadata';
 import { Certificate, type SsoBody } from './sso-contracts';
+import { recordAudit } from '@/server/audit/record';
 
 const DEFAULTS = {
   enabled: false,
@@ -79,13 +80,20 @@ export async function putSso(db: Db, actor: Actor, orgId: string, input: z.infer
   if (storedProblems.length) throw invalidFields(storedProblems);
   if (next.enabled && (!saml.entryPoint || !saml.certificate)) throw badRequest('saml: entryPoint and certificate are required before SSO can be enabled');
   if (next.enforced && !next.enabled) throw badRequest('enforced: SSO must be enabled to be enforced');
-  const [u] = await db.update(organizations).set({ sso: next }).where(eq(organizations.id, org.id)).returning();
+  const u = await db.transaction(async (tx) => {
+    const [changed] = await tx.update(organizations).set({ sso: next }).where(eq(organizations.id, org.id)).returning();
+    await recordAudit(tx, actor, 'sso.updated', { type: 'organization', id: org.id }, { organizationId: org.id, before: ssoView(org, actor) ?? null, after: ssoView(changed, actor) ?? null });
+    return changed;
+  });
   return { ok: true as const, sso: ssoView(u, actor)! };
 }
 
 /** Clears the SSO configuration and the SCIM token with it. */
 export async function deleteSso(db: Db, actor: Actor, orgId: string) {
   const org = await organizationFor(db, actor, orgId, 'admin');
-  await db.update(organizations).set({ sso: null, scim: null }).where(eq(organizations.id, org.id));
+  await db.transaction(async (tx) => {
+    await tx.update(organizations).set({ sso: null, scim: null }).where(eq(organizations.id, org.id));
+    await recordAudit(tx, actor, 'sso.deleted', { type: 'organization', id: org.id }, { organizationId: org.id, before: ssoView(org, actor) ?? null, after: null });
+  });
   return { ok: true as const, sso: null };
 }

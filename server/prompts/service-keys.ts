@@ -4,6 +4,7 @@ import type { Db } from '@/db/client';
 import { accounts, serviceKeys } from '@/db/schema';
 import { hashSecret } from '@/server/access/keys';
 import { notFound } from '@/server/http/errors';
+import { ADMIN_CLI, recordAudit } from '@/server/audit/record';
 
 export const SERVICE_KEY_PATTERN = /^sk_live_[0-9a-f]{48}$/;
 
@@ -18,17 +19,24 @@ export async function createServiceKey(db: Db, accountId: string) {
   const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).limit(1);
   if (!account) throw notFound('Account');
   const key = `sk_live_${randomBytes(24).toString('hex')}`;
-  await db.insert(serviceKeys).values({ accountId, prefix: key.slice(0, 12), keyHash: hashSecret(key) });
+  await db.transaction(async (tx) => {
+    const [row] = await tx.insert(serviceKeys).values({ accountId, prefix: key.slice(0, 12), keyHash: hashSecret(key) }).returning({ id: serviceKeys.id });
+    await recordAudit(tx, ADMIN_CLI, 'service_key.created', { type: 'service_key', id: row.id }, { accountId, after: { prefix: key.slice(0, 12) } });
+  });
   return { tenantId: accountId, serviceKey: key };
 }
 
 /** Revokes by the key itself or by its id. */
 export async function revokeServiceKey(db: Db, keyOrId: string) {
-  const [row] = await db
-    .update(serviceKeys)
-    .set({ status: 'revoked', revokedAt: new Date() })
-    .where(or(eq(serviceKeys.keyHash, hashSecret(keyOrId)), eq(serviceKeys.id, keyOrId)))
-    .returning();
-  if (!row) throw notFound('Service key');
+  const row = await db.transaction(async (tx) => {
+    const [revoked] = await tx
+      .update(serviceKeys)
+      .set({ status: 'revoked', revokedAt: new Date() })
+      .where(or(eq(serviceKeys.keyHash, hashSecret(keyOrId)), eq(serviceKeys.id, keyOrId)))
+      .returning();
+    if (!revoked) throw notFound('Service key');
+    await recordAudit(tx, ADMIN_CLI, 'service_key.revoked', { type: 'service_key', id: revoked.id }, { accountId: revoked.accountId });
+    return revoked;
+  });
   return { keyId: row.id, tenantId: row.accountId, revoked: true };
 }

@@ -8,6 +8,8 @@ import { mayRequestLink, portalAdapter } from './portal-adapter';
 import { assertEmailSignInAllowed } from './sign-in-method';
 import { signInAddress } from './sign-in-address';
 import { SESSION_MAX_AGE_S, sessionSecret, sessionVersionCurrent, tokenFor, type PortalToken } from './session';
+import type { RequestMeta } from '@/server/audit/request-meta';
+import { recordSignIn, recordSignInFailure } from './sign-in-audit';
 
 /** Sign-in links last 15 minutes and work once. */
 const LINK_MAX_AGE_S = 15 * 60;
@@ -17,10 +19,12 @@ const LINK_MAX_AGE_S = 15 * 60;
  * adapter, JWT sessions in an http-only cookie (Secure on https), next-auth's CSRF double-submit
  * token on every POST. SAML sessions are minted by the ACS in the same format.
  */
-export async function authOptions(db: Db, account: AccountRow, site: { origin: string; secure: boolean }): Promise<NextAuthOptions> {
+export async function authOptions(db: Db, account: AccountRow, site: { origin: string; secure: boolean; request?: RequestMeta }): Promise<NextAuthOptions> {
+  const request = site.request ?? null;
+  const refused = (email: string | null, reason: string) => recordSignInFailure(db, account.id, email, reason, 'email', request).catch(() => {});
   return {
     secret: await sessionSecret(db),
-    adapter: portalAdapter(db, account),
+    adapter: withAuditedLinks(portalAdapter(db, account), refused),
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
     useSecureCookies: site.secure,
     pages: { signIn: '/sign-in', verifyRequest: '/sign-in/check-email', error: '/sign-in' },
@@ -57,11 +61,15 @@ export async function authOptions(db: Db, account: AccountRow, site: { origin: s
         } catch {
           // Unknown addresses get a mail saying so: the page looks the same, so it reveals nothing.
           // (The route refuses this with 403 sso_required first; this guards any other way in.)
+          await refused(addresses[0] ?? null, 'sso_required: this address must sign in through its organization’s SSO');
           return '/sign-in?error=sso_required';
         }
         if (email?.verificationRequest) return true;
         const u = await userOf(db, account, user.id);
-        if (u && u.status !== 'active') return '/sign-in?error=account_blocked';
+        if (u && u.status !== 'active') {
+          await refused(u.email, 'account_blocked: the user is inactive or suspended');
+          return '/sign-in?error=account_blocked';
+        }
         return true;
       },
       async jwt({ token, user }) {
@@ -79,6 +87,26 @@ export async function authOptions(db: Db, account: AccountRow, site: { origin: s
       async session({ session, token }) {
         return { ...session, user: { ...session.user, id: token.sub, accountId: token.accountId } };
       },
+    },
+    events: {
+      async signIn({ user }) {
+        const u = await userOf(db, account, user.id);
+        if (u) await recordSignIn(db, u, 'email', request);
+      },
+    },
+  };
+}
+
+/** The adapter, with every link that cannot sign anyone in (unknown, used or expired) recorded as sign_in.failed. */
+function withAuditedLinks(adapter: ReturnType<typeof portalAdapter>, refused: (email: string | null, reason: string) => Promise<void>): ReturnType<typeof portalAdapter> {
+  const use = adapter.useVerificationToken!.bind(adapter);
+  return {
+    ...adapter,
+    async useVerificationToken(params) {
+      const row = await use(params);
+      if (!row) await refused(params.identifier, 'the sign-in link is unknown or was already used');
+      else if (row.expires.getTime() < Date.now()) await refused(params.identifier, 'the sign-in link has expired');
+      return row;
     },
   };
 }

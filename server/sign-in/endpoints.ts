@@ -5,6 +5,8 @@ import { consumeSamlResponse } from './saml-acs';
 import { singleLogout } from './saml-logout';
 import { portalToken } from './portal-actor';
 import { clearSessionCookie, sessionSetCookie } from './session';
+import { requestOf } from '@/server/audit/request-meta';
+import { recordSamlRefusal, recordSignIn, recordSignOut } from './sign-in-audit';
 
 const redirect = (location: string, cookie: string) =>
   new Response(null, { status: 303, headers: { Location: location, 'Set-Cookie': cookie, 'Cache-Control': 'no-store' } });
@@ -29,6 +31,7 @@ const slo = (method: 'GET' | 'POST') =>
       const session = await portalToken(db, account, req.headers, secure);
       const message = { method, query: url.searchParams, form: method === 'POST' ? await formOf(req) : null, headers: req.headers };
       const { location, endSession } = await singleLogout(db, account, origin, message, session);
+      if (endSession && session) await recordSignOut(db, session, requestOf(req));
       if (endSession) return redirect(location, clearSessionCookie(secure));
       return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
     },
@@ -50,7 +53,8 @@ export const signInEndpoints = [
     errors: [400, 403, 404],
     handle: async ({ db, req }) => {
       const { account, origin, secure } = await hostedSite(db, req.headers);
-      const { user, returnTo, saml } = await consumeSamlResponse(db, account, origin, await formOf(req));
+      const { user, returnTo, saml } = await consumeSamlResponse(db, account, origin, await formOf(req)).catch((e: unknown) => recordSamlRefusal(db, account.id, e, requestOf(req)));
+      await recordSignIn(db, user, 'saml', requestOf(req));
       return redirect(returnTo, await sessionSetCookie(db, user, 'saml', secure, saml));
     },
   }),

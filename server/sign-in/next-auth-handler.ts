@@ -9,6 +9,7 @@ import { consumeLinkRequest } from './link-limit';
 import { signInAddress } from './sign-in-address';
 import { nextAuthOnOrigin } from './next-auth-call';
 import { assertEmailSignInAllowed } from './sign-in-method';
+import { boundedHeader } from '@/server/audit/request-meta';
 
 // next-auth takes its origin from the Host/X-Forwarded-* headers it is given (with AUTH_TRUST_HOST);
 // nextAuthOnOrigin gives it the account's configured origin there, never the request's.
@@ -38,7 +39,8 @@ export async function portalAuth(req: NextRequest, ctx: Ctx): Promise<Response> 
         await consumeLinkRequest(sharedDatabase().pool, account.id, address, clientIp(req, {}));
       }
     }
-    return await nextAuthOnOrigin(req, nextauth, await authOptions(db, account, { origin, secure }), { origin });
+    const request = { ip: clientIp(req, {}), userAgent: boundedHeader(req.headers.get('user-agent')), requestId: null };
+    return await nextAuthOnOrigin(req, nextauth, await authOptions(db, account, { origin, secure, request }), { origin });
   } catch (e) {
     return toResponse(errorResponse(e, logger));
   }

@@ -36,8 +36,15 @@ export const UpdateTaskBody = z
     scheduledFor: IsoDateTime.optional(),
     approvalMode: ApprovalMode.nullable().optional(),
     modelTier: Tier.optional(),
+    /**
+     * Another assistant or a person took the thread (spec 2, handled_by_other): an assistant on the
+     * owner's roster (id or email), or a person's email. The task becomes handled_by_other; the
+     * owner's process call reopens it.
+     */
+    handledBy: z.string().trim().min(1, 'must name an assistant or an email address').max(320).optional(),
   })
-  .refine((b) => inFuture(b.scheduledFor), { path: ['scheduledFor'], message: FUTURE });
+  .refine((b) => inFuture(b.scheduledFor), { path: ['scheduledFor'], message: FUTURE })
+  .refine((b) => b.handledBy === undefined || b.status === undefined, { path: ['handledBy'], message: 'cannot be sent with status (it sets handled_by_other)' });
 
 export const ListTasksQuery = PageQuery.extend({
   /** Account key without X-User-Email: only this owner's tasks. */

@@ -37,7 +37,7 @@ function requireOwner(actor: UserActor, task: TaskRow): void {
 export type AgentTaskInput = { title: string; description?: string; needsApproval?: boolean; scheduledFor?: Date; modelTier?: TaskRow['modelTier'] };
 
 /**
- * create_task: a task of the same owner and assistant, `createdBy: agent`. With needsApproval it
+ * create_task: a task of the same owner and assistant (and skills[]), `createdBy: agent`. With needsApproval it
  * is held (proposalStatus pending_user_approval) until POST /tasks/{id}/approve (approval.ts);
  * otherwise it is queued to run at once, or waits for scheduledFor like any scheduled task.
  */
@@ -61,6 +61,8 @@ export async function createAgentTask(tx: Tx, actor: UserActor, creator: TaskRow
       scheduledFor: input.scheduledFor?.toISOString(),
       // A task the agent creates itself: a matching segment's default before the organization's (spec: Model tiers).
       modelTier: input.modelTier ?? (await tierForAgentCreated(tx, { accountId: actor.accountId, userId: actor.user.id, kind: 'task' })),
+      // The creator's skills[]: a task limited to some skills cannot widen them by creating another.
+      skills: creator.skills,
       taintSources: creator.tainted ? creator.taintSources : undefined,
     },
     { createdBy: 'agent', needsApproval, parentTaskId: null, rootTaskId: tree.rootId },

@@ -21,7 +21,8 @@ import {
   TaskUsageResponse,
   UpdateTaskBody,
 } from './contracts';
-import { leaveFeedback, markDone, markNotDone, stopTask } from './lifecycle';
+import { markDone, markNotDone, stopTask } from './lifecycle';
+import { leaveFeedback } from './feedback';
 import { processTask } from './process';
 import { createTask, deleteTask, getTask, listTasks, updateTask } from './service';
 import { getTaskUsage } from './usage';
@@ -67,7 +68,7 @@ export const taskEndpoints = [
     ...user,
     method: 'PUT',
     path: '/tasks/{taskId}',
-    summary: 'Change status (pending, scheduled, paused, on_hold, archived), approval mode or model tier (owner only)',
+    summary: 'Change status (pending, scheduled, paused, on_hold, archived), approval mode or model tier, or hand the task to another assistant or person (handledBy: handled_by_other); owner only',
     params: TaskParams,
     body: UpdateTaskBody,
     response: TaskEnvelope,
@@ -130,7 +131,7 @@ export const taskEndpoints = [
     ...user,
     method: 'POST',
     path: '/tasks/{taskId}/feedback',
-    summary: 'Like or dislike the task’s outcome (null clears it)',
+    summary: 'Like or dislike the task’s outcome (null clears it): the owner and the task’s followers, each their own',
     params: TaskParams,
     body: FeedbackBody,
     response: FeedbackResponse,

@@ -47,7 +47,7 @@ export type ReplyOutcome = {
 const outcome = (status: InboundMessageStatus, reason: string | null, taskId: string | null = null): ReplyOutcome => ({ status, reason, taskId, activityId: null, woke: false });
 
 /** The activity text: who wrote, the subject, then the body, within the limit of one task message. */
-function contactContent(reply: InboundReply): string {
+export function contactContent(reply: Pick<InboundReply, 'from' | 'subject' | 'text'>): string {
   const who = reply.from.name ? `${reply.from.name} <${reply.from.address}>` : reply.from.address;
   const text = `Email from ${who}\nSubject: ${reply.subject}\n\n${reply.text.trim()}`;
   const cut = '\n[message truncated]';
@@ -78,7 +78,7 @@ async function repliedTask(tx: Tx, reply: InboundReply): Promise<TaskRow | null>
 }
 
 /** The run that reads the reply: the task's open one, or a new one; null when the task only keeps it. */
-async function runForReply(tx: Tx, task: TaskRow, now: Date): Promise<{ runId: string | null; woke: boolean; reason: string | null }> {
+export async function runForReply(tx: Tx, task: TaskRow, now: Date): Promise<{ runId: string | null; woke: boolean; reason: string | null }> {
   const [account] = await tx.select({ frozen: accounts.killSwitch }).from(accounts).where(eq(accounts.id, task.accountId));
   // A frozen account's tasks do not run: the reply is attached, and the task keeps waiting (its alarm still set).
   if (account?.frozen) return { runId: null, woke: false, reason: 'account_frozen' };

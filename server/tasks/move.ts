@@ -1,5 +1,7 @@
 import { emitWebhookEvent } from '@/server/webhooks/emit';
 import { taskEnded } from './ended-hooks';
+import { taskMoved } from './moved-hooks';
+import { signalTaskTimer } from './timers';
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { tasks, type TaskRow, type TaskStatus } from '@/db/schema';
@@ -38,7 +40,9 @@ export async function applyChange(tx: Tx, task: TaskRow, change: TaskChange & Pa
   if (row.parentTaskId && hasEnded(row.status) && !hasEnded(task.status)) await settleParent(tx, row.parentTaskId, applyChange);
   if (hasEnded(row.status) && !hasEnded(task.status)) await taskEnded(tx, row, task.status);
   // In the same transaction: the account's endpoints hear of the move exactly when it commits.
+  await signalTaskTimer(tx, row, task);
   if (row.status !== task.status) {
+    await taskMoved(tx, row, task.status);
     await emitWebhookEvent(tx, row.accountId, 'task.status_changed', { taskId: row.id, userId: row.userId, assistantId: row.assistantId, title: row.title, from: task.status, to: row.status });
   }
   return row;

@@ -26,7 +26,7 @@ export function toPublicTask(t: TaskRow, ownerEmail: string, pendingCart: Pendin
     alarm: t.alarmStatus && t.alarmWakeAt ? { wakeAt: t.alarmWakeAt.toISOString(), headline: t.alarmHeadline, status: t.alarmStatus } : null,
     pendingCart,
     approvalMode: t.approvalMode,
-    handledBy: t.status === 'handled_by_other' ? t.handledByAssistantId : null,
+    handledBy: t.status === 'handled_by_other' ? (t.handledByAssistantId ?? t.handledByEmail) : null,
     scheduledFor: iso(t.scheduledFor),
     completedAt: iso(t.completedAt),
     readyForReview: t.status === 'awaiting_user_input' && t.readyForReview,

@@ -42,8 +42,9 @@ function toExecuting(task: TaskRow): TaskChange | null {
  * the task first. During a run it goes to that run (never a second one); on a scheduled task
  * it is required, attached, and the task keeps its time; otherwise the task wakes or resumes
  * and a run is queued. The run starts once this transaction commits (runs.ts dispatcher, registered by server/runtime.ts).
+ * `platform`: where the message came from (the API, or a channel the owner wrote on).
  */
-export async function processTask(db: Db, actor: Actor, id: string, input: z.infer<typeof ProcessTaskBody>) {
+export async function processTask(db: Db, actor: Actor, id: string, input: z.infer<typeof ProcessTaskBody>, opts: { platform?: string } = {}) {
   return db.transaction(async (tx) => {
     const { task } = await ownTask(tx, actor, id, true);
     // A task the assistant proposed runs only once its user approved it (POST /tasks/{id}/approve).
@@ -70,7 +71,7 @@ export async function processTask(db: Db, actor: Actor, id: string, input: z.inf
       note = 'Run queued';
     }
     if (message !== undefined || fileIds.length) {
-      await tx.insert(taskActivities).values({ taskId: task.id, accountId: task.accountId, kind: 'user', content: message ?? '', platform: 'api', runId, fileIds });
+      await tx.insert(taskActivities).values({ taskId: task.id, accountId: task.accountId, kind: 'user', content: message ?? '', platform: opts.platform ?? 'api', runId, fileIds });
     }
     return { ok: true as const, process: { success: true, taskId: task.id, executionId: runId, message: note } };
   });

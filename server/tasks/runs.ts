@@ -1,12 +1,17 @@
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { taskRuns, type TaskRow, type TaskRunRow } from '@/db/schema';
+import { engineHandoffs, taskRuns, type TaskRow, type TaskRunRow } from '@/db/schema';
 
 /*
  * Run history. queueRun records a run `queued` and hands it to the registered dispatcher, which
  * starts it (the agent runtime's durable function, registered from server/runtime.ts); the
  * runtime moves the row to running/finished/failed itself. With no dispatcher registered the
  * run only stays queued: this area cannot import the runtime or Inngest (they sit above it).
+ *
+ * Every queued run also gets its outbox row (engine_handoffs) in the same transaction: the
+ * dispatcher stamps it once the engine took the event, and a run whose handover was lost (the
+ * process died between the commit and the send, or the send failed) is sent by the sweep
+ * (inngest/functions/engine-handoff-sweep.ts). A run is never left queued for good.
  */
 
 type Trigger = TaskRunRow['trigger'];
@@ -54,12 +59,16 @@ export async function queueRuns(tx: Tx, list: readonly QueuedFrom[], trigger: Tr
       })),
     )
     .returning();
+  await tx.insert(engineHandoffs).values(runs.map((run) => ({ id: run.id, kind: 'task_run' as const, accountId: run.accountId, data: runEventData(run) })));
   if (dispatcher) {
     const { rows } = await tx.execute<{ xid: string }>(sql`SELECT pg_current_xact_id()::text AS xid`);
     for (const run of runs) dispatcher({ taskId: run.taskId, runId: run.id, accountId: run.accountId, transactionId: rows[0].xid });
   }
   return runs;
 }
+
+/** The engine event's data for a run (steward/task.run-requested): the same from the dispatcher and the sweep. */
+export const runEventData = (run: Pick<TaskRunRow, 'id' | 'taskId' | 'accountId'>) => ({ taskId: run.taskId, runId: run.id, accountId: run.accountId });
 
 /** The queued or running run of a task, if any: a message during a run goes to it, and there is never a second one. */
 export async function openRun(tx: Tx, taskId: string): Promise<TaskRunRow | null> {

@@ -11,12 +11,14 @@ import { approvalView } from './approval-view';
 import type { CreateTaskBody, ListTasksQuery, UpdateTaskBody } from './contracts';
 import { applyChange } from './move';
 import { toPublicActivity, toPublicTask } from './present';
-import { hasStarted } from './runs';
+import { cancelOpenRuns, hasStarted } from './runs';
+import { handedTo } from './handed-off';
 import { settleParent } from './subtasks';
 import { accountDefaultTier } from '@/server/policy/segments-resolve';
 import { plan, type TaskChange } from './transitions';
 import { followersToStore } from './followers';
 import { taintNote } from './taint';
+import { signalTaskTimer } from './timers';
 import { pendingCartColumn, pendingCartSummary, type PendingCartSummary } from '@/db/queries/carts';
 
 const RECENT_ACTIVITY = 20;
@@ -136,6 +138,8 @@ export async function insertTasks(
       }),
     )
     .returning();
+  // A scheduled task starts at its time: the engine is told (timers.ts).
+  for (const t of created) if (t.status === 'scheduled') await signalTaskTimer(db, t);
   // A task born tainted says so on its own feed, as one that reads untrusted content later does.
   const born = created.filter((t) => t.tainted);
   if (born.length) {
@@ -236,7 +240,15 @@ export async function updateTask(db: Db, actor: Actor, id: string, input: z.infe
       change.modelTier = input.modelTier;
     }
     if (input.approvalMode !== undefined) change.approvalMode = input.approvalMode;
-    const row = Object.keys(change).length ? await applyChange(tx, task, change, 'put_status') : task;
+    if (input.handledBy !== undefined) {
+      if (task.proposalStatus === 'pending_user_approval') {
+        throw conflict('handledBy: the task awaits approval; approve or decline it first', { taskStatus: task.status, proposalStatus: task.proposalStatus }, 'pending_approval');
+      }
+      Object.assign(change, plan(task, 'hand_off', 'handled_by_other'), await handedTo(tx, task, input.handledBy));
+      // Whoever took it does the work now: this task's own run stops.
+      await cancelOpenRuns(tx, task.id);
+    }
+    const row = Object.keys(change).length ? await applyChange(tx, task, change, input.handledBy !== undefined ? 'hand_off' : 'put_status') : task;
     return { ok: true as const, task: toPublicTask(row, ownerEmail, await pendingCartSummary(tx, row.id)) };
   });
 }

@@ -1,5 +1,6 @@
-import type { TaskRow, TaskStatus } from '@/db/schema';
+import type { AccessHold, TaskRow, TaskStatus } from '@/db/schema';
 import { AppError, conflict } from '@/server/http/errors';
+import { strangerOf } from './strangers';
 
 /*
  * The one place task statuses change (spec document 2, "Task statuses"). Every service that
@@ -14,8 +15,12 @@ export const NEEDS_ALARM: readonly TaskStatus[] = ['awaiting_user_input', 'await
 /** The values PUT /tasks/{taskId} accepts for `status`, and nothing else. */
 export const PUT_STATUSES = ['pending', 'scheduled', 'paused', 'on_hold', 'archived'] as const satisfies readonly TaskStatus[];
 
-/** Statuses a reply, an alarm or the user's process call wakes (back to pending, then a run). */
-const WAKEABLE: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'subtasks_running'];
+/**
+ * Statuses a reply, an alarm or the user's process call wakes (back to pending, then a run):
+ * `deferred_access` wakes when the deferral ends (its alarm) or the user writes; a `conversation`
+ * at rest when a new message arrives in it (spec 2: "a new message reopens it").
+ */
+const WAKEABLE: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'subtasks_running', 'deferred_access', 'conversation'];
 
 /**
  * Stopped, at rest, or failed: the user's process call (a new message) reopens them. A task in
@@ -23,7 +28,7 @@ const WAKEABLE: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_us
  * blocked for credits: the process call tries again, and a budget that gets room again (top-up,
  * raised limit, new period) resumes it the same way (server/budgets/resume.ts).
  */
-const RESUMABLE: readonly TaskStatus[] = ['on_hold', 'message_received', 'conversation', 'error', 'credits_blocked'];
+const RESUMABLE: readonly TaskStatus[] = ['on_hold', 'message_received', 'conversation', 'error', 'credits_blocked', 'failed_access', 'handled_by_other'];
 
 /** Running or open: what stop can stop. */
 const OPEN: readonly TaskStatus[] = [
@@ -38,6 +43,7 @@ const OPEN: readonly TaskStatus[] = [
   'message_received',
   'conversation',
   'deferred_access',
+  'failed_access',
   'credits_blocked',
 ];
 
@@ -57,8 +63,15 @@ const MOVES = {
   wake: { from: WAKEABLE, to: ['pending'] },
   /** POST process on a stopped task or a thread at rest. */
   resume: { from: RESUMABLE, to: ['pending'] },
-  /** The run needs a person or a time. */
-  wait: { from: ['executing'], to: ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'scheduled', 'subtasks_running'] },
+  /**
+   * The run needs a person or a time. A run that ends waiting for the user rests instead in
+   * `deferred_access` / `failed_access` when the access it asked for was put off / refused, or in
+   * `conversation` when the task is a conversation (plan() decides, restingStatus()).
+   */
+  wait: {
+    from: ['executing'],
+    to: ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'scheduled', 'subtasks_running', 'deferred_access', 'failed_access', 'conversation'],
+  },
   finish: { from: ['executing'], to: ['completed'] },
   fail: { from: ['executing'], to: ['error'] },
   /** A budget covering the owner is spent: the run stops and the task waits for credits (resume). */
@@ -70,6 +83,8 @@ const MOVES = {
   mark_done: { from: ALL, to: ['done_user_marked'] },
   /** Owner only: the assistant wakes and asks how to proceed. */
   mark_not_done: { from: ['completed', 'done_user_marked'], to: ['pending'] },
+  /** PUT with `handledBy`: another assistant or a person took the thread; any open task. */
+  hand_off: { from: OPEN, to: ['handled_by_other'] },
   /** PUT with a status: from any, to only the accepted five. */
   put_status: { from: ALL, to: PUT_STATUSES },
 } as const satisfies Record<string, { from: From; to: readonly TaskStatus[] }>;
@@ -89,7 +104,27 @@ export const refused = (from: TaskStatus, move: Move | 'process') =>
 export type Alarm = { wakeAt: Date; headline: string | null };
 
 /** The columns a move writes: status, and what the status implies for the alarm, completion and review. */
-export type TaskChange = Pick<Partial<TaskRow>, 'status' | 'alarmStatus' | 'alarmWakeAt' | 'alarmHeadline' | 'completedAt' | 'readyForReview' | 'scheduledFor'>;
+export type TaskChange = Pick<Partial<TaskRow>, 'status' | 'alarmStatus' | 'alarmWakeAt' | 'alarmHeadline' | 'completedAt' | 'readyForReview' | 'scheduledFor' | 'accessHold'>;
+
+/** What plan() reads of a task: its status and alarm, and what decides where a run that waits for the user rests. */
+export type Planned = Pick<TaskRow, 'status' | 'alarmStatus' | 'alarmWakeAt'> & Partial<Pick<TaskRow, 'accessHold' | 'tags'>>;
+
+/**
+ * Where a run that ends waiting for the user rests (spec 2, Task statuses): after the user put
+ * off the access it asked for (a deferred handoff) in `deferred_access` until the deferral ends
+ * (its alarm) or the user writes; after they refused it or let it expire in `failed_access` until
+ * they act; a conversation with someone (tasks/strangers.ts) in `conversation` until a new
+ * message reopens it. Otherwise it awaits the user, as asked.
+ */
+function restingStatus(task: Planned, alarm: Alarm | undefined, now: Date): { to: TaskStatus; alarm: Alarm | undefined } | null {
+  const hold: AccessHold | null | undefined = task.accessHold;
+  if (hold?.outcome === 'deferred' && hold.until && new Date(hold.until) > now) {
+    return { to: 'deferred_access', alarm: { wakeAt: new Date(hold.until), headline: 'Ask again for the access the user deferred' } };
+  }
+  if (hold && hold.outcome !== 'deferred') return { to: 'failed_access', alarm: undefined };
+  if (task.tags && strangerOf({ tags: task.tags })) return { to: 'conversation', alarm: undefined };
+  return null;
+}
 
 /**
  * Plans one move. Throws 409 when the move is not allowed from the task's status. Entering a
@@ -98,9 +133,15 @@ export type TaskChange = Pick<Partial<TaskRow>, 'status' | 'alarmStatus' | 'alar
  * finishing stamps completedAt, reopening clears it; readyForReview lives only while the task
  * awaits the user.
  */
-export function plan(task: Pick<TaskRow, 'status' | 'alarmStatus' | 'alarmWakeAt'>, move: Move, to: TaskStatus, alarm?: Alarm, now = new Date()): TaskChange {
+export function plan(task: Planned, move: Move, to: TaskStatus, alarm?: Alarm, now = new Date()): TaskChange {
+  if (move === 'wait' && to === 'awaiting_user_input') {
+    const rest = restingStatus(task, alarm, now);
+    if (rest) ({ to, alarm } = rest);
+  }
   if (!allowed(task.status, move, to)) throw refused(task.status, move);
   const change: TaskChange = { status: to };
+  // The access outcome is read once: by the run that was woken to read it.
+  if (task.accessHold && task.status === 'executing') change.accessHold = null;
   if (alarm) Object.assign(change, { alarmStatus: 'set', alarmWakeAt: alarm.wakeAt, alarmHeadline: alarm.headline });
   if (NEEDS_ALARM.includes(to)) {
     const active = alarm ? alarm.wakeAt > now : task.alarmStatus === 'set' && task.alarmWakeAt !== null;

@@ -96,3 +96,24 @@ export async function wakeDueTasks(db: Db, now = new Date()): Promise<WakeupsRes
   }
   return result;
 }
+
+/**
+ * Wakes one task whose alarm or scheduled time has come (the engine's timer for it,
+ * inngest/functions/task-timer.ts), as the sweep would: nothing when it is not due any more (woken
+ * by a reply, stopped, moved to another time) or another executor holds it.
+ */
+export async function wakeTask(db: Db, taskId: string, now = new Date()): Promise<'alarm' | 'schedule' | null> {
+  for (const kind of [
+    { name: 'alarm' as const, due: alarmDue(now), wake: fireAlarm },
+    { name: 'schedule' as const, due: scheduleDue(now), wake: startScheduled },
+  ]) {
+    const woke = await db.transaction(async (tx) => {
+      const task = await lockIfDue(tx, taskId, kind.due);
+      if (!task) return false;
+      await kind.wake(tx, task, now);
+      return true;
+    });
+    if (woke) return kind.name;
+  }
+  return null;
+}

@@ -14,6 +14,7 @@ import { activeMemberCount, joinTeam } from './membership';
 import { placeElsewhere } from './placement';
 import { assertMayJoin, handOverIfNeeded } from './join-rules';
 import { makeOwner } from './transfer';
+import { recordAudit } from '@/server/audit/record';
 
 async function presentMember(db: Tx, m: TeamMembershipRow) {
   const [user] = await db.select().from(users).where(eq(users.id, m.userId));
@@ -127,7 +128,9 @@ export async function updateTeamMember(db: Db, actor: Actor, teamId: string, mem
         if ((await activeMemberCount(tx, access.team.id)) === 0) await tx.update(teams).set({ status: 'archived' }).where(eq(teams.id, access.team.id));
       }
     }
-    return membershipOf(tx, access.team.id, memberId);
+    const after = await membershipOf(tx, access.team.id, memberId);
+    if (after.role !== m.role || after.status !== m.status) await recordAudit(tx, actor, 'team_member.role_changed', { type: 'team_member', id: m.id }, { organizationId: access.team.organizationId, before: { userId: m.userId, role: m.role, status: m.status }, after: { userId: m.userId, role: after.role, status: after.status } });
+    return after;
   });
   return { ok: true as const, member: await presentMember(db, updated) };
 }
@@ -152,6 +155,7 @@ export async function transferOwnership(db: Db, actor: Actor, teamId: string, ne
     const access = await teamFor(tx, actor, teamId, 'read');
     if (access.callerRole !== 'owner' || !actor.user) throw forbidden('Only the current owner, acting as themself, can transfer ownership');
     await makeOwner(tx, access.team.id, actor.user.id, newOwnerId, 'member');
+    await recordAudit(tx, actor, 'team.ownership_transferred', { type: 'team', id: access.team.id }, { organizationId: access.team.organizationId, before: { owner: actor.user.id }, after: { owner: newOwnerId } });
     return access.team;
   });
   return { ok: true as const, team: { id: team.id, owner: newOwnerId } };

@@ -12,6 +12,9 @@ export const NOTICE_CHANNELS = ['email', 'sms', 'whatsapp', 'imessage', 'slack',
 export const NotificationPrefs = z.object({
   channel: z.enum(NOTICE_CHANNELS).describe('Where notices go (default email); a channel the user cannot be reached on falls back to email'),
   quietHours: z.boolean().describe('Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once'),
+  approvalsByText: z
+    .boolean()
+    .describe('Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false)'),
 });
 
 export const UserPreferences = z.object({

@@ -12,7 +12,7 @@ export const defaultPreferences = (): z.infer<typeof UserPreferences> => ({
   teams: channel(false),
   desktop: channel(false),
   checkInAfter: 0,
-  notifications: { channel: 'email', quietHours: true },
+  notifications: { channel: 'email', quietHours: true, approvalsByText: false },
 });
 
 type Plain = Record<string, unknown>;

@@ -7,6 +7,7 @@ import { forbidden, notFound } from '@/server/http/errors';
 import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 import { autoJoinOrganization, verifyingOrganization } from '@/server/organizations/domains';
 import { vouchesFor } from '@/server/organizations/vouching';
+import { hireDefaultAssistant } from '@/server/organizations/default-assistant';
 import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
 import { createUserWithEmail } from '@/server/user-record/create';
 import { presentUser } from '@/server/user-record/present';
@@ -93,6 +94,11 @@ export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof 
     } else {
       await createOwnTeam(tx, user, orgScope ?? user.organizationId);
       flags.addedToTeam = true;
+    }
+    // Placed in an organization: its default assistant joins their roster (primary if they have none).
+    if (user.organizationId) {
+      const [org] = await tx.select().from(organizations).where(eq(organizations.id, user.organizationId)).limit(1);
+      if (org) await hireDefaultAssistant(tx, org, user);
     }
     const [fresh] = await tx.select().from(users).where(eq(users.id, user.id));
     const placed = await tx

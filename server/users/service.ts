@@ -11,10 +11,12 @@ import { administeredOrganization, isAccountWide, type Actor } from '@/server/ac
 import { conflict, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import { activeMemberCount } from '@/server/teams/membership';
+import { hireDefaultAssistant } from '@/server/organizations/default-assistant';
 import { assertNotOnlyOrgAdmin } from '@/server/organizations/refusals';
 import { assertOwnsNoSharedTeam } from '@/server/teams/refusals';
 import { presentUser } from '@/server/user-record/present';
 import type { DeprovisionBody, ListUsersQuery, UpdateUserBody } from './contracts';
+import { recordAudit } from '@/server/audit/record';
 
 /**
  * Account-wide callers list every user; organization keys and admins their organization's; a
@@ -139,7 +141,14 @@ export async function updateUser(db: Db, actor: Actor, userId: string, input: z.
       organizationRole,
     });
     if (!set) return user;
-    const [u] = await tx.update(users).set(set).where(eq(users.id, user.id)).returning();
+    let [u] = await tx.update(users).set(set).where(eq(users.id, user.id)).returning();
+    // Moved into an organization: its default assistant joins their roster, as for anyone placed there.
+    if (u.organizationId && u.organizationId !== user.organizationId) {
+      const [org] = await tx.select().from(organizations).where(eq(organizations.id, u.organizationId));
+      if (org) await hireDefaultAssistant(tx, org, u);
+      [u] = await tx.select().from(users).where(eq(users.id, user.id));
+    }
+    if (u.organizationRole !== user.organizationRole || u.organizationId !== user.organizationId) await recordAudit(tx, actor, 'member.role_changed', { type: 'user', id: u.id }, { organizationId: u.organizationId ?? user.organizationId, before: { organizationId: user.organizationId, organizationRole: user.organizationRole }, after: { organizationId: u.organizationId, organizationRole: u.organizationRole } });
     return u;
   });
   return { ok: true as const, user: await presentUser(db, updated, { withIdentifiers: true }) };

@@ -6,7 +6,7 @@ export const WebhookEventType = z.enum(webhookEventTypes);
 
 export const CreateWebhookBody = z.object({
   url: z.string().min(1).max(2048).describe('Where events are POSTed: http or https, not an address inside the deployment (see STEWARD_WEBHOOK_ALLOW_PRIVATE)'),
-  events: z.array(WebhookEventType).max(webhookEventTypes.length).optional().describe('Event types to deliver; omitted or empty: every type'),
+  events: z.array(WebhookEventType).max(webhookEventTypes.length).optional().describe('Event types to deliver; omitted or empty: every type but audit.event, which goes only to endpoints that list it'),
   description: z.string().max(500).optional(),
 });
 

@@ -13,7 +13,12 @@ export type WebhookEventType =
   | 'chat.message'
   /** A credit budget's spend reached one of its alert thresholds, once per threshold and period (server/budgets/alerts.ts). */
   | 'budget.threshold_reached'
+  /** A security-relevant action was recorded in the audit log (server/audit/record.ts): the event itself. */
+  | 'audit.event'
   | 'webhook.test';
+
+/** Types delivered only to endpoints that list them in `events` (an empty filter does not include them). */
+const OPT_IN = new Set<WebhookEventType>(['audit.event']);
 
 /** A delivery's id, and so its `webhook-id`: `msg_` and 24 random hex characters. */
 export const newDeliveryId = () => `msg_${randomBytes(12).toString('hex')}`;
@@ -39,11 +44,13 @@ export function registerWebhookSender(fn: Sender | null): Sender | null {
  * after the commit), the sweep hands over rows nobody took up.
  */
 export async function emitWebhookEvent(tx: Tx, accountId: string, type: Exclude<WebhookEventType, 'webhook.test'>, data: Record<string, unknown>, at = new Date()): Promise<void> {
+  // The audit stream goes only to endpoints that name it: an endpoint for every type gets the product's events, not every audit record.
+  const wanted = OPT_IN.has(type) ? sql`${type} = ANY(${webhookEndpoints.events})` : sql`(cardinality(${webhookEndpoints.events}) = 0 OR ${type} = ANY(${webhookEndpoints.events}))`;
   // The common case, an account without endpoints, costs this one indexed read.
   const targets = await tx
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.accountId, accountId), eq(webhookEndpoints.status, 'enabled'), sql`(cardinality(${webhookEndpoints.events}) = 0 OR ${type} = ANY(${webhookEndpoints.events}))`));
+    .where(and(eq(webhookEndpoints.accountId, accountId), eq(webhookEndpoints.status, 'enabled'), wanted));
   if (!targets.length) return;
   const payload = { type, timestamp: at.toISOString(), data };
   const rows = targets.map((t) => ({ id: newDeliveryId(), endpointId: t.id, accountId, eventType: type, payload }));

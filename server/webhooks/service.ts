@@ -12,6 +12,7 @@ import type { CreateWebhookBody, DeliveriesQuery, UpdateWebhookBody } from './co
 import { ALLOW_PRIVATE, SECRET_PURPOSE } from './deliver';
 import { handOver, newDeliveryId } from './emit';
 import { presentDelivery, presentWebhook } from './present';
+import { recordAudit } from '@/server/audit/record';
 
 /** Endpoints belong to the account: only an account-wide credential manages them. */
 function accountOf(actor: Actor): string {
@@ -30,10 +31,15 @@ export async function createWebhook(db: Db, actor: Actor, input: z.infer<typeof 
   const accountId = accountOf(actor);
   const url = await checkOutboundUrl(input.url, { field: 'url', allowVariable: ALLOW_PRIVATE });
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  const [row] = await db
-    .insert(webhookEndpoints)
-    .values({ accountId, url: url.href, description: input.description ?? null, events: [...new Set(input.events ?? [])], secretSealed: await sealJson(db, secret, SECRET_PURPOSE) })
-    .returning();
+  const secretSealed = await sealJson(db, secret, SECRET_PURPOSE);
+  const row = await db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(webhookEndpoints)
+      .values({ accountId, url: url.href, description: input.description ?? null, events: [...new Set(input.events ?? [])], secretSealed })
+      .returning();
+    await recordAudit(tx, actor, 'webhook.created', { type: 'webhook', id: created.id }, { after: presentWebhook(created) });
+    return created;
+  });
   return { ok: true as const, webhook: presentWebhook(row), secret };
 }
 
@@ -54,25 +60,32 @@ export async function getWebhook(db: Db, actor: Actor, webhookId: string) {
 export async function updateWebhook(db: Db, actor: Actor, webhookId: string, input: z.infer<typeof UpdateWebhookBody>) {
   const row = await own(db, actor, webhookId);
   const url = input.url !== undefined ? (await checkOutboundUrl(input.url, { field: 'url', allowVariable: ALLOW_PRIVATE })).href : row.url;
-  const [updated] = await db
-    .update(webhookEndpoints)
-    .set({
-      url,
-      events: input.events !== undefined ? [...new Set(input.events)] : row.events,
-      description: input.description !== undefined ? input.description : row.description,
-      status: input.status ?? row.status,
-      // Turning an endpoint back on clears why it was turned off.
-      disabledReason: input.status === 'enabled' ? null : input.status === 'disabled' ? 'Disabled by the account' : row.disabledReason,
-    })
-    .where(eq(webhookEndpoints.id, row.id))
-    .returning();
+  const updated = await db.transaction(async (tx) => {
+    const [changed] = await tx
+      .update(webhookEndpoints)
+      .set({
+        url,
+        events: input.events !== undefined ? [...new Set(input.events)] : row.events,
+        description: input.description !== undefined ? input.description : row.description,
+        status: input.status ?? row.status,
+        // Turning an endpoint back on clears why it was turned off.
+        disabledReason: input.status === 'enabled' ? null : input.status === 'disabled' ? 'Disabled by the account' : row.disabledReason,
+      })
+      .where(eq(webhookEndpoints.id, row.id))
+      .returning();
+    await recordAudit(tx, actor, 'webhook.updated', { type: 'webhook', id: row.id }, { before: presentWebhook(row), after: presentWebhook(changed) });
+    return changed;
+  });
   return { ok: true as const, webhook: presentWebhook(updated) };
 }
 
 export async function deleteWebhook(db: Db, actor: Actor, webhookId: string) {
   const row = await own(db, actor, webhookId);
   // Its deliveries go with it (cascade); a delivery in flight finds nothing and stops.
-  await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, row.id));
+  await db.transaction(async (tx) => {
+    await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, row.id));
+    await recordAudit(tx, actor, 'webhook.deleted', { type: 'webhook', id: row.id }, { before: presentWebhook(row) });
+  });
   return { ok: true as const, webhook: { id: row.id, deleted: true as const } };
 }
 

@@ -59,7 +59,36 @@ describe('a task run with a real model', () => {
     expect(sent).toContain('Task: Book a table\n\nFor four people\nat 8 pm');
     expect(first.messages.at(-1)).toEqual({ role: 'user', content: 'Somewhere quiet please' });
     expect(first.tools!.map((t: any) => t.function.name).sort()).toEqual(
-      ['ask_user', 'browser_act', 'browser_open', 'browser_read', 'complete_task', 'create_calendar_event', 'create_subtasks', 'create_task', 'request_handoff', 'save_memory', 'search_contacts', 'search_memories', 'send_email', 'send_message', 'set_alarm', 'update_plan', 'wait_for_reply'].sort(),
+      [
+        'ask_user',
+        'browser_act',
+        'browser_open',
+        'browser_read',
+        'complete_task',
+        'create_calendar_event',
+        'create_subtasks',
+        'create_task',
+        'file_delete',
+        'file_write',
+        'job_start',
+        'job_status',
+        'place_call',
+        'read_file',
+        'read_mail',
+        'request_handoff',
+        'save_contact',
+        'save_memory',
+        'save_to_files',
+        'search_contacts',
+        'search_mail',
+        'search_memories',
+        'send_email',
+        'send_message',
+        'set_alarm',
+        'shell_run',
+        'update_plan',
+        'wait_for_reply',
+      ].sort(),
     );
 
     // The second call replays the first tool call and its (untrusted) result.

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { taskActivities } from '@/db/schema';
+import { taskActivities, tasks } from '@/db/schema';
 import { localStorage, useFileStorage } from '@/server/files/storage';
 import { ListTasksResponse, TaskDetailEnvelope, TaskEnvelope } from '@/server/tasks/contracts';
 import '@/server/task-hooks';
@@ -67,7 +67,7 @@ describe('followers of a task', () => {
     expect(listed.find((t) => t.id === alone.id)!.followers).toEqual([a.email]);
   });
 
-  it('a follower reads the task and its usage; every write is 404 for them; it is not in their list', async () => {
+  it('a follower reads the task and its usage and leaves feedback; every other write is 404 for them; it is not in their list', async () => {
     const acct = await newAccount(app());
     const [a, c, d] = [await person(acct), await person(acct), await person(acct)];
     const task = await newTask(a, { followers: [c.email] });
@@ -87,15 +87,24 @@ describe('followers of a task', () => {
       ['POST', `/tasks/${task.id}/process`, { message: 'Go' }],
       ['POST', `/tasks/${task.id}/stop`, {}],
       ['POST', `/tasks/${task.id}/mark-done`, {}],
-      ['POST', `/tasks/${task.id}/feedback`, { status: 'like' }],
       ['DELETE', `/tasks/${task.id}`, undefined],
     ];
     for (const [method, p, body] of writes) {
       const res = await call(app(), p, { method, key: c.key, body });
       expect(res.status, `${method} ${p}: ${JSON.stringify(res.body)}`).toBe(404);
     }
+    // Spec 2: only followers may leave feedback; each follower's is their own, the owner's stays the task's.
+    const liked = await call(app(), `/tasks/${task.id}/feedback`, { key: c.key, body: { status: 'like' } });
+    expect(liked.status, JSON.stringify(liked.body)).toBe(200);
+    expect(liked.body.feedback).toMatchObject({ success: true, taskId: task.id, status: 'like' });
+    expect((await call(app(), `/tasks/${task.id}/feedback`, { key: d.key, body: { status: 'like' } })).status).toBe(404);
     const after = TaskDetailEnvelope.parse((await call(app(), `/tasks/${task.id}`, { key: a.key })).body).task;
     expect(after).toMatchObject({ status: 'pending', feedback: null });
+    const [stored] = await app().database.db.select({ f: tasks.followerFeedback }).from(tasks).where(eq(tasks.id, task.id));
+    expect(stored.f).toEqual({ [c.id]: 'like' });
+    await call(app(), `/tasks/${task.id}/feedback`, { key: c.key, body: { status: null } });
+    const [cleared] = await app().database.db.select({ f: tasks.followerFeedback }).from(tasks).where(eq(tasks.id, task.id));
+    expect(cleared.f).toEqual({});
 
     const theirs = ListTasksResponse.parse((await call(app(), '/tasks', { key: c.key })).body).tasks;
     expect(theirs.map((t) => t.id)).not.toContain(task.id);

@@ -1,13 +1,17 @@
 import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { ModelMessage } from 'ai';
 import type { Db } from '@/db/client';
-import { assistants, chatMessages, chatToolCalls, chatTurns, type ChatMessageRow, type ChatToolCallRow } from '@/db/schema';
+import { assistants, chatMessages, chats, chatToolCalls, chatTurns, type ChatMessageRow, type ChatToolCallRow } from '@/db/schema';
+import { conversationFiles, tierSeesImages } from '@/server/files/attached';
+import { skillSections, skillsSection } from '@/server/workflows/skill-context';
+import { userContent, withFiles, type ConversationFiles } from './conversation';
 import type { UserActor } from '@/server/access/actor';
 import type { ChatRef } from '@/server/chats/tools/registry';
 import { MAX_CHAT_TOOL_STEPS } from '@/server/chats/tools';
 import { getScheduling } from '@/server/users/scheduling';
 import { chatSystemMessage } from './chat-system-message';
 import { memoriesForRun, memoriesMessage } from './memories';
+import { personaFor } from './persona';
 import type { WorkingHours } from './system-message';
 import { asUntrustedData } from './untrusted';
 
@@ -16,13 +20,16 @@ const MAX_MESSAGES = 200;
 
 type Turn = { id: string; messageId: string };
 
-/** A message as the model reads it: the user's own verbatim (with the files they attached named), anyone else's as untrusted data. */
-function messageFor(m: ChatMessageRow): ModelMessage {
-  const files = (m.files ?? []) as Array<{ fileId?: string; filename?: string | null; name?: string | null }>;
-  const attached = files.length ? `\n\n[Attached files: ${files.map((f) => `${f.filename ?? f.name ?? 'file'} (${f.fileId ?? 'unknown id'})`).join(', ')}]` : '';
+/**
+ * A message as the model reads it: the user's own verbatim, anyone else's as untrusted data; the
+ * files it carries named (name, type, size, id: read_file reads them), images shown to a tier that
+ * sees them (conversation.ts). Only files the chat's owner may read are named.
+ */
+function messageFor(m: ChatMessageRow, attached: ConversationFiles): ModelMessage {
+  const ids = (m.files ?? []).map((f) => f.fileId).filter((id): id is string => typeof id === 'string');
   if (m.role === 'assistant') return { role: 'assistant', content: m.content };
-  if (m.role === 'user') return { role: 'user', content: m.content + attached };
-  return { role: 'user', content: asUntrustedData(`chat:${m.role}`, m.content + attached) };
+  if (m.role === 'user') return { role: 'user', content: userContent(withFiles(m.content, ids, attached), ids, attached) };
+  return { role: 'user', content: asUntrustedData(`chat:${m.role}`, withFiles(m.content, ids, attached)) };
 }
 
 /** Tool calls as the model made them: an assistant message with the calls, then one tool message with every result. */
@@ -77,6 +84,13 @@ export async function chatContext(db: Db, actor: UserActor, chat: ChatRef, turn:
     db.select().from(chatToolCalls).where(eq(chatToolCalls.chatId, chat.id)),
   ]);
   const recent = history.slice(-MAX_MESSAGES);
+  const [tier] = await db.select({ modelTier: chats.modelTier }).from(chats).where(eq(chats.id, chat.id));
+  const attached = await conversationFiles(
+    db,
+    actor,
+    [...recent, ...(answered ? [answered] : [])].flatMap((m) => (m.files ?? []).map((f) => f.fileId)),
+    tierSeesImages(tier?.modelTier ?? ''),
+  );
   // The answered message goes last (a message saved in the same instant sorts by id only).
   const ordered = answered ? [...recent.filter((m) => m.id !== answered.id), answered] : recent;
 
@@ -87,14 +101,17 @@ export async function chatContext(db: Db, actor: UserActor, chat: ChatRef, turn:
   for (const c of calls) callsOf.set(c.turnId, [...(callsOf.get(c.turnId) ?? []), c]);
 
   const workingHours = scheduling.schedulingPreferences.availability.workingHours as WorkingHours;
-  const system = chatSystemMessage({ assistant: assistant ?? null, user: actor.user, workingHours, now, maxSteps: MAX_CHAT_TOOL_STEPS });
+  const persona = await personaFor(db, assistant ?? null, actor.user);
+  // A chat names no skills: the ones that apply always join it, after the chat's own rules.
+  const skills = skillsSection(await skillSections(db, { accountId: chat.accountId, userId: chat.userId }));
+  const system = [chatSystemMessage({ assistant: assistant ?? null, user: actor.user, workingHours, now, maxSteps: MAX_CHAT_TOOL_STEPS, persona: persona.lines }), ...skills].join('\n');
   const messages: ModelMessage[] = [];
   const remembered = memoriesMessage(memories);
   if (remembered) messages.push({ role: 'user', content: remembered });
   for (const m of ordered) {
     const ledBy = replyOf.get(m.id);
     if (ledBy && ledBy !== turn.id) for (const step of bySteps(callsOf.get(ledBy) ?? [])) messages.push(...toolMessages(step));
-    messages.push(messageFor(m));
+    messages.push(messageFor(m, attached));
   }
   for (const step of bySteps(callsOf.get(turn.id) ?? [])) messages.push(...toolMessages(step));
   return { system, messages };

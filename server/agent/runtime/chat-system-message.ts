@@ -12,13 +12,14 @@ const CHAT_RULES = (maxSteps: number) => [
 ];
 
 /** The first message of every chat model call (spec 4, What the model sees): who the assistant is and works for, when it is, and the rules. */
-export function chatSystemMessage(input: { assistant: AssistantRow | null; user: UserRow; workingHours: WorkingHours; now: Date; maxSteps: number }): string {
+export function chatSystemMessage(input: { assistant: AssistantRow | null; user: UserRow; workingHours: WorkingHours; now: Date; maxSteps: number; persona?: string[] }): string {
   const { assistant, user, now } = input;
   const name = assistant?.name ?? user.assistantName ?? 'the assistant';
   const persona = [assistant?.role, assistant?.personality, assistant?.backstory].filter((s): s is string => Boolean(s?.trim()));
   return [
     `You are ${name}, an assistant chatting with ${displayName(user)} <${user.email}>, whom you work for.`,
     ...(persona.length ? [`About you: ${persona.join(' ')}`] : []),
+    ...(input.persona ?? []),
     `The user's timezone: ${user.timezone}. Working hours: ${hoursLine(input.workingHours)}.`,
     `Current time: ${now.toISOString()} (${localTime(now, user.timezone)} for the user).`,
     '',

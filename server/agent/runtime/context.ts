@@ -7,14 +7,21 @@ import { cartOutcomeNotes } from '@/server/approvals/outcomes';
 import { subtaskReports } from '@/server/tasks/subtasks';
 import { getScheduling } from '@/server/users/scheduling';
 import { conversationMessages } from './conversation';
+import { conversationFiles, tierSeesImages } from '@/server/files/attached';
+import { skillSections, skillsSection } from '@/server/workflows/skill-context';
 import { benchSwitches } from './bench-switches';
-import { memoriesForRun, memoriesMessage } from './memories';
+import { personaFor } from './persona';
+import { memoriesForRun, memoriesMessage, type RunMemories } from './memories';
+import { strangerOf } from '@/server/tasks/strangers';
 import { activityTaint, subtaskTaint } from './taint';
 import { systemMessage } from './system-message';
 import { subtasksMessage, wakeNote } from './wake-note';
 
 /** The newest activities a run replays; older ones are summarised by the task's plan and summary. */
 const MAX_ACTIVITIES = 400;
+
+/** An image shown to the model is a document's content: outside content, like read_file's text. */
+const imageTaint = (ids: Iterable<string>): TaintSource[] => [...ids].map((ref) => ({ kind: 'file' as const, ref }));
 
 /** The task as the first user message: its title and description exactly as the user wrote them. */
 export const taskMessage = (task: Pick<TaskRow, 'title' | 'description'>) =>
@@ -31,13 +38,15 @@ export const taskMessage = (task: Pick<TaskRow, 'title' | 'description'>) =>
  * that came from outside the owner (taint.ts): the caller records it before the model reads it.
  */
 export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: Date): Promise<{ system: string; messages: ModelMessage[]; taint: TaintSource[] }> {
+  // A conversation with a stranger reads nothing private of the owner (tasks/strangers.ts): no memories.
+  const stranger = strangerOf(task);
   const [[assistant], scheduling, memories, activities, [run], subtasks] = await Promise.all([
     db
       .select()
       .from(assistants)
       .where(and(eq(assistants.id, task.assistantId), eq(assistants.accountId, task.accountId), isNull(assistants.deletedAt))),
     getScheduling(db, actor, actor.user.id),
-    memoriesForRun(db, actor),
+    stranger ? Promise.resolve<RunMemories>({ trusted: [], untrusted: [], taint: [] }) : memoriesForRun(db, actor),
     db
       .select()
       .from(taskActivities)
@@ -53,8 +62,15 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
       .limit(1),
     subtaskReports(db, task),
   ]);
-  const carts = run ? await cartOutcomeNotes(db, task.id, run.id) : [];
+  const [carts, persona, skills] = await Promise.all([
+    run ? cartOutcomeNotes(db, task.id, run.id) : Promise.resolve([]),
+    personaFor(db, assistant ?? null, actor.user),
+    // The user's and the account's instructions and prompt skills; a stranger conversation gets none of the owner's configuration.
+    stranger ? Promise.resolve([]) : skillSections(db, { accountId: task.accountId, userId: task.userId }, task.skills),
+  ]);
   activities.reverse();
+  // The files the conversation carries, read as the owner: named where attached, images shown to a tier that sees them.
+  const attached = await conversationFiles(db, actor, activities.flatMap((a) => a.fileIds ?? []), tierSeesImages(task.modelTier));
   const workingHours = scheduling.schedulingPreferences.availability.workingHours as Parameters<typeof systemMessage>[0]['workingHours'];
   // The system message travels in the SDK's `system` option: it is sent first, and only Steward writes it.
   const system = systemMessage({
@@ -63,6 +79,9 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
     workingHours,
     now,
     wakeNote: wakeNote(task, run?.trigger ?? null, subtasks, actor.user.timezone, carts),
+    // A stranger conversation knows nothing of the owner's organization or team either.
+    persona: stranger ? [] : persona.lines,
+    skills: skillsSection(skills),
   });
   const messages: ModelMessage[] = [];
   const remembered = memoriesMessage(memories);
@@ -70,9 +89,9 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
   messages.push({ role: 'user', content: taskMessage(task) });
   const current = run ? activities.findIndex((a) => a.runId === run.id) : -1;
   const [before, during] = current < 0 ? [activities, []] : [activities.slice(0, current), activities.slice(current)];
-  messages.push(...conversationMessages(before));
+  messages.push(...conversationMessages(before, attached));
   if (subtasks.length) messages.push({ role: 'user', content: subtasksMessage(subtasks) });
-  messages.push(...conversationMessages(during));
-  const taint = benchSwitches.trustChecks ? [...activityTaint(activities), ...subtaskTaint(subtasks), ...memories.taint] : [];
+  messages.push(...conversationMessages(during, attached));
+  const taint = benchSwitches.trustChecks ? [...activityTaint(activities), ...subtaskTaint(subtasks), ...memories.taint, ...imageTaint(attached.images.keys())] : [];
   return { system, messages, taint };
 }

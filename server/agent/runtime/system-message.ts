@@ -38,7 +38,7 @@ const TOOL_RULES = [
 ];
 
 /** The first message of every run (spec: What the model sees): who the assistant is and works for, when it is, the rules, and why the run started. */
-export function systemMessage(input: { assistant: AssistantRow | null; user: UserRow; workingHours: WorkingHours; now: Date; wakeNote?: string[] }): string {
+export function systemMessage(input: { assistant: AssistantRow | null; user: UserRow; workingHours: WorkingHours; now: Date; wakeNote?: string[]; persona?: string[]; skills?: string[] }): string {
   const { assistant, user, now } = input;
   const note = input.wakeNote ?? [];
   const name = assistant?.name ?? user.assistantName ?? 'the assistant';
@@ -46,11 +46,15 @@ export function systemMessage(input: { assistant: AssistantRow | null; user: Use
   return [
     `You are ${name}, an assistant working on a task for ${displayName(user)} <${user.email}>.`,
     ...(persona.length ? [`About you: ${persona.join(' ')}`] : []),
+    // The assistant's profile, the organization's and team's background, the user's reminder wishes (persona.ts).
+    ...(input.persona ?? []),
     `The user's timezone: ${user.timezone}. Working hours: ${hoursLine(input.workingHours)}.`,
     `Current time: ${now.toISOString()} (${localTime(now, user.timezone)} for the user).`,
     '',
     'Rules:',
     ...TOOL_RULES.map((r) => `- ${r}`),
+    // The instructions and prompt skills that apply to this run (workflows/skill-context.ts): configuration, not outside content.
+    ...(input.skills ?? []),
     // Steward's own note on why this run started (wake-note.ts): never the user's words.
     ...(note.length ? ['', 'Why this run started (a note from Steward, not from the user):', ...note.map((l) => `- ${l}`)] : []),
   ].join('\n');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Tx } from '@/db/client';
-import type { TaskRow } from '@/db/schema';
+import { eq } from 'drizzle-orm';
+import { assistants, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import type { StagedDispatch } from '@/server/approvals/contracts';
 import { stageDispatch } from '@/server/approvals/staging';
@@ -8,6 +9,9 @@ import { MESSAGE_PLATFORMS } from '@/server/channels/outbound';
 import { invalidFields } from '@/server/http/errors';
 import { resolveTaskDispatchMode, type ActionType } from '@/server/policy/autonomy-resolve';
 import { defineTool, type ToolOutcome, type ToolRun } from './registry';
+import type { Db } from '@/db/client';
+import { readableFile } from '@/server/files/service';
+import { effectiveType } from '@/server/files/extract';
 
 /*
  * The staging tools (spec document 4, Tools): nothing leaves here. Each adds a dispatch to the
@@ -50,7 +54,8 @@ export const sendEmail = defineTool({
   name: 'send_email',
   description:
     'Write an email. It is staged, not sent at once: when this run ends it is released as the user’s autonomy settings say (at once, after a review window, or once the user approves), and you are told the outcome later. ' +
-    'asUser: true sends it from the user’s own address (usually needs their approval); otherwise it comes from your own address.',
+    'asUser: true sends it from the user’s own address (usually needs their approval); otherwise it comes from your own address. ' +
+    'attachments: fileIds of the user’s files to attach (as attached to the task or named by the user).',
   input: z.object({
     to: Emails('recipients').min(1, 'must name at least one recipient'),
     cc: Emails('recipients').optional(),
@@ -58,8 +63,9 @@ export const sendEmail = defineTool({
     subject: z.string().trim().min(1, 'must not be empty').max(998),
     body: z.string().min(1, 'must not be empty').max(100_000),
     asUser: z.boolean().optional(),
+    attachments: z.array(z.string().trim().min(1).max(100)).max(10, 'must list at most 10 files').optional(),
   }),
-  handler: (db, actor, task, input, run) =>
+  handler: async (db, actor, task, input, run) =>
     stage(db, actor, task, run, {
       type: 'email',
       platform: 'email',
@@ -69,9 +75,25 @@ export const sendEmail = defineTool({
       bcc: input.bcc ?? [],
       subject: input.subject,
       body: input.body,
+      files: await attachedFiles(db, actor, input.attachments ?? []),
       description: `Email ${input.asUser ? 'as the user' : 'from the assistant'} to ${input.to.join(', ')}`,
     }),
 });
+
+/**
+ * send_email's attachments: files the user may open (their own, or shared with them through a
+ * task), ready, each shown on the staged email with its name, type and size. Any other id is
+ * refused as "not found", whoever's it is: the refusal names nothing.
+ */
+async function attachedFiles(db: Tx, actor: UserActor, ids: string[]) {
+  const files = [];
+  for (const id of [...new Set(ids)]) {
+    const f = await readableFile(db as unknown as Db, actor, id);
+    if (f.status !== 'ready') throw invalidFields([{ field: 'attachments', problem: `${id} is still being uploaded` }]);
+    files.push({ fileId: f.id, filename: f.name, mimeType: effectiveType(f.mimeType, f.name), size: f.size });
+  }
+  return files;
+}
 
 export const sendMessage = defineTool({
   name: 'send_message',
@@ -121,4 +143,45 @@ export const createCalendarEvent = defineTool({
   },
 });
 
-export const stagingTools = [sendEmail, sendMessage, createCalendarEvent];
+/** The assistant's opening line when place_call names no script: who is calling, for whom, and why. */
+async function openingLine(db: Tx, actor: UserActor, task: TaskRow, purpose: string, asUser: boolean): Promise<string> {
+  const [assistant] = await db.select({ name: assistants.name }).from(assistants).where(eq(assistants.id, task.assistantId));
+  const user = actor.user.name?.trim() || actor.user.email;
+  const reason = purpose.replace(/[.\s]+$/, '');
+  return asUser ? `Hello, I am calling on behalf of ${user} about ${reason}.` : `Hello, this is ${assistant?.name ?? 'an assistant'}, ${user}'s assistant. I am calling about ${reason}.`;
+}
+
+export const placeCall = defineTool({
+  name: 'place_call',
+  description:
+    'Phone someone from your own number. Staged like send_email: placed when this run ends, as the user’s autonomy settings say (a call as the user usually needs their approval), after a short undo window if they set one. ' +
+    'When a person answers, you say `script` (or, without one, a line naming you, the user and the purpose) and listen to their answer; an answering machine gets the same words as a voicemail. ' +
+    'to: the number in E.164 (+ and the country code). asUser: true when you speak for the user (voice_call_as_user) rather than as their assistant. ' +
+    'What came of the call (answered, voicemail, no answer, busy, failed) and what they said come back to this task as a message that wakes it: do not complete the task before then.',
+  input: z.object({
+    to: z
+      .string()
+      .trim()
+      .transform((v) => v.replace(/[\s().-]/g, ''))
+      .pipe(z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164 form (+ and the country code)')),
+    purpose: z.string().trim().min(1, 'must not be empty').max(500),
+    script: z.string().trim().min(1, 'must not be empty').max(3_000).optional(),
+    asUser: z.boolean().optional(),
+  }),
+  handler: async (db, actor, task, input, run) => {
+    const asUser = input.asUser ?? false;
+    const staged = await stage(db, actor, task, run, {
+      type: 'call',
+      platform: 'voice',
+      actionType: asUser ? 'voice_call_as_user' : 'voice_call_as_assistant',
+      to: [input.to],
+      body: input.script ?? (await openingLine(db, actor, task, input.purpose, asUser)),
+      payload: { purpose: input.purpose, asUser },
+      description: `Phone call ${asUser ? 'for the user' : 'from the assistant'} to ${input.to}: ${input.purpose}`,
+    });
+    const out = staged.output as { note: string };
+    return { ...staged, output: { ...out, note: `${out.note} Once placed, the call’s outcome and transcript reach this task as a new message.` } };
+  },
+});
+
+export const stagingTools = [sendEmail, sendMessage, createCalendarEvent, placeCall];

@@ -4,6 +4,7 @@ import { tasks } from '@/db/schema';
 import { invalidFields } from '@/server/http/errors';
 import { applyChange } from '@/server/tasks/move';
 import { plan } from '@/server/tasks/transitions';
+import { createNotice } from '@/server/messaging/notices/create';
 import { defineTool } from './registry';
 
 /*
@@ -31,6 +32,17 @@ export const askUser = defineTool({
     const wakeAt = futureTime(input.followUpAt, run.now, 'followUpAt', DAY);
     const change = { ...plan(task, 'wait', 'awaiting_user_input', { wakeAt, headline: headline(`Follow up: ${input.question}`) }, run.now), readyForReview: false };
     await applyChange(db, task, change, 'wait');
+    // The question finds the user where they are; their answer to the notice comes back to this task.
+    await createNotice(db, {
+      accountId: task.accountId,
+      userId: task.userId,
+      kind: 'question',
+      dedupeKey: `question:${run.runId}`,
+      taskId: task.id,
+      subject: `Question about "${headline(task.title)}"`,
+      text: `Your assistant needs your answer to go on with the task "${task.title}":\n\n${input.question}`,
+      linkPath: `/tasks/${task.id}`,
+    }, run.now);
     return { output: { asked: true, followUpAt: wakeAt.toISOString() }, say: input.question, endsRun: true };
   },
 });
