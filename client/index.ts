@@ -3,7 +3,7 @@ import { Credential, type CertificateOptions } from './auth.js';
 import { chatEvents, type ChatProcessBody, type ChatStreamEvent, type StreamOptions } from './chat-stream.js';
 import { errorOf, StewardError } from './errors.js';
 import type { components, operations, paths } from './openapi.js';
-import { realSleep, withRetries, type RetryOptions, type Sleep } from './retry.js';
+import { IDEMPOTENCY_HEADER, realSleep, withRetries, type RetryOptions, type Sleep } from './retry.js';
 
 export { StewardError } from './errors.js';
 export { sseFrames, type SseFrame } from './sse.js';
@@ -26,6 +26,12 @@ export type StewardClientOptions = {
   userEmail?: string;
   /** Retries on 429 and 5xx (see `retryable`). */
   retry?: RetryOptions;
+  /**
+   * Every POST and PATCH carries an Idempotency-Key (a random UUID unless the caller set one), the
+   * same on each retry: a request whose answer was lost is repeated without doing the work twice.
+   * `false` sends none (default true).
+   */
+  idempotencyKeys?: boolean;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
   /** Injectable for tests: the fetch to send with, the clock (ms), and how to wait. */
@@ -80,11 +86,15 @@ export function createStewardClient(options: StewardClientOptions): StewardClien
 type Shared = StewardClientOptions & { baseUrl: string; now: () => number; sleep: Sleep; send: (request: Request) => Promise<Response> };
 
 function build(shared: Shared, credential: Credential, userEmail: string | null): StewardClient {
-  // Every attempt of every request: a fresh copy with the current credential (tokens refresh).
-  const send = (request: Request) =>
-    withRetries(
+  // Every attempt of every request: a fresh copy with the current credential (tokens refresh), and
+  // for a POST or PATCH one Idempotency-Key for all its attempts.
+  const send = (request: Request) => {
+    const write = request.method === 'POST' || request.method === 'PATCH';
+    const key = write && shared.idempotencyKeys !== false && !request.headers.has(IDEMPOTENCY_HEADER) ? crypto.randomUUID() : null;
+    return withRetries(
       async () => {
         const attempt = request.clone();
+        if (key) attempt.headers.set(IDEMPOTENCY_HEADER, key);
         attempt.headers.set('Authorization', `Bearer ${await credential.bearer(userEmail)}`);
         if (userEmail) attempt.headers.set('X-User-Email', userEmail);
         for (const [k, v] of Object.entries(shared.headers ?? {})) if (!attempt.headers.has(k)) attempt.headers.set(k, v);
@@ -93,6 +103,7 @@ function build(shared: Shared, credential: Credential, userEmail: string | null)
       shared.send,
       { ...shared.retry, sleep: shared.sleep, now: shared.now },
     );
+  };
   const api = createClient<paths>({ baseUrl: shared.baseUrl, fetch: send });
 
   const unwrap = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE') =>

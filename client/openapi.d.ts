@@ -144,6 +144,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Security-relevant actions, newest first: the account (account key) or one organization (its admin or key)
+         * @description Sign-ins, keys created and revoked, roles, SSO, SCIM tokens, domains, policy and approval locks, the kill switch, approvals and releases, webhooks and budgets. Filters combine; `cursor` continues after the previous page. Each event is also delivered as the webhook event `audit.event`.
+         */
+        get: operations["auditEvents.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/budgets": {
         parameters: {
             query?: never;
@@ -209,6 +229,146 @@ export interface paths {
         put?: never;
         /** A calendar event of the user (scheduled or cancelled), for workflow triggers */
         post: operations["calendar.events"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/graph/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Microsoft Graph change notifications for connected Microsoft 365 mailboxes (validation token handshake; clientState checked)
+         * @description With `?validationToken=` the token is answered as text/plain (200). Otherwise a changeNotificationCollection: 202 once any notification’s clientState matches its subscription, 403 when none does. 404 while Microsoft 365 mail is not configured.
+         */
+        post: operations["channels.graph.notifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/sendblue/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sendblue: an iMessage to an assistant’s number (the webhook secret in sb-signing-secret)
+         * @description JSON, as Sendblue posts received messages. 403 invalid_signature for a wrong or missing secret; 404 while iMessage (SENDBLUE_API_KEY, SENDBLUE_API_SECRET, SENDBLUE_WEBHOOK_SECRET) is not configured.
+         */
+        post: operations["channels.sendblue.messages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/sendblue/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sendblue: the delivery status of an iMessage Steward sent (the webhook secret in sb-signing-secret)
+         * @description JSON status callback. 403 / 404 as for messages.
+         */
+        post: operations["channels.sendblue.status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/twilio/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Twilio: an SMS, MMS or WhatsApp message to an assistant’s number (signed with X-Twilio-Signature)
+         * @description Form-encoded, as Twilio posts it. 403 invalid_signature when X-Twilio-Signature does not match STEWARD_PUBLIC_URL + this path and the parameters (nothing is stored); 404 while Twilio is not configured. Answers empty TwiML.
+         */
+        post: operations["channels.twilio.messages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/twilio/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Twilio: the delivery status of a text Steward sent (signed with X-Twilio-Signature)
+         * @description Form-encoded MessageSid, MessageStatus, ErrorCode. Updates the text and what it carried (a dispatch, a chat reply, a notice). 403 / 404 as for messages.
+         */
+        post: operations["channels.twilio.status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/twilio/voice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Twilio: a call to an assistant’s number (its Voice URL; signed with X-Twilio-Signature)
+         * @description Form-encoded, as Twilio posts it. Answers TwiML: the owner (a verified number, proven by STIR/SHAKEN attestation) talks with the assistant; someone else leaves a message when the assistant talks to strangers, or is politely refused. 403 invalid_signature when X-Twilio-Signature does not match STEWARD_PUBLIC_URL + this path and the parameters (nothing is stored); 404 while Twilio is not configured.
+         */
+        post: operations["channels.twilio.voice.call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/twilio/voice/{step}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Twilio: a step of a call (speech results, an answered outbound call, call status), at the URLs Steward gave Twilio (signed with X-Twilio-Signature)
+         * @description step: speech, wait, answer, reply, status. The query names Steward's call (call) and the exchange (n). Answers TwiML (status: 204). 403 / 404 as for /channels/twilio/voice.
+         */
+        post: operations["channels.twilio.voice.step"];
         delete?: never;
         options?: never;
         head?: never;
@@ -345,7 +505,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A contact with its outgoing and incoming relationships */
+        /** A contact with its outgoing and incoming relationships (the owner’s, or a team contact of one of the caller’s active teams) */
         get: operations["contacts.get"];
         /** Change the fields sent */
         put: operations["contacts.update"];
@@ -369,6 +529,40 @@ export interface paths {
         /** Merge another contact into this one */
         post: operations["contacts.merge"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{contactId}/relationships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Relate this contact to another of yours (type: manager, assistant, colleague…); 200 with the existing one when it is already there */
+        post: operations["contacts.relationships.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{contactId}/relationships/{relationshipId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a relationship that starts from this contact */
+        delete: operations["contacts.relationships.delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -579,6 +773,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/identifiers/{identifierId}/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a one-time code to one of your identifiers: by email to an address, by SMS to a phone (409 sms_not_configured where no SMS provider is set up)
+         * @description A 6-digit code, valid 10 minutes, replacing any earlier one. At most 5 codes per identifier every 15 minutes (429 rate_limited). 409 already_verified for a verified identifier.
+         */
+        post: operations["identifiers.verification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identifiers/{identifierId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an identifier with the code it received: it becomes verified
+         * @description 400 invalid_code for a wrong or expired code; after 5 wrong codes the code is spent and a new one must be asked for.
+         */
+        post: operations["identifiers.verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user’s connected mailbox (Gmail or Microsoft 365): provider, address, status, last poll; null when none */
+        get: operations["mailbox.get"];
+        put?: never;
+        post?: never;
+        /** Disconnect the user’s mailbox: its tokens are deleted (Google is asked to revoke them), and their assistants no longer run on it */
+        delete: operations["mailbox.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -687,6 +939,24 @@ export interface paths {
         patch: operations["modelTierSegments.update"];
         trace?: never;
     };
+    "/notices/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page a notice’s one-time link opens: a button that continues into the hosted app (opening it spends nothing) */
+        get: operations["notices.open.get"];
+        put?: never;
+        /** Spends a notice’s one-time link (form field token): signs its user in where email sign-in is theirs and redirects to the page it is about */
+        post: operations["notices.open.post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/begin": {
         parameters: {
             query?: never;
@@ -713,6 +983,137 @@ export interface paths {
         };
         /** Where Slack and Microsoft send the user back (the signed state, used once, in the browser that began the connection) */
         get: operations["oauth.callback.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/callback/gmail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Google sends the user back after they connect their mailbox (the signed state, used once, in the browser that began; PKCE)
+         * @description A connection started from the hosted app goes back to it (`?mailbox=connected` or `denied`); one started through the API answers with the mailbox.
+         */
+        get: operations["oauth.callback.gmail.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/callback/outlook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Microsoft sends the user back after they connect their mailbox (the signed state, used once, in the browser that began; PKCE)
+         * @description A connection started from the hosted app goes back to it (`?mailbox=connected` or `denied`); one started through the API answers with the mailbox.
+         */
+        get: operations["oauth.callback.outlook.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/github/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start connecting the user’s GitHub account for coding jobs (redirect to the begin link) */
+        get: operations["oauth.github.authorize.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/github/begin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the start redirects the user’s browser: binds the connection to that browser (a cookie), then redirects to GitHub */
+        get: operations["oauth.github.begin.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/github/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where GitHub sends the user back (the signed state, used once, in the browser that began the connection) */
+        get: operations["oauth.github.callback.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/mailbox/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start connecting the user’s own mailbox (redirect to /oauth/begin, for the user’s browser)
+         * @description For a customer backend acting as the user: send the user’s browser to the returned Location. Scopes: Gmail gmail.readonly and gmail.send; Microsoft offline_access, User.Read, Mail.ReadWrite, Mail.Send.
+         */
+        get: operations["oauth.mailbox.authorize.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/mailbox/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted app’s link to connect the signed-in person’s mailbox (their session; redirect)
+         * @description Link to it from a hosted-app page: `/api/oauth/mailbox/connect?provider=gmail&returnTo=/settings`. Signed out: to sign-in and back. Started by another site: 403.
+         */
+        get: operations["oauth.mailbox.connect.get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -946,6 +1347,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/organizations/{orgId}/settings/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization’s capability switches, what the account locked, and what they resolve to (organization admins and keys) */
+        get: operations["organizations.settings.capabilities.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the organization’s capability switches: on, off or null (inherit) per switch, with `<name>Locked` pinning it for the tiers below; a lock needs a value (400); a switch the account locked is 403 */
+        patch: operations["organizations.settings.capabilities.update"];
         trace?: never;
     };
     "/organizations/{orgId}/settings/model-tiers": {
@@ -1357,6 +1776,24 @@ export interface paths {
         patch: operations["scim.users.update"];
         trace?: never;
     };
+    "/settings/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s capability switches and what they resolve to */
+        get: operations["settings.capabilities.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the account’s capability switches: on, off or null (inherit) per switch, with `<name>Locked` pinning it for the tiers below; a lock needs a value (400) */
+        patch: operations["settings.capabilities.update"];
+        trace?: never;
+    };
     "/settings/model-tiers": {
         parameters: {
             query?: never;
@@ -1385,7 +1822,7 @@ export interface paths {
         /** The skills the caller reaches, newest first: a user's own and the account's app-wide ones */
         get: operations["skills.list"];
         put?: never;
-        /** Install a workflow or an MCP server (for the user with X-User-Email, for the whole account with an account key alone) */
+        /** Install a workflow, an MCP server, instructions or a prompt (for the user with X-User-Email, for the whole account with an account key alone), or the account's browser skill (account key alone; 200 with the installed one when it exists) */
         post: operations["skills.create"];
         delete?: never;
         options?: never;
@@ -1480,6 +1917,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/slack-apps/{appId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An assistant’s Slack app: status, where its credentials come from (never the secrets), installed workspaces */
+        get: operations["slackApps.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/slack-apps/{appId}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Hand Steward the app’s Client ID, Client Secret and Signing Secret from Slack’s Basic Information page: sealed, never returned; the app becomes active
+         * @description By the user whose workspace app it is, or an account-wide credential. The marketplace app uses the deployment’s SLACK_* credentials (400 `marketplace_uses_deployment_credentials`). Sending new credentials replaces the old ones (rotation).
+         */
+        put: operations["slackApps.credentials"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/slack/events/{appId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Slack Events API for one assistant’s app (X-Slack-Signature v0 with the app’s signing secret, five minutes); url_verification answered; events kept once by event_id */
+        post: operations["slack.events.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/slack/interactivity/{appId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Slack block actions for one assistant’s app: Approve and Reject buttons of approval cards (signed like events) */
+        post: operations["slack.interactivity.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sso/saml/acs": {
         parameters: {
             query?: never;
@@ -1559,7 +2067,7 @@ export interface paths {
         };
         /** One task with its recent activity, effective approval mode and approval locks */
         get: operations["tasks.get"];
-        /** Change status (pending, scheduled, paused, on_hold, archived), approval mode or model tier (owner only) */
+        /** Change status (pending, scheduled, paused, on_hold, archived), approval mode or model tier, or hand the task to another assistant or person (handledBy: handled_by_other); owner only */
         put: operations["tasks.update"];
         post?: never;
         /** Delete a task with its activity, subtasks and run history */
@@ -1629,7 +2137,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Like or dislike the task’s outcome (null clears it) */
+        /** Like or dislike the task’s outcome (null clears it): the owner and the task’s followers, each their own */
         post: operations["tasks.feedback"];
         delete?: never;
         options?: never;
@@ -1858,6 +2366,23 @@ export interface paths {
         put?: never;
         /** Hand ownership to an active member (called as the owner) */
         post: operations["teams.transferOwnership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bot Framework messaging endpoint of the Teams bot (the Bot Connector’s JWT: OpenID metadata keys, issuer, audience = TEAMS_CLIENT_ID, serviceUrl claim) */
+        post: operations["teams.messages"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2250,6 +2775,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/voice/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The voice providers of this deployment and their voices (the values of an assistant’s voice {provider, voiceId})
+         * @description `twilio` speaks phone calls on assistants’ numbers (Twilio’s text to speech; its speech recognition hears the caller); `openai` is the OpenAI-compatible audio API (STEWARD_AUDIO_*) that transcribes and speaks live voice in the hosted app. `configured: false`: its credentials or models are not set. A voice an assistant names that its provider does not list falls back to `defaultVoiceId`.
+         */
+        get: operations["voice.providers.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -2564,6 +3109,13 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Conflict with the current state (in the protocol's own error shape) */
+        ConflictInProtocolShape: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Authenticated but not allowed (or account_blocked) */
         Forbidden: {
             headers: {
@@ -2607,6 +3159,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description payload_too_large: the body is larger than the server accepts */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description payload_too_large: the body is larger than the server accepts (in the protocol's own error shape) */
+        PayloadTooLargeInProtocolShape: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The If-Match etag is stale */
         PreconditionFailed: {
             headers: {
@@ -2648,6 +3216,15 @@ export interface components {
             };
             content?: never;
         };
+        /** @description Error */
+        Status410: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Missing, malformed, unknown, revoked or expired credential */
         Unauthorized: {
             headers: {
@@ -2675,8 +3252,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description idempotency_key_reused: the Idempotency-Key was used for a different request (method, path or body) */
+        Unprocessable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description idempotency_key_reused: the Idempotency-Key was used for a different request (method, path or body) (in the protocol's own error shape) */
+        UnprocessableInProtocolShape: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
-    parameters: never;
+    parameters: {
+        /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -2736,7 +3332,10 @@ export interface operations {
     "apiKeys.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2755,6 +3354,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,6 +3384,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -2814,6 +3418,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -2821,7 +3426,10 @@ export interface operations {
     "apiKeys.revoke": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 keyId: string;
             };
@@ -2832,6 +3440,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2860,6 +3470,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -2967,7 +3580,10 @@ export interface operations {
     "assistants.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3019,6 +3635,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,6 +3715,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -3326,6 +3947,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -3363,6 +3985,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -3370,7 +3993,10 @@ export interface operations {
     "assistants.slackApps": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 assistantId: string;
             };
@@ -3389,6 +4015,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3418,6 +4046,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -3475,6 +4106,82 @@ export interface operations {
                         /** @enum {boolean} */
                         ok: true;
                         suggestions: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "auditEvents.get": {
+        parameters: {
+            query?: {
+                /** @description Only events of this action */
+                action?: "sign_in.succeeded" | "sign_in.failed" | "sign_out.succeeded" | "saml.failed" | "api_key.created" | "api_key.revoked" | "api_key.deleted" | "service_key.created" | "service_key.revoked" | "certificate.registered" | "certificate.revoked" | "member.role_changed" | "member.added" | "member.removed" | "team_member.role_changed" | "team.ownership_transferred" | "sso.updated" | "sso.deleted" | "scim_token.created" | "domain.added" | "domain.verified" | "domain.updated" | "domain.removed" | "team_policy.changed" | "approval_lock.changed" | "kill_switch.changed" | "rate_limits.changed" | "cart.approved" | "cart.rejected" | "cart.cancelled" | "cart.edited" | "dispatch.released" | "dispatch.undone" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "budget.created" | "budget.changed" | "budget.topped_up" | "budget.deleted";
+                /** @description Only events of this actor (an API key, certificate kid, user or run id) */
+                actorId?: string;
+                /** @description The `cursor` of the previous page: the events after it, newest first */
+                cursor?: string;
+                /** @description Events per page (at most 100) */
+                limit?: number;
+                /** @description Only events at or after this time (ISO 8601) */
+                since?: string;
+                /** @description Only events about this resource */
+                targetId?: string;
+                /** @description Only events before this time (ISO 8601) */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        cursor: string | null;
+                        events: {
+                            accountId: string;
+                            /** @description `<resource>.<verb>`, e.g. api_key.created, sign_in.failed, kill_switch.changed */
+                            action: string;
+                            actor: {
+                                email?: string;
+                                id: string | null;
+                                /** @enum {string} */
+                                type: "user" | "api_key" | "certificate" | "scim" | "admin_cli" | "agent" | "system";
+                            };
+                            /** @description Settings before and after (never a secret) */
+                            changes?: {
+                                after: {
+                                    [key: string]: unknown;
+                                } | null;
+                                before: {
+                                    [key: string]: unknown;
+                                } | null;
+                            };
+                            id: string;
+                            ip?: string;
+                            occurredAt: string;
+                            organizationId?: string;
+                            requestId?: string;
+                            target: {
+                                id: string | null;
+                                type: string;
+                            };
+                            userAgent?: string;
+                        }[];
+                        hasMore: boolean;
+                        /** @enum {boolean} */
+                        ok: true;
                     };
                 };
             };
@@ -3561,7 +4268,10 @@ export interface operations {
     "budgets.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3594,6 +4304,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3644,6 +4356,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -3747,6 +4461,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -3754,7 +4469,10 @@ export interface operations {
     "budgets.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 budgetId: string;
             };
@@ -3779,6 +4497,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3828,6 +4548,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -3835,7 +4558,10 @@ export interface operations {
     "budgets.topUp": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 budgetId: string;
             };
@@ -3853,6 +4579,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3902,6 +4630,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -3909,7 +4640,10 @@ export interface operations {
     "calendar.events": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3935,6 +4669,8 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3949,7 +4685,194 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "channels.graph.notifications": {
+        parameters: {
+            query?: {
+                validationToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "channels.sendblue.messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "channels.sendblue.status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "channels.twilio.messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "channels.twilio.status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "channels.twilio.voice.call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "channels.twilio.voice.step": {
+        parameters: {
+            query?: {
+                call?: string;
+                h?: number | null;
+                n?: number | null;
+                s?: number | null;
+            };
+            header?: never;
+            path: {
+                step: "speech" | "wait" | "answer" | "reply" | "status";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4010,7 +4933,7 @@ export interface operations {
                                 value: string;
                             }[];
                             /** @enum {string} */
-                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity";
+                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity" | "voice";
                             /** @enum {string} */
                             status: "active" | "archived";
                             tags: string[];
@@ -4036,7 +4959,10 @@ export interface operations {
     "chats.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4060,6 +4986,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4096,7 +5024,7 @@ export interface operations {
                                 value: string;
                             }[];
                             /** @enum {string} */
-                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity";
+                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity" | "voice";
                             /** @enum {string} */
                             status: "active" | "archived";
                             tags: string[];
@@ -4112,6 +5040,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -4166,7 +5097,7 @@ export interface operations {
                                 value: string;
                             }[];
                             /** @enum {string} */
-                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity";
+                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity" | "voice";
                             /** @enum {string} */
                             status: "active" | "archived";
                             tags: string[];
@@ -4220,6 +5151,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -4252,7 +5184,7 @@ export interface operations {
                             delivery: {
                                 cartId: string | null;
                                 /** @enum {string} */
-                                state: "internal" | "received" | "staged" | "held" | "provider_accepted" | "unknown";
+                                state: "internal" | "received" | "staged" | "held" | "provider_accepted" | "unknown" | "failed";
                                 taskId: string | null;
                             };
                             files: {
@@ -4266,7 +5198,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
-                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity";
+                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity" | "voice";
                             referenceId: string | null;
                             /** @enum {string} */
                             role: "user" | "assistant" | "contact" | "system";
@@ -4293,7 +5225,10 @@ export interface operations {
     "chats.messages.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 chatId: string;
             };
@@ -4314,7 +5249,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @enum {string} */
-                    platform?: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity";
+                    platform?: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity" | "voice";
                     referenceId?: string;
                     /**
                      * @description Default `user`
@@ -4330,6 +5265,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4341,7 +5278,7 @@ export interface operations {
                             delivery: {
                                 cartId: string | null;
                                 /** @enum {string} */
-                                state: "internal" | "received" | "staged" | "held" | "provider_accepted" | "unknown";
+                                state: "internal" | "received" | "staged" | "held" | "provider_accepted" | "unknown" | "failed";
                                 taskId: string | null;
                             };
                             files: {
@@ -4355,7 +5292,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             /** @enum {string} */
-                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity";
+                            platform: "chat" | "email" | "slack" | "teams" | "sms" | "whatsapp" | "imessage" | "rcs" | "phone" | "discord" | "telegram" | "task_activity" | "voice";
                             referenceId: string | null;
                             /** @enum {string} */
                             role: "user" | "assistant" | "contact" | "system";
@@ -4372,6 +5309,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -4379,7 +5319,10 @@ export interface operations {
     "chats.process": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 chatId: string;
             };
@@ -4413,6 +5356,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4423,6 +5368,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             423: components["responses"]["KillSwitchEngaged"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
@@ -4646,7 +5594,10 @@ export interface operations {
     "contacts.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4720,6 +5671,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4810,6 +5763,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -5100,6 +6057,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -5137,6 +6095,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -5144,7 +6103,10 @@ export interface operations {
     "contacts.merge": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 contactId: string;
             };
@@ -5162,6 +6124,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5253,6 +6217,100 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "contacts.relationships.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    toContactId: string;
+                    type: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        relationship: {
+                            createdAt: string;
+                            fromContactId: string;
+                            id: string;
+                            toContactId: string;
+                            type: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "contacts.relationships.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contactId: string;
+                relationshipId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        relationship: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                            id: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -5260,7 +6318,10 @@ export interface operations {
     "contacts.bulkImport": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5319,6 +6380,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5343,6 +6406,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -5407,6 +6473,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             428: components["responses"]["OnboardingRequired"];
@@ -5457,7 +6524,10 @@ export interface operations {
     "driveFiles.confirm": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 fileId: string;
             };
@@ -5474,6 +6544,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5497,6 +6569,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -5526,6 +6601,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5561,7 +6637,10 @@ export interface operations {
     "driveFiles.upload": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5579,6 +6658,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5594,6 +6675,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -5674,7 +6758,10 @@ export interface operations {
     "identifiers.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5694,6 +6781,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5764,6 +6853,8 @@ export interface operations {
                                     virtualDuration: number;
                                 };
                                 notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
                                     /**
                                      * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                      * @enum {string}
@@ -5825,6 +6916,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -5861,6 +6955,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -5868,7 +6963,10 @@ export interface operations {
     "identifiers.link": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 identifierId: string;
             };
@@ -5885,6 +6983,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5955,6 +7055,8 @@ export interface operations {
                                     virtualDuration: number;
                                 };
                                 notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
                                     /**
                                      * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                      * @enum {string}
@@ -6016,6 +7118,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -6023,10 +7128,269 @@ export interface operations {
     "identifiers.makePrimary": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 identifierId: string;
             };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        identifier: {
+                            createdAt: string;
+                            id: string;
+                            iMessageCapable?: boolean;
+                            label: string | null;
+                            messagingWindow?: {
+                                [key: string]: string;
+                            };
+                            preferredTextPlatform?: string | null;
+                            primary: boolean;
+                            type: string;
+                            value: string;
+                            verified: boolean;
+                            whatsAppCapable?: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                        user: {
+                            account: string;
+                            appName: string | null;
+                            assistant: string | null;
+                            assistantName: string | null;
+                            avatarUrl: string | null;
+                            city: string;
+                            country: string | null;
+                            createdAt: string;
+                            email: string;
+                            externalId: string | null;
+                            firstLoginAt: string | null;
+                            firstName: string;
+                            id: string;
+                            identifiers?: {
+                                createdAt: string;
+                                id: string;
+                                label: string | null;
+                                primary: boolean;
+                                type: string;
+                                value: string;
+                                verified: boolean;
+                            }[];
+                            lastName: string;
+                            locale: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            name: string | null;
+                            onboarded: boolean;
+                            organization: string | null;
+                            /** @enum {string} */
+                            organizationRole: "admin" | "member" | "guest";
+                            preferences: {
+                                calendars: {
+                                    read: string[];
+                                };
+                                checkInAfter: number;
+                                desktop: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                                email: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                                notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
+                                };
+                                reminders: {
+                                    /** @enum {string} */
+                                    level: "all-events" | "svc-events" | "none";
+                                    recipient: {
+                                        /** @enum {string} */
+                                        asAttendee: "only-me" | "none";
+                                        /** @enum {string} */
+                                        asOrganizer: "only-me" | "with-attendees" | "none";
+                                    };
+                                    smartReminders: boolean;
+                                };
+                                slack: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                                teams: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                            };
+                            preferredContactChannel: {
+                                [key: string]: unknown;
+                            };
+                            preferredProviders: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "active" | "inactive" | "suspended";
+                            team: {
+                                id: string;
+                                name: string;
+                                organization: string | null;
+                                status: string;
+                            } | null;
+                            /** @enum {string|null} */
+                            teamRole: "member" | "admin" | "owner" | null;
+                            timezone: string;
+                            updatedAt: string;
+                            username: string | null;
+                            voice: {
+                                provider: string;
+                                voiceId: string;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "identifiers.verification": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                identifierId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description When the code stops working (10 minutes after it was sent) */
+                        expiresAt: string;
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    "identifiers.verify": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                identifierId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        identifier: {
+                            createdAt: string;
+                            id: string;
+                            iMessageCapable?: boolean;
+                            label: string | null;
+                            messagingWindow?: {
+                                [key: string]: string;
+                            };
+                            preferredTextPlatform?: string | null;
+                            primary: boolean;
+                            type: string;
+                            value: string;
+                            verified: boolean;
+                            whatsAppCapable?: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "mailbox.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -6038,133 +7402,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        identifier: {
-                            createdAt: string;
+                        mailbox: {
+                            address: string;
+                            authError: boolean;
+                            authErrorReason: string | null;
+                            connectedAt: string;
                             id: string;
-                            iMessageCapable?: boolean;
-                            label: string | null;
-                            messagingWindow?: {
-                                [key: string]: string;
-                            };
-                            preferredTextPlatform?: string | null;
-                            primary: boolean;
-                            type: string;
-                            value: string;
-                            verified: boolean;
-                            whatsAppCapable?: boolean;
-                        };
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            notifications: boolean | null;
+                            /** @enum {string} */
+                            platform: "google" | "outlook";
+                            /** @enum {string} */
+                            provider: "gmail" | "outlook";
+                            scopes: string[];
+                            /** @enum {string} */
+                            status: "connected" | "auth_error";
+                        } | null;
                         /** @enum {boolean} */
                         ok: true;
-                        user: {
-                            account: string;
-                            appName: string | null;
-                            assistant: string | null;
-                            assistantName: string | null;
-                            avatarUrl: string | null;
-                            city: string;
-                            country: string | null;
-                            createdAt: string;
-                            email: string;
-                            externalId: string | null;
-                            firstLoginAt: string | null;
-                            firstName: string;
-                            id: string;
-                            identifiers?: {
-                                createdAt: string;
-                                id: string;
-                                label: string | null;
-                                primary: boolean;
-                                type: string;
-                                value: string;
-                                verified: boolean;
-                            }[];
-                            lastName: string;
-                            locale: string;
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            name: string | null;
-                            onboarded: boolean;
-                            organization: string | null;
-                            /** @enum {string} */
-                            organizationRole: "admin" | "member" | "guest";
-                            preferences: {
-                                calendars: {
-                                    read: string[];
-                                };
-                                checkInAfter: number;
-                                desktop: {
-                                    enabled: boolean;
-                                    inPersonDuration: number;
-                                    virtualDuration: number;
-                                };
-                                email: {
-                                    enabled: boolean;
-                                    inPersonDuration: number;
-                                    virtualDuration: number;
-                                };
-                                notifications: {
-                                    /**
-                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
-                                     * @enum {string}
-                                     */
-                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
-                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
-                                    quietHours: boolean;
-                                };
-                                reminders: {
-                                    /** @enum {string} */
-                                    level: "all-events" | "svc-events" | "none";
-                                    recipient: {
-                                        /** @enum {string} */
-                                        asAttendee: "only-me" | "none";
-                                        /** @enum {string} */
-                                        asOrganizer: "only-me" | "with-attendees" | "none";
-                                    };
-                                    smartReminders: boolean;
-                                };
-                                slack: {
-                                    enabled: boolean;
-                                    inPersonDuration: number;
-                                    virtualDuration: number;
-                                };
-                                teams: {
-                                    enabled: boolean;
-                                    inPersonDuration: number;
-                                    virtualDuration: number;
-                                };
-                            };
-                            preferredContactChannel: {
-                                [key: string]: unknown;
-                            };
-                            preferredProviders: {
-                                [key: string]: unknown;
-                            };
-                            /** @enum {string} */
-                            status: "active" | "inactive" | "suspended";
-                            team: {
-                                id: string;
-                                name: string;
-                                organization: string | null;
-                                status: string;
-                            } | null;
-                            /** @enum {string|null} */
-                            teamRole: "member" | "admin" | "owner" | null;
-                            timezone: string;
-                            updatedAt: string;
-                            username: string | null;
-                            voice: {
-                                provider: string;
-                                voiceId: string;
-                            } | null;
-                        };
                     };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "mailbox.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disconnected: boolean;
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -6195,6 +7487,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             428: components["responses"]["OnboardingRequired"];
@@ -6276,7 +7569,10 @@ export interface operations {
     "memories.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6309,6 +7605,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6354,6 +7652,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -6504,6 +7805,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -6541,6 +7843,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -6613,7 +7916,10 @@ export interface operations {
     "modelTierSegments.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6635,6 +7941,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6663,6 +7971,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6741,13 +8051,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
     "modelTierSegments.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 segmentId: string;
             };
@@ -6771,6 +8085,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6800,6 +8116,55 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "notices.open.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            410: components["responses"]["Status410"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "notices.open.post": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            410: components["responses"]["Status410"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6862,6 +8227,245 @@ export interface operations {
                         /** @enum {boolean} */
                         ok: true;
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "oauth.callback.gmail.get": {
+        parameters: {
+            query: {
+                code?: string;
+                error?: string;
+                error_description?: string;
+                state: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        mailbox: {
+                            address: string;
+                            authError: boolean;
+                            authErrorReason: string | null;
+                            connectedAt: string;
+                            id: string;
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            notifications: boolean | null;
+                            /** @enum {string} */
+                            platform: "google" | "outlook";
+                            /** @enum {string} */
+                            provider: "gmail" | "outlook";
+                            scopes: string[];
+                            /** @enum {string} */
+                            status: "connected" | "auth_error";
+                        } | null;
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "oauth.callback.outlook.get": {
+        parameters: {
+            query: {
+                code?: string;
+                error?: string;
+                error_description?: string;
+                state: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        mailbox: {
+                            address: string;
+                            authError: boolean;
+                            authErrorReason: string | null;
+                            connectedAt: string;
+                            id: string;
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            notifications: boolean | null;
+                            /** @enum {string} */
+                            platform: "google" | "outlook";
+                            /** @enum {string} */
+                            provider: "gmail" | "outlook";
+                            scopes: string[];
+                            /** @enum {string} */
+                            status: "connected" | "auth_error";
+                        } | null;
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "oauth.github.authorize.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "oauth.github.begin.get": {
+        parameters: {
+            query: {
+                state: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "oauth.github.callback.get": {
+        parameters: {
+            query: {
+                code?: string;
+                error?: string;
+                state: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connection: {
+                            assistant: string | null;
+                            createdAt: string;
+                            id: string;
+                            provider: string;
+                            purpose: string;
+                            target: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "oauth.mailbox.authorize.get": {
+        parameters: {
+            query: {
+                provider: "gmail" | "outlook";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "oauth.mailbox.connect.get": {
+        parameters: {
+            query: {
+                provider: "gmail" | "outlook";
+                returnTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6958,7 +8562,10 @@ export interface operations {
     "onboarding.markOnboarded": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6971,6 +8578,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6983,6 +8592,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7066,7 +8678,10 @@ export interface operations {
     "organizations.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7082,6 +8697,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7116,6 +8733,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7229,6 +8848,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7266,6 +8886,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7318,7 +8939,10 @@ export interface operations {
     "organizations.domains.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 orgId: string;
             };
@@ -7336,6 +8960,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7363,6 +8989,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7415,6 +9044,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7453,6 +9083,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7460,7 +9091,10 @@ export interface operations {
     "organizations.domains.verify": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 domainId: string;
                 orgId: string;
@@ -7472,6 +9106,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7499,6 +9135,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7553,7 +9192,10 @@ export interface operations {
     "organizations.members.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 orgId: string;
             };
@@ -7570,6 +9212,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7594,6 +9238,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7633,6 +9279,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7640,7 +9287,10 @@ export interface operations {
     "organizations.scim.token": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 orgId: string;
             };
@@ -7651,6 +9301,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7667,6 +9319,153 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "organizations.settings.capabilities.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capabilities: {
+                            [key: string]: unknown;
+                        };
+                        effective: {
+                            capabilities: {
+                                [key: string]: "on" | "off";
+                            };
+                            workspaceHandoffDomains: {
+                                allowlist: string[] | null;
+                                blocklist: string[];
+                            };
+                        };
+                        /** @enum {string} */
+                        level: "account" | "organization";
+                        lockedAbove: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                by: "account";
+                                /** @enum {string} */
+                                value: "on" | "off";
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                        ownerId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "organizations.settings.capabilities.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    capabilities: {
+                        /** @enum {string|null} */
+                        browserAutomation?: "on" | "off" | null;
+                        browserAutomationLocked?: boolean;
+                        /** @enum {string|null} */
+                        mcpServers?: "on" | "off" | null;
+                        mcpServersLocked?: boolean;
+                        /** @enum {string|null} */
+                        slackWorkspaceApps?: "on" | "off" | null;
+                        slackWorkspaceAppsLocked?: boolean;
+                        /** @enum {string|null} */
+                        workspaceCli?: "on" | "off" | null;
+                        workspaceCliLocked?: boolean;
+                        /** @enum {string|null} */
+                        workspaceHandoff?: "on" | "off" | null;
+                        workspaceHandoffDomains?: {
+                            /** @default [] */
+                            allowlist?: string[];
+                            /** @default [] */
+                            blocklist?: string[];
+                        };
+                        workspaceHandoffLocked?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capabilities: {
+                            [key: string]: unknown;
+                        };
+                        effective: {
+                            capabilities: {
+                                [key: string]: "on" | "off";
+                            };
+                            workspaceHandoffDomains: {
+                                allowlist: string[] | null;
+                                blocklist: string[];
+                            };
+                        };
+                        /** @enum {string} */
+                        level: "account" | "organization";
+                        lockedAbove: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                by: "account";
+                                /** @enum {string} */
+                                value: "on" | "off";
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                        ownerId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7717,7 +9516,10 @@ export interface operations {
     "organizations.settings.modelTiers.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 orgId: string;
             };
@@ -7737,6 +9539,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7762,6 +9566,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7834,6 +9641,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7866,6 +9674,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7873,7 +9682,10 @@ export interface operations {
     "phoneLineRequests.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7907,6 +9719,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7934,6 +9748,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -7974,6 +9791,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             428: components["responses"]["OnboardingRequired"];
@@ -8037,7 +9855,7 @@ export interface operations {
                                 subject: string | null;
                                 to: string[];
                                 /** @enum {string} */
-                                type: "email" | "message" | "calendar_event" | "skill_action";
+                                type: "email" | "message" | "calendar_event" | "skill_action" | "call";
                                 validUntil: string | null;
                             }[];
                             id: string;
@@ -8121,7 +9939,7 @@ export interface operations {
                                 subject: string | null;
                                 to: string[];
                                 /** @enum {string} */
-                                type: "email" | "message" | "calendar_event" | "skill_action";
+                                type: "email" | "message" | "calendar_event" | "skill_action" | "call";
                                 validUntil: string | null;
                             }[];
                             id: string;
@@ -8152,7 +9970,10 @@ export interface operations {
     "portal.carts.approve": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 cartId: string;
             };
@@ -8170,6 +9991,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8187,6 +10010,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -8194,7 +10019,10 @@ export interface operations {
     "portal.carts.cancel": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 cartId: string;
             };
@@ -8211,6 +10039,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8228,6 +10058,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -8290,7 +10122,7 @@ export interface operations {
                                 subject: string | null;
                                 to: string[];
                                 /** @enum {string} */
-                                type: "email" | "message" | "calendar_event" | "skill_action";
+                                type: "email" | "message" | "calendar_event" | "skill_action" | "call";
                                 validUntil: string | null;
                             }[];
                             id: string;
@@ -8315,6 +10147,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -8322,7 +10155,10 @@ export interface operations {
     "portal.carts.dispatches.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 cartId: string;
                 index: string;
@@ -8347,6 +10183,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8390,7 +10228,7 @@ export interface operations {
                                 subject: string | null;
                                 to: string[];
                                 /** @enum {string} */
-                                type: "email" | "message" | "calendar_event" | "skill_action";
+                                type: "email" | "message" | "calendar_event" | "skill_action" | "call";
                                 validUntil: string | null;
                             }[];
                             id: string;
@@ -8415,6 +10253,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -8422,7 +10262,10 @@ export interface operations {
     "portal.carts.dispatches.edit": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 cartId: string;
                 index: string;
@@ -8448,6 +10291,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8491,7 +10336,7 @@ export interface operations {
                                 subject: string | null;
                                 to: string[];
                                 /** @enum {string} */
-                                type: "email" | "message" | "calendar_event" | "skill_action";
+                                type: "email" | "message" | "calendar_event" | "skill_action" | "call";
                                 validUntil: string | null;
                             }[];
                             id: string;
@@ -8516,6 +10361,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -8523,7 +10370,10 @@ export interface operations {
     "portal.carts.dispatches.undo": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 cartId: string;
                 index: string;
@@ -8535,6 +10385,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8553,6 +10405,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -8585,7 +10439,7 @@ export interface operations {
                             deliveryState: "staged" | "held" | "provider_accepted" | "unknown" | "failed" | "undone";
                             dispatchIndex: number;
                             /** @enum {string} */
-                            dispatchType: "email" | "message" | "calendar_event" | "skill_action";
+                            dispatchType: "email" | "message" | "calendar_event" | "skill_action" | "call";
                             executedAt: string | null;
                             failureReason: string | null;
                             providerMessageId: string | null;
@@ -8671,203 +10525,8 @@ export interface operations {
                                     virtualDuration: number;
                                 };
                                 notifications: {
-                                    /**
-                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
-                                     * @enum {string}
-                                     */
-                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
-                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
-                                    quietHours: boolean;
-                                };
-                                reminders: {
-                                    /** @enum {string} */
-                                    level: "all-events" | "svc-events" | "none";
-                                    recipient: {
-                                        /** @enum {string} */
-                                        asAttendee: "only-me" | "none";
-                                        /** @enum {string} */
-                                        asOrganizer: "only-me" | "with-attendees" | "none";
-                                    };
-                                    smartReminders: boolean;
-                                };
-                                slack: {
-                                    enabled: boolean;
-                                    inPersonDuration: number;
-                                    virtualDuration: number;
-                                };
-                                teams: {
-                                    enabled: boolean;
-                                    inPersonDuration: number;
-                                    virtualDuration: number;
-                                };
-                            };
-                            preferredContactChannel: {
-                                [key: string]: unknown;
-                            };
-                            preferredProviders: {
-                                [key: string]: unknown;
-                            };
-                            /** @enum {string} */
-                            status: "active" | "inactive" | "suspended";
-                            team: {
-                                id: string;
-                                name: string;
-                                organization: string | null;
-                                status: string;
-                            } | null;
-                            /** @enum {string|null} */
-                            teamRole: "member" | "admin" | "owner" | null;
-                            timezone: string;
-                            updatedAt: string;
-                            username: string | null;
-                            voice: {
-                                provider: string;
-                                voiceId: string;
-                            } | null;
-                        };
-                    };
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            428: components["responses"]["OnboardingRequired"];
-            429: components["responses"]["RateLimited"];
-        };
-    };
-    "profile.update": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    assistantName?: string | null;
-                    avatar?: string | null;
-                    city?: string;
-                    country?: string | null;
-                    firstName?: string;
-                    lastName?: string;
-                    locale?: string;
-                    name?: string | null;
-                    preferences?: {
-                        calendars?: {
-                            read?: string[];
-                        };
-                        checkInAfter?: number;
-                        desktop?: {
-                            enabled?: boolean;
-                            inPersonDuration?: number;
-                            virtualDuration?: number;
-                        };
-                        email?: {
-                            enabled?: boolean;
-                            inPersonDuration?: number;
-                            virtualDuration?: number;
-                        };
-                        notifications?: {
-                            /**
-                             * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
-                             * @enum {string}
-                             */
-                            channel?: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
-                            /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
-                            quietHours?: boolean;
-                        };
-                        reminders?: {
-                            /** @enum {string} */
-                            level?: "all-events" | "svc-events" | "none";
-                            recipient?: {
-                                /** @enum {string} */
-                                asAttendee?: "only-me" | "none";
-                                /** @enum {string} */
-                                asOrganizer?: "only-me" | "with-attendees" | "none";
-                            };
-                            smartReminders?: boolean;
-                        };
-                        slack?: {
-                            enabled?: boolean;
-                            inPersonDuration?: number;
-                            virtualDuration?: number;
-                        };
-                        teams?: {
-                            enabled?: boolean;
-                            inPersonDuration?: number;
-                            virtualDuration?: number;
-                        };
-                    };
-                    preferredContactChannel?: {
-                        [key: string]: unknown;
-                    };
-                    preferredProviders?: {
-                        [key: string]: unknown;
-                    };
-                    timezone?: string;
-                    username?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
-                        user: {
-                            account: string;
-                            appName: string | null;
-                            assistant: string | null;
-                            assistantName: string | null;
-                            avatarUrl: string | null;
-                            city: string;
-                            country: string | null;
-                            createdAt: string;
-                            email: string;
-                            externalId: string | null;
-                            firstLoginAt: string | null;
-                            firstName: string;
-                            id: string;
-                            identifiers?: {
-                                createdAt: string;
-                                id: string;
-                                label: string | null;
-                                primary: boolean;
-                                type: string;
-                                value: string;
-                                verified: boolean;
-                            }[];
-                            lastName: string;
-                            locale: string;
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            name: string | null;
-                            onboarded: boolean;
-                            organization: string | null;
-                            /** @enum {string} */
-                            organizationRole: "admin" | "member" | "guest";
-                            preferences: {
-                                calendars: {
-                                    read: string[];
-                                };
-                                checkInAfter: number;
-                                desktop: {
-                                    enabled: boolean;
-                                    inPersonDuration: number;
-                                    virtualDuration: number;
-                                };
-                                email: {
-                                    enabled: boolean;
-                                    inPersonDuration: number;
-                                    virtualDuration: number;
-                                };
-                                notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
                                     /**
                                      * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                      * @enum {string}
@@ -8928,6 +10587,216 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "profile.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    assistantName?: string | null;
+                    avatar?: string | null;
+                    city?: string;
+                    country?: string | null;
+                    firstName?: string;
+                    lastName?: string;
+                    locale?: string;
+                    name?: string | null;
+                    preferences?: {
+                        calendars?: {
+                            read?: string[];
+                        };
+                        checkInAfter?: number;
+                        desktop?: {
+                            enabled?: boolean;
+                            inPersonDuration?: number;
+                            virtualDuration?: number;
+                        };
+                        email?: {
+                            enabled?: boolean;
+                            inPersonDuration?: number;
+                            virtualDuration?: number;
+                        };
+                        notifications?: {
+                            /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                            approvalsByText?: boolean;
+                            /**
+                             * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                             * @enum {string}
+                             */
+                            channel?: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                            /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                            quietHours?: boolean;
+                        };
+                        reminders?: {
+                            /** @enum {string} */
+                            level?: "all-events" | "svc-events" | "none";
+                            recipient?: {
+                                /** @enum {string} */
+                                asAttendee?: "only-me" | "none";
+                                /** @enum {string} */
+                                asOrganizer?: "only-me" | "with-attendees" | "none";
+                            };
+                            smartReminders?: boolean;
+                        };
+                        slack?: {
+                            enabled?: boolean;
+                            inPersonDuration?: number;
+                            virtualDuration?: number;
+                        };
+                        teams?: {
+                            enabled?: boolean;
+                            inPersonDuration?: number;
+                            virtualDuration?: number;
+                        };
+                    };
+                    preferredContactChannel?: {
+                        [key: string]: unknown;
+                    };
+                    preferredProviders?: {
+                        [key: string]: unknown;
+                    };
+                    timezone?: string;
+                    username?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        user: {
+                            account: string;
+                            appName: string | null;
+                            assistant: string | null;
+                            assistantName: string | null;
+                            avatarUrl: string | null;
+                            city: string;
+                            country: string | null;
+                            createdAt: string;
+                            email: string;
+                            externalId: string | null;
+                            firstLoginAt: string | null;
+                            firstName: string;
+                            id: string;
+                            identifiers?: {
+                                createdAt: string;
+                                id: string;
+                                label: string | null;
+                                primary: boolean;
+                                type: string;
+                                value: string;
+                                verified: boolean;
+                            }[];
+                            lastName: string;
+                            locale: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            name: string | null;
+                            onboarded: boolean;
+                            organization: string | null;
+                            /** @enum {string} */
+                            organizationRole: "admin" | "member" | "guest";
+                            preferences: {
+                                calendars: {
+                                    read: string[];
+                                };
+                                checkInAfter: number;
+                                desktop: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                                email: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                                notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
+                                };
+                                reminders: {
+                                    /** @enum {string} */
+                                    level: "all-events" | "svc-events" | "none";
+                                    recipient: {
+                                        /** @enum {string} */
+                                        asAttendee: "only-me" | "none";
+                                        /** @enum {string} */
+                                        asOrganizer: "only-me" | "with-attendees" | "none";
+                                    };
+                                    smartReminders: boolean;
+                                };
+                                slack: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                                teams: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                            };
+                            preferredContactChannel: {
+                                [key: string]: unknown;
+                            };
+                            preferredProviders: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "active" | "inactive" | "suspended";
+                            team: {
+                                id: string;
+                                name: string;
+                                organization: string | null;
+                                status: string;
+                            } | null;
+                            /** @enum {string|null} */
+                            teamRole: "member" | "admin" | "owner" | null;
+                            timezone: string;
+                            updatedAt: string;
+                            username: string | null;
+                            voice: {
+                                provider: string;
+                                voiceId: string;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -9005,7 +10874,10 @@ export interface operations {
                 /** @description Comma-separated attributes to leave out, e.g. members */
                 excludedAttributes?: string | string[];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9018,6 +10890,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9026,6 +10900,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequestInProtocolShape"];
             401: components["responses"]["UnauthorizedInProtocolShape"];
+            409: components["responses"]["ConflictInProtocolShape"];
+            413: components["responses"]["PayloadTooLargeInProtocolShape"];
+            422: components["responses"]["UnprocessableInProtocolShape"];
             429: components["responses"]["RateLimitedInProtocolShape"];
         };
     };
@@ -9092,6 +10969,7 @@ export interface operations {
             400: components["responses"]["BadRequestInProtocolShape"];
             401: components["responses"]["UnauthorizedInProtocolShape"];
             404: components["responses"]["NotFoundInProtocolShape"];
+            413: components["responses"]["PayloadTooLargeInProtocolShape"];
             429: components["responses"]["RateLimitedInProtocolShape"];
         };
     };
@@ -9118,6 +10996,7 @@ export interface operations {
             400: components["responses"]["BadRequestInProtocolShape"];
             401: components["responses"]["UnauthorizedInProtocolShape"];
             404: components["responses"]["NotFoundInProtocolShape"];
+            413: components["responses"]["PayloadTooLargeInProtocolShape"];
             429: components["responses"]["RateLimitedInProtocolShape"];
         };
     };
@@ -9129,7 +11008,10 @@ export interface operations {
                 /** @description Comma-separated attributes to leave out, e.g. members */
                 excludedAttributes?: string | string[];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -9144,6 +11026,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9153,6 +11037,9 @@ export interface operations {
             400: components["responses"]["BadRequestInProtocolShape"];
             401: components["responses"]["UnauthorizedInProtocolShape"];
             404: components["responses"]["NotFoundInProtocolShape"];
+            409: components["responses"]["ConflictInProtocolShape"];
+            413: components["responses"]["PayloadTooLargeInProtocolShape"];
+            422: components["responses"]["UnprocessableInProtocolShape"];
             429: components["responses"]["RateLimitedInProtocolShape"];
         };
     };
@@ -9311,7 +11198,10 @@ export interface operations {
                 /** @description Comma-separated attributes to leave out, e.g. members */
                 excludedAttributes?: string | string[];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9324,6 +11214,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9332,6 +11224,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequestInProtocolShape"];
             401: components["responses"]["UnauthorizedInProtocolShape"];
+            409: components["responses"]["ConflictInProtocolShape"];
+            413: components["responses"]["PayloadTooLargeInProtocolShape"];
+            422: components["responses"]["UnprocessableInProtocolShape"];
             429: components["responses"]["RateLimitedInProtocolShape"];
         };
     };
@@ -9398,6 +11293,7 @@ export interface operations {
             400: components["responses"]["BadRequestInProtocolShape"];
             401: components["responses"]["UnauthorizedInProtocolShape"];
             404: components["responses"]["NotFoundInProtocolShape"];
+            413: components["responses"]["PayloadTooLargeInProtocolShape"];
             429: components["responses"]["RateLimitedInProtocolShape"];
         };
     };
@@ -9424,6 +11320,7 @@ export interface operations {
             400: components["responses"]["BadRequestInProtocolShape"];
             401: components["responses"]["UnauthorizedInProtocolShape"];
             404: components["responses"]["NotFoundInProtocolShape"];
+            413: components["responses"]["PayloadTooLargeInProtocolShape"];
             429: components["responses"]["RateLimitedInProtocolShape"];
         };
     };
@@ -9435,7 +11332,10 @@ export interface operations {
                 /** @description Comma-separated attributes to leave out, e.g. members */
                 excludedAttributes?: string | string[];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -9450,6 +11350,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9459,7 +11361,146 @@ export interface operations {
             400: components["responses"]["BadRequestInProtocolShape"];
             401: components["responses"]["UnauthorizedInProtocolShape"];
             404: components["responses"]["NotFoundInProtocolShape"];
+            409: components["responses"]["ConflictInProtocolShape"];
+            413: components["responses"]["PayloadTooLargeInProtocolShape"];
+            422: components["responses"]["UnprocessableInProtocolShape"];
             429: components["responses"]["RateLimitedInProtocolShape"];
+        };
+    };
+    "settings.capabilities.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capabilities: {
+                            [key: string]: unknown;
+                        };
+                        effective: {
+                            capabilities: {
+                                [key: string]: "on" | "off";
+                            };
+                            workspaceHandoffDomains: {
+                                allowlist: string[] | null;
+                                blocklist: string[];
+                            };
+                        };
+                        /** @enum {string} */
+                        level: "account" | "organization";
+                        lockedAbove: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                by: "account";
+                                /** @enum {string} */
+                                value: "on" | "off";
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                        ownerId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "settings.capabilities.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    capabilities: {
+                        /** @enum {string|null} */
+                        browserAutomation?: "on" | "off" | null;
+                        browserAutomationLocked?: boolean;
+                        /** @enum {string|null} */
+                        mcpServers?: "on" | "off" | null;
+                        mcpServersLocked?: boolean;
+                        /** @enum {string|null} */
+                        slackWorkspaceApps?: "on" | "off" | null;
+                        slackWorkspaceAppsLocked?: boolean;
+                        /** @enum {string|null} */
+                        workspaceCli?: "on" | "off" | null;
+                        workspaceCliLocked?: boolean;
+                        /** @enum {string|null} */
+                        workspaceHandoff?: "on" | "off" | null;
+                        workspaceHandoffDomains?: {
+                            /** @default [] */
+                            allowlist?: string[];
+                            /** @default [] */
+                            blocklist?: string[];
+                        };
+                        workspaceHandoffLocked?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capabilities: {
+                            [key: string]: unknown;
+                        };
+                        effective: {
+                            capabilities: {
+                                [key: string]: "on" | "off";
+                            };
+                            workspaceHandoffDomains: {
+                                allowlist: string[] | null;
+                                blocklist: string[];
+                            };
+                        };
+                        /** @enum {string} */
+                        level: "account" | "organization";
+                        lockedAbove: {
+                            [key: string]: {
+                                /** @enum {string} */
+                                by: "account";
+                                /** @enum {string} */
+                                value: "on" | "off";
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                        ownerId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "settings.modelTiers.get": {
@@ -9504,7 +11545,10 @@ export interface operations {
     "settings.modelTiers.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9522,6 +11566,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9546,13 +11592,16 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
     "skills.list": {
         parameters: {
             query?: {
-                kind?: "workflow" | "mcp";
+                kind?: "workflow" | "mcp" | "instructions" | "prompt" | "browser";
                 page?: number;
                 perPage?: number;
             };
@@ -9574,6 +11623,11 @@ export interface operations {
                         page: number;
                         perPage: number;
                         skills: {
+                            /**
+                             * @description Instructions and prompt skills: `always`, or `when_named` (tasks whose skills[] name it)
+                             * @enum {string|null}
+                             */
+                            applies: "always" | "when_named" | null;
                             cooldownMs: number | null;
                             createdAt: string;
                             description: string | null;
@@ -9581,7 +11635,7 @@ export interface operations {
                             id: string;
                             instructions: string | null;
                             /** @enum {string} */
-                            kind: "workflow" | "mcp";
+                            kind: "workflow" | "mcp" | "instructions" | "prompt" | "browser";
                             lastFiredAt: string | null;
                             maxConcurrent: number | null;
                             maxRuns: number | null;
@@ -9605,6 +11659,14 @@ export interface operations {
                             /** @enum {string} */
                             overflowBehavior: "queue" | "drop" | "replace";
                             ownerUserId: string | null;
+                            prompt: {
+                                name: string;
+                                variables: {
+                                    [key: string]: string;
+                                };
+                                /** @description null: the latest published version */
+                                version: number | null;
+                            } | null;
                             recurrenceEndsAt: string | null;
                             runCount: number;
                             /** @enum {string|null} */
@@ -9634,7 +11696,10 @@ export interface operations {
     "skills.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9824,13 +11889,42 @@ export interface operations {
                     mcpTransport?: "streamable-http" | "sse";
                     name?: string;
                     title?: string;
+                } | {
+                    /** @enum {string} */
+                    applies?: "always" | "when_named";
+                    description?: string;
+                    enabled?: boolean;
+                    instructions: string;
+                    /** @enum {string} */
+                    kind: "instructions";
+                    name: string;
+                    title?: string;
+                } | {
+                    /** @enum {string} */
+                    applies?: "always" | "when_named";
+                    description?: string;
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    kind: "prompt";
+                    name: string;
+                    promptName: string;
+                    promptVersion?: number | null;
+                    title?: string;
+                    variables?: {
+                        [key: string]: string;
+                    };
+                } | {
+                    /** @enum {string} */
+                    kind: "browser";
                 };
             };
         };
         responses: {
             /** @description Success */
-            201: {
+            200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9838,6 +11932,11 @@ export interface operations {
                         /** @enum {boolean} */
                         ok: true;
                         skill: {
+                            /**
+                             * @description Instructions and prompt skills: `always`, or `when_named` (tasks whose skills[] name it)
+                             * @enum {string|null}
+                             */
+                            applies: "always" | "when_named" | null;
                             cooldownMs: number | null;
                             createdAt: string;
                             description: string | null;
@@ -9845,7 +11944,7 @@ export interface operations {
                             id: string;
                             instructions: string | null;
                             /** @enum {string} */
-                            kind: "workflow" | "mcp";
+                            kind: "workflow" | "mcp" | "instructions" | "prompt" | "browser";
                             lastFiredAt: string | null;
                             maxConcurrent: number | null;
                             maxRuns: number | null;
@@ -9869,6 +11968,88 @@ export interface operations {
                             /** @enum {string} */
                             overflowBehavior: "queue" | "drop" | "replace";
                             ownerUserId: string | null;
+                            prompt: {
+                                name: string;
+                                variables: {
+                                    [key: string]: string;
+                                };
+                                /** @description null: the latest published version */
+                                version: number | null;
+                            } | null;
+                            recurrenceEndsAt: string | null;
+                            runCount: number;
+                            /** @enum {string|null} */
+                            scheduleType: "now" | "recurring" | "trigger-based" | null;
+                            /**
+                             * @description `user`: installed for its owner; `account`: for every user of the account
+                             * @enum {string}
+                             */
+                            scope: "user" | "account";
+                            title: string | null;
+                            triggers: {
+                                [key: string]: unknown;
+                            }[];
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        skill: {
+                            /**
+                             * @description Instructions and prompt skills: `always`, or `when_named` (tasks whose skills[] name it)
+                             * @enum {string|null}
+                             */
+                            applies: "always" | "when_named" | null;
+                            cooldownMs: number | null;
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            id: string;
+                            instructions: string | null;
+                            /** @enum {string} */
+                            kind: "workflow" | "mcp" | "instructions" | "prompt" | "browser";
+                            lastFiredAt: string | null;
+                            maxConcurrent: number | null;
+                            maxRuns: number | null;
+                            mcp: {
+                                authorizationRequired: boolean;
+                                /** @enum {string} */
+                                authType: "none" | "oauth" | "api_key";
+                                serverName: string | null;
+                                serverUrl: string;
+                                tools: {
+                                    description: string;
+                                    /** @description The agent tool: mcp__<skill>__<tool> */
+                                    name: string;
+                                    readOnly: boolean;
+                                    tool: string;
+                                }[];
+                                /** @enum {string} */
+                                transport: "streamable-http" | "sse";
+                            } | null;
+                            name: string;
+                            /** @enum {string} */
+                            overflowBehavior: "queue" | "drop" | "replace";
+                            ownerUserId: string | null;
+                            prompt: {
+                                name: string;
+                                variables: {
+                                    [key: string]: string;
+                                };
+                                /** @description null: the latest published version */
+                                version: number | null;
+                            } | null;
                             recurrenceEndsAt: string | null;
                             runCount: number;
                             /** @enum {string|null} */
@@ -9891,6 +12072,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -9916,6 +12099,11 @@ export interface operations {
                         /** @enum {boolean} */
                         ok: true;
                         skill: {
+                            /**
+                             * @description Instructions and prompt skills: `always`, or `when_named` (tasks whose skills[] name it)
+                             * @enum {string|null}
+                             */
+                            applies: "always" | "when_named" | null;
                             cooldownMs: number | null;
                             createdAt: string;
                             description: string | null;
@@ -9923,7 +12111,7 @@ export interface operations {
                             id: string;
                             instructions: string | null;
                             /** @enum {string} */
-                            kind: "workflow" | "mcp";
+                            kind: "workflow" | "mcp" | "instructions" | "prompt" | "browser";
                             lastFiredAt: string | null;
                             maxConcurrent: number | null;
                             maxRuns: number | null;
@@ -9947,6 +12135,14 @@ export interface operations {
                             /** @enum {string} */
                             overflowBehavior: "queue" | "drop" | "replace";
                             ownerUserId: string | null;
+                            prompt: {
+                                name: string;
+                                variables: {
+                                    [key: string]: string;
+                                };
+                                /** @description null: the latest published version */
+                                version: number | null;
+                            } | null;
                             recurrenceEndsAt: string | null;
                             runCount: number;
                             /** @enum {string|null} */
@@ -10005,6 +12201,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -10012,7 +12209,10 @@ export interface operations {
     "skills.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 skillId: string;
             };
@@ -10021,6 +12221,8 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @enum {string} */
+                    applies?: "always" | "when_named";
                     cooldownMs?: number | null;
                     description?: string;
                     enabled?: boolean;
@@ -10031,6 +12233,8 @@ export interface operations {
                     mcpServerUrl?: string;
                     /** @enum {string} */
                     overflowBehavior?: "queue" | "drop" | "replace";
+                    promptName?: string;
+                    promptVersion?: number | null;
                     /** Format: date-time */
                     recurrenceEndsAt?: string | null;
                     /** @enum {string} */
@@ -10184,6 +12388,9 @@ export interface operations {
                         })[];
                         within?: number | string;
                     })[];
+                    variables?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -10191,6 +12398,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10198,6 +12407,11 @@ export interface operations {
                         /** @enum {boolean} */
                         ok: true;
                         skill: {
+                            /**
+                             * @description Instructions and prompt skills: `always`, or `when_named` (tasks whose skills[] name it)
+                             * @enum {string|null}
+                             */
+                            applies: "always" | "when_named" | null;
                             cooldownMs: number | null;
                             createdAt: string;
                             description: string | null;
@@ -10205,7 +12419,7 @@ export interface operations {
                             id: string;
                             instructions: string | null;
                             /** @enum {string} */
-                            kind: "workflow" | "mcp";
+                            kind: "workflow" | "mcp" | "instructions" | "prompt" | "browser";
                             lastFiredAt: string | null;
                             maxConcurrent: number | null;
                             maxRuns: number | null;
@@ -10229,6 +12443,14 @@ export interface operations {
                             /** @enum {string} */
                             overflowBehavior: "queue" | "drop" | "replace";
                             ownerUserId: string | null;
+                            prompt: {
+                                name: string;
+                                variables: {
+                                    [key: string]: string;
+                                };
+                                /** @description null: the latest published version */
+                                version: number | null;
+                            } | null;
                             recurrenceEndsAt: string | null;
                             runCount: number;
                             /** @enum {string|null} */
@@ -10251,6 +12473,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -10305,7 +12530,10 @@ export interface operations {
     "skills.oauth.start": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 skillId: string;
             };
@@ -10322,6 +12550,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10337,6 +12567,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -10344,7 +12577,10 @@ export interface operations {
     "skills.run": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 skillId: string;
             };
@@ -10355,6 +12591,8 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10376,6 +12614,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -10417,6 +12657,176 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "slackApps.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        slackApp: {
+                            assistant: string;
+                            botDisplayName: string;
+                            createdAt: string;
+                            credentials: {
+                                clientId: string | null;
+                                hasClientSecret: boolean;
+                                hasSigningSecret: boolean;
+                                setAt: string | null;
+                                slackAppId: string | null;
+                                /** @enum {string} */
+                                source: "app" | "deployment" | "none";
+                            };
+                            id: string;
+                            installations: {
+                                botUserId: string | null;
+                                installedAt: string;
+                                teamId: string;
+                            }[];
+                            kind: string;
+                            status: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "slackApps.credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    clientId: string;
+                    clientSecret: string;
+                    signingSecret: string;
+                    slackAppId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        slackApp: {
+                            assistant: string;
+                            botDisplayName: string;
+                            createdAt: string;
+                            credentials: {
+                                clientId: string | null;
+                                hasClientSecret: boolean;
+                                hasSigningSecret: boolean;
+                                setAt: string | null;
+                                slackAppId: string | null;
+                                /** @enum {string} */
+                                source: "app" | "deployment" | "none";
+                            };
+                            id: string;
+                            installations: {
+                                botUserId: string | null;
+                                installedAt: string;
+                                teamId: string;
+                            }[];
+                            kind: string;
+                            status: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "slack.events.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "slack.interactivity.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "sso.saml.acs": {
         parameters: {
             query?: never;
@@ -10438,6 +12848,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10504,6 +12915,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10614,7 +13026,10 @@ export interface operations {
     "tasks.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10641,6 +13056,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10721,6 +13138,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             423: components["responses"]["KillSwitchEngaged"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
@@ -10874,6 +13294,7 @@ export interface operations {
                 "application/json": {
                     /** @enum {string|null} */
                     approvalMode?: "auto" | "time-boxed" | "manual" | null;
+                    handledBy?: string;
                     /** @enum {string} */
                     modelTier?: "low" | "medium" | "high" | "ultra";
                     /** Format: date-time */
@@ -10969,6 +13390,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -11003,6 +13425,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -11073,7 +13496,10 @@ export interface operations {
     "tasks.approve": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 taskId: string;
             };
@@ -11090,6 +13516,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11172,6 +13600,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             423: components["responses"]["KillSwitchEngaged"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
@@ -11180,7 +13610,10 @@ export interface operations {
     "tasks.decline": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 taskId: string;
             };
@@ -11197,6 +13630,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11279,6 +13714,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -11286,7 +13723,10 @@ export interface operations {
     "tasks.feedback": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 taskId: string;
             };
@@ -11304,6 +13744,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11324,6 +13766,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -11331,7 +13776,10 @@ export interface operations {
     "tasks.markDone": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 taskId: string;
             };
@@ -11342,6 +13790,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11424,6 +13874,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -11431,7 +13883,10 @@ export interface operations {
     "tasks.markNotDone": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 taskId: string;
             };
@@ -11442,6 +13897,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11524,6 +13981,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -11531,7 +13990,10 @@ export interface operations {
     "tasks.process": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 taskId: string;
             };
@@ -11551,6 +14013,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11571,6 +14035,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             423: components["responses"]["KillSwitchEngaged"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
@@ -11579,7 +14045,10 @@ export interface operations {
     "tasks.stop": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 taskId: string;
             };
@@ -11590,6 +14059,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11672,6 +14143,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -11739,7 +14212,10 @@ export interface operations {
     "tasks.approveBatch": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11754,6 +14230,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11774,6 +14252,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             423: components["responses"]["KillSwitchEngaged"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
@@ -11831,7 +14312,10 @@ export interface operations {
     "teams.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11849,6 +14333,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11876,6 +14362,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -11978,6 +14467,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -12015,6 +14505,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -12106,6 +14597,8 @@ export interface operations {
                                         virtualDuration: number;
                                     };
                                     notifications: {
+                                        /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                        approvalsByText: boolean;
                                         /**
                                          * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                          * @enum {string}
@@ -12180,7 +14673,10 @@ export interface operations {
     "teams.members.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 teamId: string;
             };
@@ -12203,6 +14699,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12271,6 +14769,8 @@ export interface operations {
                                         virtualDuration: number;
                                     };
                                     notifications: {
+                                        /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                        approvalsByText: boolean;
                                         /**
                                          * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                          * @enum {string}
@@ -12335,6 +14835,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -12431,6 +14934,8 @@ export interface operations {
                                         virtualDuration: number;
                                     };
                                     notifications: {
+                                        /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                        approvalsByText: boolean;
                                         /**
                                          * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                          * @enum {string}
@@ -12495,6 +15000,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -12533,6 +15039,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -12615,7 +15122,10 @@ export interface operations {
     "teams.settings.resourcePermissions.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 teamId: string;
             };
@@ -12721,6 +15231,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12778,6 +15290,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -12785,7 +15300,10 @@ export interface operations {
     "teams.settings.securityPreset": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 teamId: string;
             };
@@ -12803,6 +15321,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12860,6 +15380,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -12867,7 +15390,10 @@ export interface operations {
     "teams.transferOwnership": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 teamId: string;
             };
@@ -12884,6 +15410,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12901,7 +15429,35 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "teams.messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12949,7 +15505,10 @@ export interface operations {
     "tenants.blocks.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 tenantId: string;
             };
@@ -12968,6 +15527,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12985,6 +15546,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -13051,13 +15614,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
     "tenants.blocks.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 blockName: string;
                 tenantId: string;
@@ -13076,6 +15643,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13093,6 +15662,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -13156,7 +15728,10 @@ export interface operations {
     "tenants.prompts.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 tenantId: string;
             };
@@ -13253,6 +15828,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13273,6 +15850,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -13400,13 +15979,17 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
     "tenants.prompts.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 promptName: string;
                 tenantId: string;
@@ -13508,6 +16091,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13525,14 +16110,20 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
     "tenants.prompts.publish": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 promptName: string;
                 tenantId: string;
@@ -13544,6 +16135,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13562,6 +16155,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -13879,6 +16475,8 @@ export interface operations {
                                     virtualDuration: number;
                                 };
                                 notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
                                     /**
                                      * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                      * @enum {string}
@@ -14012,6 +16610,8 @@ export interface operations {
                                     virtualDuration: number;
                                 };
                                 notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
                                     /**
                                      * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                      * @enum {string}
@@ -14167,6 +16767,8 @@ export interface operations {
                                     virtualDuration: number;
                                 };
                                 notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
                                     /**
                                      * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                      * @enum {string}
@@ -14229,6 +16831,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -14267,6 +16870,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -14371,7 +16975,10 @@ export interface operations {
     "users.assistants.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 userId: string;
             };
@@ -14417,6 +17024,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14495,6 +17104,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -14536,6 +17148,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -14543,7 +17156,10 @@ export interface operations {
     "users.assistants.hire": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 assistantId: string;
                 userId: string;
@@ -14555,6 +17171,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14610,6 +17228,8 @@ export interface operations {
                                     virtualDuration: number;
                                 };
                                 notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
                                     /**
                                      * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                      * @enum {string}
@@ -14671,6 +17291,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -14678,7 +17301,10 @@ export interface operations {
     "users.assistants.primary": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 assistantId: string;
                 userId: string;
@@ -14690,6 +17316,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14745,6 +17373,8 @@ export interface operations {
                                     virtualDuration: number;
                                 };
                                 notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
                                     /**
                                      * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                      * @enum {string}
@@ -14806,6 +17436,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -14946,6 +17579,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -15001,7 +17635,10 @@ export interface operations {
     "users.preferences.supervision.exceptions.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 userId: string;
             };
@@ -15034,6 +17671,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15064,6 +17703,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -15101,6 +17743,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -15164,7 +17807,10 @@ export interface operations {
     "users.preferences.supervision.matrix.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 userId: string;
             };
@@ -15270,6 +17916,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15308,6 +17956,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -15364,6 +18015,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -15371,7 +18023,10 @@ export interface operations {
     "users.deprovision": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15387,6 +18042,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15405,6 +18062,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -15412,7 +18071,10 @@ export interface operations {
     "users.provision": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15431,6 +18093,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15491,6 +18155,8 @@ export interface operations {
                                     virtualDuration: number;
                                 };
                                 notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
                                     /**
                                      * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
                                      * @enum {string}
@@ -15552,6 +18218,62 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "voice.providers.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        providers: {
+                            capabilities: {
+                                inboundCalls: boolean;
+                                outboundCalls: boolean;
+                                speech: boolean;
+                                transcription: boolean;
+                            };
+                            configured: boolean;
+                            defaultVoiceId: string | null;
+                            models: {
+                                speech: string | null;
+                                transcription: string | null;
+                            } | null;
+                            name: string;
+                            /** @enum {string} */
+                            provider: "twilio" | "openai";
+                            usedFor: ("calls" | "live_voice")[];
+                            voices: {
+                                /** @enum {string|null} */
+                                gender: "female" | "male" | null;
+                                language: string | null;
+                                name: string;
+                                voiceId: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -15604,7 +18326,10 @@ export interface operations {
     "webhooks.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15612,8 +18337,8 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    /** @description Event types to deliver; omitted or empty: every type */
-                    events?: ("task.status_changed" | "cart.pending_approval" | "cart.executed" | "cart.failed" | "handoff.opened" | "chat.message")[];
+                    /** @description Event types to deliver; omitted or empty: every type but audit.event, which goes only to endpoints that list it */
+                    events?: ("task.status_changed" | "cart.pending_approval" | "cart.executed" | "cart.failed" | "handoff.opened" | "chat.message" | "audit.event")[];
                     /** @description Where events are POSTed: http or https, not an address inside the deployment (see STEWARD_WEBHOOK_ALLOW_PRIVATE) */
                     url: string;
                 };
@@ -15623,6 +18348,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15649,6 +18376,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -15726,13 +18456,17 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
     "webhooks.update": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 webhookId: string;
             };
@@ -15742,7 +18476,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    events?: ("task.status_changed" | "cart.pending_approval" | "cart.executed" | "cart.failed" | "handoff.opened" | "chat.message")[];
+                    events?: ("task.status_changed" | "cart.pending_approval" | "cart.executed" | "cart.failed" | "handoff.opened" | "chat.message" | "audit.event")[];
                     /**
                      * @description `enabled` turns an endpoint disabled after persistent failure back on
                      * @enum {string}
@@ -15756,6 +18490,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15781,6 +18517,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -15844,7 +18583,10 @@ export interface operations {
     "webhooks.test": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 webhookId: string;
             };
@@ -15855,6 +18597,8 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15889,13 +18633,18 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
         };
     };
     "workspace.cleanup": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15914,6 +18663,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15928,6 +18679,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
@@ -15936,7 +18690,10 @@ export interface operations {
     "workspace.handoff.complete": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 handoffId: string;
             };
@@ -15953,6 +18710,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15968,6 +18727,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -15975,7 +18736,10 @@ export interface operations {
     "workspace.handoff.decline": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 handoffId: string;
             };
@@ -15992,6 +18756,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16007,6 +18773,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -16014,7 +18782,10 @@ export interface operations {
     "workspace.handoff.defer": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 handoffId: string;
             };
@@ -16033,6 +18804,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16048,6 +18821,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -16055,7 +18830,10 @@ export interface operations {
     "workspace.handoff.session": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 handoffId: string;
             };
@@ -16072,6 +18850,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16093,6 +18873,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -16158,6 +18940,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             428: components["responses"]["OnboardingRequired"];
@@ -16167,7 +18950,10 @@ export interface operations {
     "workspace.handoff.launch": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16182,6 +18968,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16197,6 +18985,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -16204,7 +18995,10 @@ export interface operations {
     "workspace.handoff.resolve": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16225,6 +19019,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16243,6 +19039,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };
@@ -16281,6 +19079,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             428: components["responses"]["OnboardingRequired"];

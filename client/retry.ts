@@ -33,10 +33,24 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
  * (unavailable: not taken); a 500, 502 or 504 may come after the change was made, so repeating
  * it could do the work twice.
  */
-export function retryable(method: string, status: number): boolean {
+export function retryable(method: string, status: number, keyed = false): boolean {
   if (status === 429) return true;
   if (status < 500) return false;
-  return IDEMPOTENT.has(method.toUpperCase()) || status === 503;
+  // With an Idempotency-Key a gateway's 502 or 504 is safe to repeat: the server answers a request
+  // it already ran with the kept answer. A 500 is Steward's own: the key was released with it.
+  return IDEMPOTENT.has(method.toUpperCase()) || status === 503 || (keyed && (status === 502 || status === 504));
+}
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+/** A POST or PATCH that carries an Idempotency-Key: the server keeps its first answer for a retry. */
+const keyedWrite = (request: Request) => !IDEMPOTENT.has(request.method.toUpperCase()) && request.headers.has(IDEMPOTENCY_HEADER);
+
+/** 409 idempotency_key_in_use: the same request is still being answered; waiting, then asking again, gets its answer. */
+async function keyInUse(res: Response): Promise<boolean> {
+  if (res.status !== 409) return false;
+  const body = (await res.clone().json().catch(() => null)) as { error_code?: unknown } | null;
+  return body?.error_code === 'idempotency_key_in_use';
 }
 
 /** A connection that was never made (nothing reached the server) may be retried for any method. */
@@ -62,12 +76,14 @@ export async function withRetries(build: () => Promise<Request>, send: Send, opt
     try {
       res = await send(request);
     } catch (e) {
-      const idempotent = IDEMPOTENT.has(request.method);
+      // A keyed write whose answer was lost (reset, timeout) is repeated: the server replays what it did.
+      const idempotent = IDEMPOTENT.has(request.method) || keyedWrite(request);
       if (attempt >= retries || request.signal?.aborted || !(idempotent || neverSent(e))) throw e;
       await opts.sleep(backoff(attempt, base, max), request.signal);
       continue;
     }
-    if (attempt >= retries || !retryable(request.method, res.status)) return res;
+    const again = retryable(request.method, res.status, keyedWrite(request)) || (keyedWrite(request) && (await keyInUse(res)));
+    if (attempt >= retries || !again) return res;
     const asked = retryAfterSeconds(res.headers.get('retry-after'), opts.now());
     if (asked !== null && asked * 1000 > max) return res;
     // Let the connection go before waiting.
