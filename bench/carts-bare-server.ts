@@ -44,6 +44,7 @@ function dispatch(d: Record<string, any>) {
     validUntil: c.validUntil,
     evergreen: c.evergreen,
     deliveryState: d.delivery_state,
+    heldBecause: d.held_because ?? null,
   };
 }
 

@@ -171,7 +171,11 @@ async function benchList(base: string, bareBase: string, key: string) {
   // Both write the same carts as the same JSON; if Steward's cart shape changes, the baseline must follow.
   const [ours, theirs] = await Promise.all([stewardUrl, bareUrl].map((u) => fetch(u, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.text())));
   if ((JSON.parse(ours) as { carts?: unknown[] }).carts?.length !== 50 || ours !== theirs) {
-    throw new Error(`bench/carts-bare-server.ts no longer writes what GET /api/portal/carts does:\n steward: ${ours.slice(0, 600)}\n bare:    ${theirs.slice(0, 600)}`);
+    // Show where they part, not only how they begin: the carts are long and alike.
+    let at = 0;
+    while (at < ours.length && ours[at] === theirs[at]) at++;
+    const around = (s: string) => s.slice(Math.max(0, at - 200), at + 300);
+    throw new Error(`bench/carts-bare-server.ts no longer writes what GET /api/portal/carts does (from character ${at}):\n steward: …${around(ours)}\n bare:    …${around(theirs)}`);
   }
   for (const u of [bareUrl, stewardUrl]) await autocannon({ url: u, connections: 10, amount: 1000, headers: { Authorization: `Bearer ${key}` } });
   // Bare, Steward, Steward, bare, each for half the time: load that comes and goes falls on both alike.

@@ -76,6 +76,15 @@ export function combine(rounds: Load[]): Load {
 }
 
 /** This process's own children still alive (the embedded PostgreSQL servers sections started), by /proc. */
+function isEsbuildService(pid: string): boolean {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.some((a) => /esbuild/.test(a)) && argv.some((a) => a.startsWith('--service'));
+  } catch {
+    return false;
+  }
+}
+
 function ownChildren(): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -84,7 +93,8 @@ function ownChildren(): number[] {
       // Field 4 of /proc/<pid>/stat is the parent's pid (after the command name in parentheses).
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid) out.push(Number(entry));
+      // tsx's esbuild service is this process's child too, and every later import needs it.
+      if (ppid === process.pid && !isEsbuildService(entry)) out.push(Number(entry));
     } catch {
       // gone meanwhile
     }
