@@ -1,11 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assistants, auditEvents, inboundTexts, users } from '@/db/schema';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { offerApprovalByText } from '@/server/messaging/text-approvals';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
-import { startTwilioFake, type TwilioFake } from '../helpers/twilio-fake';
+import { type TwilioFake } from '../helpers/twilio-fake';
+import { useTwilioFake } from '../helpers/use-twilio-fake';
 
 /*
  * Approvals by text: the owner who chose it gets the waiting cart by SMS with a short code bound to
@@ -15,25 +16,13 @@ import { startTwilioFake, type TwilioFake } from '../helpers/twilio-fake';
  */
 
 const h = useCartHarness();
-let fake: TwilioFake;
-const saved: Record<string, string | undefined> = {};
-let numbers = 0;
-const nextNumber = () => `+1646555${String(1000 + numbers++).padStart(4, '0')}`;
-
-beforeAll(async () => {
-  fake = await startTwilioFake();
-  for (const [k, v] of Object.entries(fake.env())) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-  fake.state.smsUrl = `${process.env.STEWARD_PUBLIC_URL}/api/channels/twilio/messages`;
+const twilio = useTwilioFake('+1646555', (f) => {
+  f.state.smsUrl = `${process.env.STEWARD_PUBLIC_URL}/api/channels/twilio/messages`;
 });
-afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  await fake?.close();
+const { nextNumber } = twilio;
+let fake: TwilioFake;
+beforeAll(() => {
+  fake = twilio.fake;
 });
 
 async function approver() {

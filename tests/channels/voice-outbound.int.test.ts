@@ -1,11 +1,12 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assistants, taskActivities, taskRuns, voiceCalls } from '@/db/schema';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { placeTwilioCall } from '@/server/messaging/voice-outbound';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
-import { startTwilioFake, type TwilioFake } from '../helpers/twilio-fake';
+import { type TwilioFake } from '../helpers/twilio-fake';
+import { useTwilioFake } from '../helpers/use-twilio-fake';
 
 /*
  * Issue 35, calls the assistant places: place_call stages a dispatch {type: "call"} under
@@ -16,25 +17,13 @@ import { startTwilioFake, type TwilioFake } from '../helpers/twilio-fake';
  */
 
 const h = useCartHarness();
-let fake: TwilioFake;
-const saved: Record<string, string | undefined> = {};
-let numbers = 0;
-const nextNumber = () => `+1415666${String(1000 + numbers++).padStart(4, '0')}`;
-
-beforeAll(async () => {
-  fake = await startTwilioFake();
-  for (const [k, v] of Object.entries(fake.env())) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-  fake.state.voiceUrl = `${process.env.STEWARD_PUBLIC_URL}/api/channels/twilio/voice`;
+const twilio = useTwilioFake('+1415666', (f) => {
+  f.state.voiceUrl = `${process.env.STEWARD_PUBLIC_URL}/api/channels/twilio/voice`;
 });
-afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  await fake?.close();
+const { nextNumber } = twilio;
+let fake: TwilioFake;
+beforeAll(() => {
+  fake = twilio.fake;
 });
 beforeEach(() => {
   fake.state.refuseNext = null;
