@@ -27,7 +27,7 @@ import { createAccount } from '../server/accounts/service';
 import { ownerActor } from '../server/agent/runtime/owner-actor';
 import { stageDispatch, submitCart } from '../server/approvals/staging';
 import { queueRun } from '../server/tasks/runs';
-import { sleep, spread, start, stop, waitReady, combine, load, type Load } from './processes';
+import { functionRegistered, sleep, spread, start, stop, waitReady, combine, load, type Load } from './processes';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const LISTED_CARTS = 300;
@@ -140,7 +140,7 @@ export async function bench() {
     const stage = await stager(database, base, user);
     for (let i = 0; i < LISTED_CARTS; i++) await stage(`Listed ${i}`, 2);
     await database.pool.query('ANALYZE carts; ANALYZE cart_dispatches; ANALYZE cart_dispatch_versions');
-    await functionsRegistered(database);
+    await functionRegistered(database.pool, 'cart-execute');
 
     const list = await benchList(base, `http://127.0.0.1:${bareP}`, user.key);
     const approveToSentMs = await benchApproveToSent(base, user, stage, smtp.arrived, database);
@@ -154,16 +154,6 @@ export async function bench() {
   }
 }
 
-/** npm start registers the functions just after it starts listening; execution needs them. */
-async function functionsRegistered(database: Database) {
-  const until = Date.now() + 60_000;
-  while (Date.now() < until) {
-    const { rows } = await database.pool.query(`SELECT 1 FROM executor_functions WHERE id LIKE '%cart-execute'`);
-    if (rows.length) return;
-    await sleep(100);
-  }
-  throw new Error('the cart-execute function was not registered');
-}
 
 async function benchList(base: string, bareBase: string, key: string) {
   const stewardUrl = `${base}/api/portal/carts`;

@@ -20,7 +20,7 @@ import { createAccount } from '../server/accounts/service';
 import { startMailCapture } from '../server/mail/capture';
 import { startMailDns } from '../tests/mail/loopback-dns';
 import { startScriptedModel, type ModelRequest } from '../tests/helpers/scripted-model';
-import { sleep, spread, start, stop, waitReady } from './processes';
+import { functionRegistered, sleep, spread, start, stop, waitReady } from './processes';
 import { benchUser } from './tasks';
 
 const MAILS = Number(process.env.BENCH_CHANNEL_MAILS ?? 30);
@@ -67,11 +67,7 @@ export async function bench() {
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitReady(`${base}/api/openapi.json`);
-    for (let until = Date.now() + 60_000; ; await sleep(100)) {
-      const { rows } = await database.pool.query(`SELECT 1 FROM executor_functions WHERE id LIKE '%chat-turn'`);
-      if (rows.length) break;
-      if (Date.now() > until) throw new Error('the chat-turn function was not registered');
-    }
+    await functionRegistered(database.pool, 'chat-turn');
     const user = await benchUser(base, accountKey);
     const { rows } = await database.pool.query(`SELECT email FROM assistants WHERE id = $1`, [user.assistantId]);
     const assistantEmail = rows[0].email as string;

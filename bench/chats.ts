@@ -23,7 +23,7 @@ import { connect } from '../db/client';
 import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
 import { startScriptedModel, type ScriptedModel } from '../tests/helpers/scripted-model';
-import { sleep, spread, start, stop, waitReady } from './processes';
+import { functionRegistered, sleep, spread, start, stop, waitReady } from './processes';
 
 const RUNS = Number(process.env.BENCH_CHAT_RUNS ?? 40);
 const WARMUP = 3;
@@ -165,11 +165,7 @@ export async function bench() {
   try {
     const base = `http://127.0.0.1:${port}`;
     await waitReady(`${base}/api/openapi.json`);
-    for (let until = Date.now() + 60_000; ; await sleep(100)) {
-      const { rows } = await database.pool.query(`SELECT 1 FROM executor_functions WHERE id LIKE '%chat-turn'`);
-      if (rows.length) break;
-      if (Date.now() > until) throw new Error('the chat-turn function was not registered');
-    }
+    await functionRegistered(database.pool, 'chat-turn');
     const user = await benchUser(base, accountKey);
     const text = 'tokenxx '.repeat(TOKENS);
     llm.setFallback({ text });

@@ -53,6 +53,18 @@ export async function waitReady(url: string, timeoutMs = 180_000) {
   throw new Error(`server at ${url} did not start`);
 }
 
+/**
+ * npm start registers the engine's functions just after it starts listening, and the work a bench
+ * sends needs them: waits until the function whose id ends with `name` is registered.
+ */
+export async function functionRegistered(pool: { query(sql: string, values: unknown[]): Promise<{ rows: unknown[] }> }, name: string, timeoutMs = 60_000) {
+  for (const until = Date.now() + timeoutMs; ; await sleep(100)) {
+    const { rows } = await pool.query('SELECT 1 FROM executor_functions WHERE id LIKE $1', [`%${name}`]);
+    if (rows.length) return;
+    if (Date.now() > until) throw new Error(`the ${name} function was not registered`);
+  }
+}
+
 export type Spread = { p50: number; p90: number; p99: number; n: number };
 
 export function spread(samples: number[]): Spread {

@@ -26,7 +26,7 @@ import { connect } from '../db/client';
 import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
 import { startScriptedModel, type ModelRequest, type ScriptedReply } from '../tests/helpers/scripted-model';
-import { sleep, spread, start, stop, waitReady, combine, load, type Load } from './processes';
+import { functionRegistered, sleep, spread, start, stop, waitReady, combine, load, type Load } from './processes';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const TASKS = 10_000;
@@ -118,7 +118,7 @@ export async function bench() {
       [user.id],
     );
     await database.pool.query('ANALYZE tasks');
-    await functionsRegistered(database.pool);
+    await functionRegistered(database.pool, 'task-run');
 
     const list = await benchList(base, `http://127.0.0.1:${bareP}`, user.key);
     const processToModelMs = await benchProcessToModel(base, user, llm, database.pool);
@@ -177,16 +177,6 @@ function scriptRuns(llm: Awaited<ReturnType<typeof startScriptedModel>>, planSte
   });
 }
 
-/** npm start registers the functions just after it starts listening; runs need them. */
-async function functionsRegistered(pool: Pool) {
-  const until = Date.now() + 60_000;
-  while (Date.now() < until) {
-    const { rows } = await pool.query(`SELECT 1 FROM executor_functions WHERE id LIKE '%task-run'`);
-    if (rows.length) return;
-    await sleep(100);
-  }
-  throw new Error('the task-run function was not registered');
-}
 
 async function freshTask(base: string, user: BenchUser): Promise<string> {
   const { task } = await api(base, '/tasks', user.key, { body: { title: 'Book a table', assistant: user.assistantId }, expect: 201 });

@@ -20,7 +20,7 @@ import { createAccount } from '../server/accounts/service';
 import { assignPhoneLine } from '../server/channels/phone-lines';
 import { startScriptedModel } from '../tests/helpers/scripted-model';
 import { parseTwiml, startTwilioFake } from '../tests/helpers/twilio-fake';
-import { sleep, spread, start, stop, waitReady } from './processes';
+import { functionRegistered, sleep, spread, start, stop, waitReady } from './processes';
 import { benchUser } from './tasks';
 
 const EXCHANGES = Number(process.env.BENCH_VOICE_EXCHANGES ?? 40);
@@ -59,11 +59,7 @@ export async function bench() {
   const steward = start('scripts/start.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' });
   try {
     await waitReady(`${base}/api/openapi.json`);
-    for (let until = Date.now() + 60_000; ; await sleep(100)) {
-      const { rows } = await database.pool.query(`SELECT 1 FROM executor_functions WHERE id LIKE '%chat-turn'`);
-      if (rows.length) break;
-      if (Date.now() > until) throw new Error('the chat-turn function was not registered');
-    }
+    await functionRegistered(database.pool, 'chat-turn');
     const user = await benchUser(base, accountKey);
     const [{ accountId }] = await database.db.select({ accountId: assistants.accountId }).from(assistants).where(eq(assistants.id, user.assistantId));
     await database.db.insert(identifiers).values({ accountId, userId: user.id, type: 'phone', value: OWNER_PHONE, verified: true });
