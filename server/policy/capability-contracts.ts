@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SWITCHES } from './contracts';
+import { SWITCHES, switchesPatch } from './contracts';
 
 /*
  * Capability switches at the account and organization tiers (spec 1: the `capabilities` keys of
@@ -11,19 +11,7 @@ import { SWITCHES } from './contracts';
 export const TIER_SWITCHES = [...SWITCHES, 'slackWorkspaceApps'] as const;
 export type TierSwitch = (typeof TIER_SWITCHES)[number];
 
-const OnOff = z.enum(['on', 'off']).nullable();
-const Origin = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/, 'must be a bare origin such as example.org, not a URL');
-
-export const TierCapabilitiesPatch = z
-  .object({
-    ...Object.fromEntries(TIER_SWITCHES.flatMap((s) => [[s, OnOff.optional()], [`${s}Locked`, z.boolean().optional()]])),
-    workspaceHandoffDomains: z.object({ allowlist: z.array(Origin).max(500).default([]), blocklist: z.array(Origin).max(500).default([]) }).optional(),
-  })
-  .strict();
+export const TierCapabilitiesPatch = switchesPatch(TIER_SWITCHES);
 
 export const TierCapabilitiesBody = z.object({ capabilities: TierCapabilitiesPatch }).strict();
 

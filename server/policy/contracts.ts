@@ -24,12 +24,16 @@ const Origin = z
   .toLowerCase()
   .regex(/^(?=.{1,253}$)([a-z0-9-]{1,63}\.)+[a-z]{2,63}$/, 'must be a bare origin such as example.org, not a URL');
 
-export const CapabilitiesPatch = z
-  .object({
-    ...Object.fromEntries(SWITCHES.flatMap((s) => [[s, OnOff.optional()], [`${s}Locked`, z.boolean().optional()]])),
-    workspaceHandoffDomains: z.object({ allowlist: z.array(Origin).max(500).default([]), blocklist: z.array(Origin).max(500).default([]) }).optional(),
-  })
-  .strict();
+/** A patch of capability switches: each `on`, `off` or null (inherit) with its `<name>Locked`, and the handoff domains. */
+export const switchesPatch = (switches: readonly string[]) =>
+  z
+    .object({
+      ...Object.fromEntries(switches.flatMap((s) => [[s, OnOff.optional()], [`${s}Locked`, z.boolean().optional()]])),
+      workspaceHandoffDomains: z.object({ allowlist: z.array(Origin).max(500).default([]), blocklist: z.array(Origin).max(500).default([]) }).optional(),
+    })
+    .strict();
+
+export const CapabilitiesPatch = switchesPatch(SWITCHES);
 
 const Cell = z.object({ mode: z.enum(['auto', 'time-boxed', 'manual']).nullable(), timeBoxedWindowMin: z.number({ message: 'must be a number of minutes' }).min(1 / 60, 'must be at least one second (1/60 of a minute)').max(10_080).nullable().default(null) });
 export const MatrixPatch = z.object(Object.fromEntries(ACTION_TYPES.map((a) => [a, Cell.nullable().optional()]))).strict();
