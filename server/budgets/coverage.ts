@@ -1,4 +1,4 @@
-import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { creditBudgets, teamMemberships, teams, users, type CreditBudgetRow } from '@/db/schema';
 import { periodStart } from './periods';
@@ -7,7 +7,8 @@ import { periodStart } from './periods';
  * Which budgets cover a user's model calls (issue: limits that hold under concurrency): the
  * account's, the user's organization's, each of the user's active teams' (and, when the team gives
  * members a share, the user's share of it), and the user's own. Every one of them must have room
- * for a call to start.
+ * for a call to start. The database function steward_reserve_call (migration 0062) finds the same
+ * targets for a reservation in the statement that makes it: a change here is made there too.
  */
 
 /** One row of credit_budget_usage a call counts against: a budget as a whole (`memberUserId` '') or one member's share. */
@@ -58,50 +59,6 @@ export function targetsOf(budgets: readonly CreditBudgetRow[], teams: readonly {
     }
   }
   return targets.sort((a, b) => (a.budget.id === b.budget.id ? a.memberUserId.localeCompare(b.memberUserId) : a.budget.id.localeCompare(b.budget.id)));
-}
-
-type CoveringRow = { budgets: CreditBudgetRow[] | null; teams: { teamId: string; multiplier: number | null }[] | null; estimate: string | null };
-
-/**
- * What a reservation needs, in one read (it runs before every model call): the budgets covering
- * the user (the account's, their organization's, their active teams', their own), their teams'
- * multipliers, and the account's estimate for the tier.
- */
-export async function coveringBudgets(db: Tx, accountId: string, userId: string, tier: string) {
-  const { rows } = await db.execute<CoveringRow>(sql`
-    WITH tm AS (
-      SELECT m.team_id AS "teamId", m.multiplier FROM team_memberships m JOIN teams t ON t.id = m.team_id
-      WHERE m.user_id = ${userId} AND m.account_id = ${accountId} AND m.status = 'active' AND t.status = 'active'
-    ), b AS (
-      SELECT * FROM credit_budgets WHERE account_id = ${accountId} AND (
-        (scope = 'account' AND scope_id = ${accountId}) OR (scope = 'user' AND scope_id = ${userId})
-        OR (scope = 'organization' AND scope_id = (SELECT organization_id FROM users WHERE id = ${userId} AND account_id = ${accountId}))
-        OR (scope = 'team' AND scope_id IN (SELECT "teamId" FROM tm)))
-    )
-    SELECT (SELECT json_agg(b.*) FROM b) AS budgets, (SELECT json_agg(tm.*) FROM tm) AS teams,
-      (SELECT credits FROM credit_estimates WHERE account_id = ${accountId} AND model_tier = ${tier}) AS estimate`);
-  const row = rows[0];
-  return {
-    budgets: (row?.budgets ?? []).map(budgetFromJson),
-    teams: row?.teams ?? [],
-    estimate: row?.estimate === null || row?.estimate === undefined ? null : Number(row.estimate),
-  };
-}
-
-/** A budget row as json_agg writes it (snake_case, numerics as numbers or strings) in the shape Drizzle reads. */
-function budgetFromJson(b: Record<string, unknown>): CreditBudgetRow {
-  return {
-    id: String(b.id),
-    accountId: String(b.account_id),
-    scope: b.scope as CreditBudgetRow['scope'],
-    scopeId: String(b.scope_id),
-    period: b.period as CreditBudgetRow['period'],
-    limitCredits: Number(b.limit_credits),
-    memberLimitCredits: b.member_limit_credits === null ? null : Number(b.member_limit_credits),
-    alertThresholds: (b.alert_thresholds as number[]) ?? [],
-    createdAt: new Date(String(b.created_at)),
-    updatedAt: new Date(String(b.updated_at)),
-  };
 }
 
 /** Credits to six decimals, as the numeric columns keep them: sums of binary fractions would drift otherwise. */

@@ -1,12 +1,12 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { creditBudgetUsage, creditReservations, type BudgetPeriod, type BudgetScope, type CreditBudgetUsageRow } from '@/db/schema';
 import { newId } from '@/db/schema/columns';
 import type { ModelTier } from '@/server/agent/models/tiers';
-import { coveringBudgets, roundCredits, targetsOf, type Target } from './coverage';
+import { roundCredits } from './coverage';
 import { alertThresholds } from './alerts';
 import { configuredEstimate } from './estimates';
-import { fromStored, lockUsageRows, toStored, usageRow } from './usage-rows';
+import { fromStored, lockUsageRows, usageRow } from './usage-rows';
 
 /*
  * Every model call of a task run or a chat turn reserves its estimated cost against every budget
@@ -47,78 +47,88 @@ export type Reservation =
 
 export type CallRef = { accountId: string; userId: string; tier: ModelTier; ref: string };
 
-const spentBudget = (t: Target, spent: number, limit: number): SpentBudget => ({
-  budgetId: t.budget.id,
-  scope: t.budget.scope,
-  scopeId: t.budget.scopeId,
-  period: t.budget.period,
-  memberUserId: t.memberUserId || null,
-  spentCredits: roundCredits(spent),
-  limitCredits: roundCredits(limit),
-});
+/** What steward_reserve_call (migration 0062) answers. */
+export type ReserveResult = {
+  kind: 'none' | 'reserved' | 'busy' | 'exhausted';
+  spent?: string | number;
+  limit?: string | number;
+  budget?: { budgetId: string; scope: BudgetScope; scopeId: string; period: BudgetPeriod; memberUserId: string };
+};
+
+/** Where the call's account, user and tier come from: values, or columns of the statement the reservation is folded into. */
+type CallSource = { ref: string; accountId: string | SQLWrapper; userId: string | SQLWrapper; tier: string | SQLWrapper };
 
 /**
- * Holds the call's estimated cost on every budget covering its user, or says why it may not start.
- * Two round trips, as it runs before every model call: one read finds the covering budgets, the
- * user's teams and the estimate (coverage.ts decides the targets from them), and one call of the
- * database function steward_reserve_credits (migration 0045) locks the usage rows in one order,
- * applies the rule above and holds the amount, atomically.
+ * The expression that holds the call's estimated cost on every budget covering its user (or says
+ * why it may not start), as one call of the database function steward_reserve_call (migration
+ * 0062): it finds the covering budgets, the user's teams and the estimate as coverage.ts does,
+ * and steward_reserve_credits (migration 0045) locks the usage rows in one order, applies the rule
+ * above and holds the amount, atomically. A caller that reads a row anyway before the call (a
+ * run's, model-step.ts) selects it with that read, so the reservation costs no round trip of its own.
  */
-export async function reserveCall(db: Db, call: CallRef, now = new Date()): Promise<Reservation> {
-  const covering = await coveringBudgets(db, call.accountId, call.userId, call.tier);
-  // The common case, an account without budgets for this user, costs this one read.
-  if (!covering.budgets.length) return { kind: 'none' };
-  const targets = targetsOf(covering.budgets, covering.teams, call.userId, now);
-  const estimate = covering.estimate ?? configuredEstimate();
-  const param = targets.map((t, idx) => ({ ...toStored(t), baseLimit: t.budget.limitCredits, shareLimit: t.shareLimit, idx }));
-  const { rows } = await db.execute<{ result: { kind: 'reserved' | 'busy' | 'exhausted'; index?: number; spent?: string | number; limit?: string | number } }>(
-    sql`SELECT steward_reserve_credits(${newId()}, ${call.ref}, ${call.accountId}, ${call.userId}, ${JSON.stringify(param)}::jsonb, ${estimate}::numeric, ${now.toISOString()}::timestamptz) AS result`,
-  );
-  const result = rows[0]!.result;
-  if (result.kind === 'busy') return { kind: 'busy' };
-  if (result.kind === 'exhausted') return { kind: 'exhausted', budget: spentBudget(targets[result.index!]!, Number(result.spent), Number(result.limit)) };
-  return { kind: 'reserved', ref: call.ref };
+export function reservationSql(call: CallSource, now = new Date()): SQL {
+  return sql`steward_reserve_call(${newId()}, ${call.ref}, ${call.accountId}, ${call.userId}, ${call.tier}, ${configuredEstimate()}::numeric, ${now.toISOString()}::timestamptz)`;
 }
 
-type SettledRow = { budget_id: string; period_start: Date | string; member_user_id: string; spent: string; reserved: string; granted: string; alerted: number[]; updated_at: Date | string; limit_credits: string; alert_thresholds: number[] };
+/** The reservation steward_reserve_call answered. */
+export function reservationOf(result: ReserveResult, ref: string): Reservation {
+  if (result.kind === 'none') return { kind: 'none' };
+  if (result.kind === 'busy') return { kind: 'busy' };
+  if (result.kind === 'exhausted') {
+    const b = result.budget!;
+    return {
+      kind: 'exhausted',
+      budget: {
+        budgetId: b.budgetId,
+        scope: b.scope,
+        scopeId: b.scopeId,
+        period: b.period,
+        memberUserId: b.memberUserId || null,
+        spentCredits: roundCredits(Number(result.spent)),
+        limitCredits: roundCredits(Number(result.limit)),
+      },
+    };
+  }
+  return { kind: 'reserved', ref };
+}
+
+/** Holds the call's estimated cost on every budget covering its user, or says why it may not start: one round trip (reservationSql). */
+export async function reserveCall(db: Db, call: CallRef, now = new Date()): Promise<Reservation> {
+  const { rows } = await db.execute<{ result: ReserveResult }>(sql`SELECT ${reservationSql(call, now)} AS result`);
+  return reservationOf(rows[0]!.result, call.ref);
+}
+
+/** A usage row a settlement charged, as steward_settle_call answers it. */
+export type SettledRow = { budget_id: string; period_start: Date | string; member_user_id: string; spent: string | number; reserved: string | number; granted: string | number; alerted: number[]; updated_at: Date | string; limit_credits: string | number; alert_thresholds: number[] };
 
 /**
- * The call's actual cost replaces its reservation, in the caller's transaction (the one that
- * records the call's usage row, so both happen or neither), in one statement: the reservation
- * settled, its usage rows charged (locked in the order reservations lock them), the estimate
- * raised when this call cost more than any before. A reservation the sweep released meanwhile
- * still charges what was spent; a settled one is left as it is. Alerts are looked at only when a
- * threshold may have been crossed.
+ * The expression that settles a call: its actual cost replaces its reservation, in one call of the
+ * database function steward_settle_call (migration 0062): the reservation settled, its usage rows
+ * charged (locked in the order reservations lock them), the estimate raised when this call cost
+ * more than any before. A reservation the sweep released meanwhile still charges what was spent; a
+ * settled one is left as it is. It answers the charged rows, which settledAlerts looks at. A caller
+ * that writes the call's usage row selects it with that write (model-step.ts), so settling costs
+ * no round trip of its own.
  */
-export async function settleCall(tx: Tx, ref: string, tier: ModelTier, credits: number, now = new Date()): Promise<void> {
-  const { rows } = await tx.execute<SettledRow>(sql`
-    WITH old AS (
-      SELECT id, status, amount FROM credit_reservations WHERE ref = ${ref} AND status <> 'settled' FOR UPDATE
-    ), r AS (
-      UPDATE credit_reservations c SET status = 'settled', settled_credits = ${credits}, settled_at = ${now.toISOString()}::timestamptz
-      FROM old WHERE c.id = old.id
-      RETURNING c.account_id, c.targets, CASE WHEN old.status = 'held' THEN old.amount ELSE 0 END AS held
-    ), keys AS (
-      SELECT u.budget_id, u.period_start, u.member_user_id, r.held FROM credit_budget_usage u, r,
-        jsonb_to_recordset(r.targets) AS t("budgetId" text, "periodStart" timestamptz, "memberUserId" text)
-      WHERE u.budget_id = t."budgetId" AND u.period_start = t."periodStart" AND u.member_user_id = t."memberUserId"
-      ORDER BY u.budget_id, u.period_start, u.member_user_id
-      FOR UPDATE OF u
-    ), charged AS (
-      UPDATE credit_budget_usage u SET spent = u.spent + ${credits}, reserved = greatest(u.reserved - keys.held, 0), updated_at = ${now.toISOString()}::timestamptz
-      FROM keys WHERE u.budget_id = keys.budget_id AND u.period_start = keys.period_start AND u.member_user_id = keys.member_user_id
-      RETURNING u.*
-    ), estimate AS (
-      INSERT INTO credit_estimates (account_id, model_tier, credits)
-      SELECT r.account_id, ${tier}, ${credits} FROM r
-      WHERE NOT EXISTS (SELECT 1 FROM credit_estimates e WHERE e.account_id = r.account_id AND e.model_tier = ${tier} AND e.credits >= ${credits})
-      ON CONFLICT (account_id, model_tier) DO UPDATE SET credits = greatest(credit_estimates.credits, EXCLUDED.credits), updated_at = now()
-    )
-    SELECT charged.*, b.limit_credits, b.alert_thresholds FROM charged JOIN credit_budgets b ON b.id = charged.budget_id`);
+export function settlementSql(ref: string, tier: ModelTier, credits: number, now = new Date()): SQL<SettledRow[]> {
+  return sql<SettledRow[]>`steward_settle_call(${ref}, ${tier}, ${credits}::numeric, ${now.toISOString()}::timestamptz)`;
+}
+
+/** Alerts of the rows a settlement charged, looked at only when a threshold may have been crossed. */
+export async function settledAlerts(tx: Tx, rows: readonly SettledRow[], now = new Date()): Promise<void> {
   for (const row of rows) {
     if (row.member_user_id !== '' || !crossesThreshold(row)) continue;
     await alertThresholds(tx, usageRowOf(row), now);
   }
+}
+
+/**
+ * The call's actual cost replaces its reservation, in the caller's transaction (the one that
+ * records the call's usage row, so both happen or neither), in one statement (settlementSql).
+ */
+export async function settleCall(tx: Tx, ref: string, tier: ModelTier, credits: number, now = new Date()): Promise<void> {
+  const { rows } = await tx.execute<{ settled: SettledRow[] }>(sql`SELECT ${settlementSql(ref, tier, credits, now)} AS settled`);
+  await settledAlerts(tx, rows[0]?.settled ?? [], now);
 }
 
 /** Whether the period's spend reached a threshold it has not announced yet. */

@@ -1,5 +1,5 @@
 import { countModelUsage } from '@/server/http/metrics';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { taskModelCalls, taskRuns, type TaskModelCallRow, type TaskRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
@@ -34,10 +34,19 @@ export type ModelCall = {
  * meanwhile (with its task or owner) records nothing (null) instead of failing the step.
  */
 export async function recordModelCall(tx: Tx, call: ModelCall): Promise<TaskModelCallRow | null> {
+  return (await recordModelCallWith(tx, call, null)).row;
+}
+
+/**
+ * recordModelCall, with `also` evaluated by the same statement once the row is written (the
+ * model step settles the call's credits with it, server/budgets/reserve.ts settlementSql): its
+ * value, or null when no row was written (then `also` was not evaluated).
+ */
+export async function recordModelCallWith<T>(tx: Tx, call: ModelCall, also: SQL<T> | null): Promise<{ row: TaskModelCallRow | null; also: T | null }> {
   const [run] = await tx.select({ taskId: taskRuns.taskId, accountId: taskRuns.accountId }).from(taskRuns).where(eq(taskRuns.id, call.runId));
   // The run went with its task (deleted, or its owner was): there is nothing left to bill it to.
-  if (!run) return null;
-  const [row] = await tx
+  if (!run) return { row: null, also: null };
+  const insert = tx
     .insert(taskModelCalls)
     .values({
       taskId: run.taskId,
@@ -50,11 +59,22 @@ export async function recordModelCall(tx: Tx, call: ModelCall): Promise<TaskMode
       chargedCredits: call.chargedCredits,
       isBillable: call.isBillable,
     })
-    .onConflictDoNothing({ target: [taskModelCalls.runId, taskModelCalls.seq] })
-    .returning();
+    .onConflictDoNothing({ target: [taskModelCalls.runId, taskModelCalls.seq] });
+  let row: TaskModelCallRow | undefined;
+  let value: T | null = null;
+  if (also) {
+    const [r] = await insert.returning({ ...getTableColumns(taskModelCalls), also });
+    if (r) {
+      const { also: v, ...rest } = r;
+      row = rest;
+      value = v;
+    }
+  } else {
+    [row] = await insert.returning();
+  }
   // Counted once: a retried step that finds its row already there records nothing new.
   if (row) countModelUsage(call.modelTier, call.usage);
-  return row ?? null;
+  return { row: row ?? null, also: value };
 }
 
 /** Credits to six decimals, as creditsFor rounds them: sums of binary fractions would drift otherwise. */

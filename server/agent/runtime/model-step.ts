@@ -1,9 +1,9 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { taskRuns } from '@/db/schema';
 import { creditsFor } from '@/server/agent/models/prices';
-import { releaseCall, reserveCall, settleCall, type Reservation, type SpentBudget } from '@/server/budgets/reserve';
-import { recordModelCall } from '@/server/tasks/usage';
+import { releaseCall, reservationOf, reservationSql, settleCall, settledAlerts, settlementSql, type Reservation, type ReserveResult, type SpentBudget } from '@/server/budgets/reserve';
+import { recordModelCall, recordModelCallWith } from '@/server/tasks/usage';
 import { benchSwitches } from './bench-switches';
 import { modelTurn, type ModelTurn } from './model-turn';
 import type { ToolRegistry } from './tools/registry';
@@ -27,18 +27,23 @@ export type ModelStep = ModelTurn | { kind: 'credits_busy' } | { kind: 'credits_
  * `seq` counts the run's model steps from 0.
  */
 export async function modelStep(db: Db, runId: string, seq: number, tools: ToolRegistry, now = new Date()): Promise<ModelStep> {
-  const [run] = await db
-    .select({ accountId: taskRuns.accountId, userId: taskRuns.userId, modelTier: taskRuns.modelTier, status: taskRuns.status })
-    .from(taskRuns)
-    .where(eq(taskRuns.id, runId));
   const ref = `run:${runId}:${seq}`;
+  const columns = { accountId: taskRuns.accountId, userId: taskRuns.userId, modelTier: taskRuns.modelTier, status: taskRuns.status };
+  // The reservation is made by the statement that reads the run (one round trip for both). A run
+  // stopped meanwhile reserves nothing (modelTurn answers `stopped`), so it never waits for credits it will not use.
+  const reserving = benchSwitches.trustChecks
+    ? sql<ReserveResult | null>`CASE WHEN ${taskRuns.status} = 'running' AND ${taskRuns.userId} IS NOT NULL THEN ${reservationSql({ ref, accountId: taskRuns.accountId, userId: taskRuns.userId, tier: taskRuns.modelTier }, now)} END`
+    : null;
   let reservation: Reservation = { kind: 'none' };
-  // A run stopped meanwhile reserves nothing (modelTurn answers `stopped`), so it never waits for credits it will not use.
-  if (benchSwitches.trustChecks && run?.userId && run.status === 'running') {
-    reservation = await reserveCall(db, { accountId: run.accountId, userId: run.userId, tier: run.modelTier, ref }, now);
-    if (reservation.kind === 'busy') return { kind: 'credits_busy' };
-    if (reservation.kind === 'exhausted') return { kind: 'credits_exhausted', budget: reservation.budget };
+  if (reserving) {
+    const [run] = await db.select({ ...columns, reserved: reserving }).from(taskRuns).where(eq(taskRuns.id, runId));
+    if (run?.reserved) reservation = reservationOf(run.reserved, ref);
+  } else {
+    // Bypassed (bench/trust.ts only): the same read of the run, without the reservation.
+    await db.select(columns).from(taskRuns).where(eq(taskRuns.id, runId));
   }
+  if (reservation.kind === 'busy') return { kind: 'credits_busy' };
+  if (reservation.kind === 'exhausted') return { kind: 'credits_exhausted', budget: reservation.budget };
   const held = reservation.kind === 'reserved';
   let turn: ModelTurn;
   try {
@@ -53,9 +58,17 @@ export async function modelStep(db: Db, runId: string, seq: number, tools: ToolR
   }
   const answer = turn;
   const priced = creditsFor(answer.servedBy, answer.usage, { billable: answer.billable });
+  const call = { runId, seq, modelTier: answer.tier, model: answer.modelId, usage: answer.usage, chargedCredits: priced.chargedCredits, isBillable: priced.isBillable };
   await db.transaction(async (tx) => {
-    await recordModelCall(tx, { runId, seq, modelTier: answer.tier, model: answer.modelId, usage: answer.usage, chargedCredits: priced.chargedCredits, isBillable: priced.isBillable });
-    if (held) await settleCall(tx, ref, answer.tier, priced.chargedCredits);
+    if (!held) {
+      await recordModelCall(tx, call);
+      return;
+    }
+    // The settlement is made by the statement that writes the usage row (one round trip for both);
+    // when no row was written (a retried step's row is there already, or the run is gone) it is made on its own.
+    const { also: settled } = await recordModelCallWith(tx, call, settlementSql(ref, answer.tier, priced.chargedCredits));
+    if (settled) await settledAlerts(tx, settled);
+    else await settleCall(tx, ref, answer.tier, priced.chargedCredits);
   });
   return answer;
 }
