@@ -41,7 +41,18 @@ export const isKnownScope = (s: string) => known.has(s);
 export const UNKNOWN_SCOPE = `is not a known scope: use read, write, or <area>:read / <area>:write with an area among ${SCOPE_AREAS.join(', ')}`;
 
 const accessOf = (method: string): Access => (method === 'GET' || method === 'HEAD' ? 'read' : 'write');
-const areaOf = (path: string) => path.split('/')[1] ?? '';
+/** An endpoint path template's area, found once per template (this runs on every request). */
+const areas = new Map<string, string>();
+const areaOf = (path: string) => {
+  let area = areas.get(path);
+  if (area === undefined) {
+    area = path.split('/')[1] ?? '';
+    // Templates are few; a caller passing request paths could not grow this past a bound.
+    if (areas.size >= 2000) areas.clear();
+    areas.set(path, area);
+  }
+  return area;
+};
 
 /** Whether a list of scopes reaches `access` on `area`. */
 export function grants(scopes: readonly string[], area: string, access: Access): boolean {

@@ -10,13 +10,13 @@ import { AppError, BareRefusal } from './errors';
 import { boundedHeader, noteRequest } from '@/server/audit/request-meta';
 import { appliesTo, claimOrReplay, credentialScope, fingerprintOf, idempotencyKeyOf, isEventStream, peekStream, type IdempotentRequest } from './idempotency';
 import type { KernelDeps } from './kernel-deps';
-import { clientAddress, originForHost, publicOrigin, requestHost, trustProxy } from './public-origin';
+import { clientAddress, originForHost, publicOrigin, requestHost, trustProxy, type Origin } from './public-origin';
 import type { RateLimits } from './rate-limit';
 import { countRequest } from './metrics';
 import { inRequestSpan, tracingOn } from './tracing';
 import { Reply, TextReply, errorResponse, json, toResponse, type ApiReply } from './reply';
 import type { ApiRequest, RequestInfo } from './request';
-import { addApiHeaders, withApiHeaders } from './response-headers';
+import { addApiHeaders, plainJsonHeaders, withApiHeaders } from './response-headers';
 import { Router } from './router';
 import { decodeJsonBody, parseOrThrow, problemsOf, queryObject } from './validate';
 
@@ -49,20 +49,23 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
 
   async function serve(incoming: Parameters<ApiCore>[0], info: NonNullable<Parameters<ApiCore>[1]>, finish?: (route: string, status: number, requestId: string) => void) {
     const requestId = validRequestId(incoming.headers.get('x-request-id')) ?? randomUUID();
-    // A child logger costs an allocation per request; only make it when something logs.
-    let child: Logger | undefined;
-    const log = () => (child ??= logger.child({ requestId }));
+    // A child logger costs an allocation per request; only made when something logs.
+    const logs = new RequestLog(requestId);
     const started = performance.now();
     // Routing and every URL a handler builds come from the request path on the configured public
     // origin; the Host header never enters a URL (it only picks a hosted app, see hosted/accounts.ts).
-    const url = apiUrl(incoming.url);
+    // The origin is read once per request: it reads the environment, which is not free.
+    const origin = publicOrigin();
+    const url = apiUrl(incoming.url, origin.origin);
     const req: ApiRequest = url ? rebased(incoming, url.href) : incoming;
-    const secure = servedSecurely(req.headers);
+    const secure = servedSecurely(req.headers, origin);
     let res: ApiReply;
     let accountId: string | undefined;
     // The request's hold on its Idempotency-Key, settled with the answer (idempotency.ts).
     let claim: IdempotentRequest | null = null;
     let ep: AnyEndpoint | undefined;
+    // The reply whose headers are already final (plainJsonHeaders), if the answer is still that one.
+    let complete: TextReply | null = null;
     // The registry's path template labels metrics and spans: bounded, unlike the request path.
     let route = 'unmatched';
     try {
@@ -127,31 +130,38 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       let body: unknown = undefined;
       if (!replay && ep.body && WITH_BODY.has(method)) body = parseOrThrow(ep.body, decodeJsonBody(bytes ?? (await req.arrayBuffer())), 'body');
 
-      const out = replay ?? (await ep.handle(Object.assign(new Context(req, deps, params, query, body, requestId, log), caller)));
+      const out = replay ?? (await ep.handle(Object.assign(new Context(req, deps, params, query, body, requestId, logs), caller)));
       if (out instanceof Response || out instanceof TextReply) {
         res = out;
       } else {
-        const r = out instanceof Reply ? out : new Reply(ep.status ?? 200, out);
-        const payload = r.body;
-        if (deps.validateResponses && r.status < 300) {
+        const r = out instanceof Reply ? out : null;
+        const status = r ? r.status : (ep.status ?? 200);
+        const payload = r ? r.body : out;
+        if (deps.validateResponses && status < 300) {
           const checked = ep.response.safeParse(payload);
           if (!checked.success) {
-            log().error({ problems: problemsOf(checked.error, 'response'), path: ep.path }, 'response does not match its schema');
+            logs.get().error({ problems: problemsOf(checked.error, 'response'), path: ep.path }, 'response does not match its schema');
             throw new Error(`Response of ${ep.method} ${ep.path} does not match its schema`);
           }
         }
-        res = json(r.status, payload, r.headers);
+        // An answer without headers of its own gets its whole header set at once (below, `complete`);
+        // one kept under an Idempotency-Key keeps only its own headers, as before.
+        if (r || claim) res = json(status, payload, r?.headers);
+        else {
+          res = new TextReply(status, plainJsonHeaders(secure, requestId), JSON.stringify(payload));
+          complete = res;
+        }
       }
     } catch (e) {
-      res = errorResponse(e, log());
+      res = errorResponse(e, logs.get());
       const dialect = url && res instanceof TextReply ? errorDialectFor(url.pathname.slice(API_PREFIX.length)) : null;
       if (dialect && res instanceof TextReply) res = inDialect(dialect, res);
     }
-    if (claim) res = await settleKey(claim, res, ep, log);
+    if (claim) res = await settleKey(claim, res, ep, logs);
     if (res instanceof Response) {
       res = withApiHeaders(res, secure);
       res.headers.set('X-Request-Id', requestId);
-    } else {
+    } else if (res !== complete) {
       addApiHeaders(res.headers, secure);
       res.headers['X-Request-Id'] = requestId;
     }
@@ -171,7 +181,7 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
  * should repeat (5xx) or an answer that cannot be replayed. Keeping it never changes the answer:
  * should the row not be written, the key stays claimed until its lease ends.
  */
-async function settleKey(claim: IdempotentRequest, res: ApiReply, ep: AnyEndpoint | undefined, log: () => Logger): Promise<ApiReply> {
+async function settleKey(claim: IdempotentRequest, res: ApiReply, ep: AnyEndpoint | undefined, logs: RequestLog): Promise<ApiReply> {
   let answer = res;
   try {
     if (res instanceof TextReply) {
@@ -189,7 +199,7 @@ async function settleKey(claim: IdempotentRequest, res: ApiReply, ep: AnyEndpoin
     await claim.release();
     return answer;
   } catch (err) {
-    log().error({ err, key: claim.key }, 'idempotency: the answer could not be kept');
+    logs.get().error({ err, key: claim.key }, 'idempotency: the answer could not be kept');
     return answer;
   }
 }
@@ -200,14 +210,23 @@ async function settleKey(claim: IdempotentRequest, res: ApiReply, ep: AnyEndpoin
  * answers few hosts. The map is bounded: a flood of made-up hosts only empties it.
  */
 const secureHosts = new Map<string, boolean>();
-function servedSecurely(headers: ApiRequest['headers']): boolean {
-  const raw = `${trustProxy() ? (headers.get('x-forwarded-host') ?? '') : ''}|${headers.get('host') ?? ''}|${publicOrigin().origin}`;
+/** The last answer, by its three inputs: requests mostly name the same host, and comparing is cheaper than a key to look up. */
+let lastSecure: { forwarded: string; host: string; origin: string; secure: boolean } | undefined;
+function servedSecurely(headers: ApiRequest['headers'], origin: Origin): boolean {
+  // The environment (TRUST_PROXY) is read only when there is a forwarded host to trust or not.
+  const xfh = headers.get('x-forwarded-host');
+  const forwarded = xfh !== null && trustProxy() ? xfh : '';
+  const host = headers.get('host') ?? '';
+  const last = lastSecure;
+  if (last && last.forwarded === forwarded && last.host === host && last.origin === origin.origin) return last.secure;
+  const raw = `${forwarded}|${host}|${origin.origin}`;
   let secure = secureHosts.get(raw);
   if (secure === undefined) {
-    secure = originForHost(requestHost(headers) ?? publicOrigin().host).secure;
+    secure = originForHost(requestHost(headers) ?? origin.host).secure;
     if (secureHosts.size >= 1000) secureHosts.clear();
     secureHosts.set(raw, secure);
   }
+  lastSecure = { forwarded, host, origin: origin.origin, secure };
   return secure;
 }
 
@@ -242,13 +261,13 @@ class Context {
     readonly query: unknown,
     readonly body: unknown,
     readonly requestId: string,
-    private readonly makeLog: () => Logger,
+    private readonly logs: RequestLog,
   ) {
     this.db = kernel.database.db;
   }
   /** A child logger only when a handler logs. */
   get log(): Logger {
-    return this.makeLog();
+    return this.logs.get();
   }
   /** The lean server makes its AbortSignal only when something asks for it. */
   get signal(): AbortSignal {
@@ -278,12 +297,50 @@ export function clientIp(req: Pick<ApiRequest, 'headers'>, info: RequestInfo): s
  * server) or an absolute URL whose origin is dropped (the Web Request Next builds from the Host
  * header). Null when the target is neither.
  */
-function apiUrl(target: string): URL | null {
+function apiUrl(target: string, origin: string): ApiUrl | null {
+  const plain = PLAIN_TARGET.exec(target);
+  if (plain) return new PlainUrl(origin, plain[1], plain[2] ?? '');
   try {
     const path = target.startsWith('/') ? target : (({ pathname, search }) => pathname + search)(new URL(target));
-    return new URL(publicOrigin().origin + path);
+    return new URL(origin + path);
   } catch {
     return null;
+  }
+}
+
+/** What the kernel reads of a request's URL. */
+type ApiUrl = Pick<URL, 'href' | 'pathname' | 'search' | 'searchParams'>;
+
+/**
+ * A path (and query) that the URL parser would keep exactly as written: letters, digits and a
+ * few marks, no dot segment (no `/.`), no percent sign, backslash or fragment. Most API requests
+ * are such a path; parsing it as a URL was a visible share of the kernel's time. Anything else
+ * goes through `new URL`.
+ */
+const PLAIN_TARGET = /^(\/(?:[A-Za-z0-9_~:@!$&'()*+,;=/-]|\.(?<!\/\.))*)(?:(\?[A-Za-z0-9_.~:@!$&()*+,;=\/-]+))?$/;
+
+/** The URL of a plain target (PLAIN_TARGET) on the public origin, its query parsed only when read. */
+class PlainUrl implements ApiUrl {
+  readonly href: string;
+  private params: URLSearchParams | undefined;
+  constructor(
+    origin: string,
+    readonly pathname: string,
+    readonly search: string,
+  ) {
+    this.href = origin + pathname + search;
+  }
+  get searchParams(): URLSearchParams {
+    return (this.params ??= new URLSearchParams(this.search));
+  }
+}
+
+/** The request's child logger, made on first use (a class: a closure per request is not free). */
+class RequestLog {
+  private child: Logger | undefined;
+  constructor(private readonly requestId: string) {}
+  get(): Logger {
+    return (this.child ??= logger.child({ requestId: this.requestId }));
   }
 }
 

@@ -42,8 +42,8 @@ export function createNodeServer(api: ApiCore, options: NodeServerOptions = {}):
   const mounts = Object.entries(options.mounts ?? {});
   return http.createServer((req, res) => {
     const url = req.url ?? '/';
-    const mount = mounts.find(([p]) => under(url, p));
-    if (mount) return void serveMount(mount[1], req, res);
+    // A loop, not find(): no closure per request.
+    for (const [p, handler] of mounts) if (under(url, p)) return void serveMount(handler, req, res);
     if (!servedByKernel(url)) {
       if (options.fallback) return void options.fallback(req, res);
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found');
@@ -169,7 +169,8 @@ function onResponseClose(this: http.ServerResponse & { [GONE]?: ClientGone }) {
 function clientGone(res: http.ServerResponse): ClientGone {
   const tracker = new ClientGone();
   (res as http.ServerResponse & { [GONE]?: ClientGone })[GONE] = tracker;
-  res.once('close', onResponseClose);
+  // on, not once: a response closes once, and once wraps the listener in a new closure per request.
+  res.on('close', onResponseClose);
   return tracker;
 }
 

@@ -112,5 +112,6 @@ export function clientAddress(headers: Pick<Headers, 'get'>, socketAddress?: str
   const forwarded = rightMost(headers.get('x-forwarded-for'));
   const valid = forwarded && ADDRESS.test(forwarded) ? forwarded : null;
   if (socketAddress === undefined) return valid ?? 'unknown';
-  return (trustProxy() && valid) || socketAddress;
+  // The environment is read only when there is a forwarded address to trust or not.
+  return valid !== null && trustProxy() ? valid : socketAddress;
 }

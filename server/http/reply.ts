@@ -25,8 +25,10 @@ export const reply = <T>(status: number, body: T, headers?: Record<string, strin
  */
 export type ApiReply = TextReply | Response;
 
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): TextReply {
-  return new TextReply(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers }, JSON.stringify(body));
+export function json(status: number, body: unknown, headers?: Record<string, string>): TextReply {
+  // Without extra headers, no spread: this runs on every answer.
+  const all = headers ? { 'Content-Type': 'application/json; charset=utf-8', ...headers } : { 'Content-Type': 'application/json; charset=utf-8' };
+  return new TextReply(status, all, JSON.stringify(body));
 }
 
 export function toResponse(reply: ApiReply): Response {

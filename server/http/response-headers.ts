@@ -27,6 +27,16 @@ export function withApiHeaders(res: Response, secure: boolean): Response {
   return out;
 }
 
+/**
+ * The whole header set of a JSON answer without headers of its own (most answers): one object
+ * literal of a fixed shape, what addApiHeaders and the request id would have made of json()'s.
+ */
+export function plainJsonHeaders(secure: boolean, requestId: string): Record<string, string> {
+  return secure
+    ? { 'Content-Type': 'application/json; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store', 'Strict-Transport-Security': HSTS, 'X-Request-Id': requestId }
+    : { 'Content-Type': 'application/json; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store', 'X-Request-Id': requestId };
+}
+
 function hasHeader(headers: Record<string, string>, lower: string) {
   for (const k in headers) if (k.toLowerCase() === lower) return true;
   return false;
