@@ -87,7 +87,6 @@ export function combine(rounds: Load[]): Load {
   return { reqPerSec: Math.round(mean((l) => l.reqPerSec)), p50Ms: Number(mean((l) => l.p50Ms).toFixed(1)), p99Ms: Math.max(...rounds.map((l) => l.p99Ms)), non2xx: rounds.reduce((a, l) => a + l.non2xx, 0) };
 }
 
-/** This process's own children still alive (the embedded PostgreSQL servers sections started), by /proc. */
 function isEsbuildService(pid: string): boolean {
   try {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
@@ -97,6 +96,7 @@ function isEsbuildService(pid: string): boolean {
   }
 }
 
+/** This process's own children still alive (the embedded PostgreSQL servers sections started), by /proc. */
 function ownChildren(): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {

@@ -15,18 +15,13 @@ import autocannon from 'autocannon';
 import { connect } from '../db/client';
 import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
-import { root, start, stop, stopEverything, stopEverythingOnExit, waitReady } from './processes';
+import { combine, load, root, start, stop, stopEverything, stopEverythingOnExit, waitReady } from './processes';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 
 type Measure = { reqPerSec: number; p50Ms: number; p99Ms: number; non2xx: number };
 type Failed = { error: string };
-
-async function load(url: string, key: string): Promise<Measure> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { Authorization: `Bearer ${key}` } });
-  return { reqPerSec: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx };
-}
 
 /** Runs one part; its failure becomes `{ error }` in the report instead of ending the run. */
 async function part<T>(name: string, fn: () => Promise<T>, failures: string[]): Promise<T | Failed> {
@@ -52,40 +47,49 @@ async function httpFigures() {
     await database.close();
 
     const paths = ['/api/me', '/api/api-keys'];
-    const results: Record<string, Record<string, (Measure & { ratio?: number }) | Failed>> = {};
+    const results: Record<string, Record<string, (Measure & { ratio?: number; baseline?: Measure }) | Failed>> = {};
     const env = { DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_READS_PER_MINUTE: '1000000000', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' };
 
+    // The bare baseline runs beside Steward for the whole measurement: rounds alternate bare,
+    // Steward, Steward, bare (each half the duration), so load that comes and goes on a shared
+    // machine falls on both alike instead of on whichever was measured second.
     const bareP = await freePort();
     const bare = start('bench/bare-server.ts', { ...env, PORT: String(bareP) });
     try {
       await waitReady(`http://127.0.0.1:${bareP}/api/me`);
-      for (const p of paths) (results[p] ??= {}).bare = await load(`http://127.0.0.1:${bareP}${p}`, apiKey);
+      const modes = process.env.BENCH_HTTP_MODES?.split(',') ?? ['lean', 'next'];
+      if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) {
+        await new Promise((resolve, reject) => {
+          const b = spawn('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+          b.on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error('next build failed'))));
+        });
+      }
+      for (const mode of modes) {
+        const port = await freePort();
+        const server = start('scripts/start.ts', { ...env, PORT: String(port), STEWARD_HTTP: mode });
+        try {
+          await waitReady(`http://127.0.0.1:${port}/api/openapi.json`);
+          for (const p of paths) {
+            const ours = `http://127.0.0.1:${port}${p}`;
+            const theirs = `http://127.0.0.1:${bareP}${p}`;
+            // Warm up code paths and pools before measuring.
+            for (const u of [theirs, ours]) await autocannon({ url: u, connections: 10, amount: 500, headers: { Authorization: `Bearer ${apiKey}` } });
+            const half = DURATION / 2;
+            const bareRounds = [await load(theirs, apiKey, half)];
+            const stewardRounds = [await load(ours, apiKey, half), await load(ours, apiKey, half)];
+            bareRounds.push(await load(theirs, apiKey, half));
+            const base = combine(bareRounds);
+            const m = combine(stewardRounds);
+            // The lean mode's baseline is the one reported as `bare`.
+            (results[p] ??= {}).bare ??= base;
+            results[p][mode] = { ...m, ratio: Number((m.reqPerSec / base.reqPerSec).toFixed(3)), baseline: base };
+          }
+        } finally {
+          await stop(server);
+        }
+      }
     } finally {
       await stop(bare);
-    }
-
-    const modes = process.env.BENCH_HTTP_MODES?.split(',') ?? ['lean', 'next'];
-    if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) {
-      await new Promise((resolve, reject) => {
-        const b = spawn('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-        b.on('exit', (code) => (code === 0 ? resolve(null) : reject(new Error('next build failed'))));
-      });
-    }
-    for (const mode of modes) {
-      const port = await freePort();
-      const server = start('scripts/start.ts', { ...env, PORT: String(port), STEWARD_HTTP: mode });
-      try {
-        await waitReady(`http://127.0.0.1:${port}/api/openapi.json`);
-        for (const p of paths) {
-          // Warm up code paths and pools before measuring.
-          await autocannon({ url: `http://127.0.0.1:${port}${p}`, connections: 10, amount: 500, headers: { Authorization: `Bearer ${apiKey}` } });
-          const m = await load(`http://127.0.0.1:${port}${p}`, apiKey);
-          const base = results[p].bare as Measure;
-          results[p][mode] = { ...m, ratio: Number((m.reqPerSec / base.reqPerSec).toFixed(3)) };
-        }
-      } finally {
-        await stop(server);
-      }
     }
     return Object.fromEntries(Object.entries(results).map(([p, r]) => [p, { ...r.lean, lean: r.lean, next: r.next, bare: r.bare }]));
   } finally {
