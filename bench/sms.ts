@@ -15,73 +15,37 @@
  *   the machine sustains (texts a second) and the answer times then (a closed loop: the latency is
  *   the senders divided by the throughput).
  */
-import { randomBytes } from 'node:crypto';
-import { connect } from '../db/client';
-import { freePort, startThrowawayDatabase } from '../db/embedded';
-import { assistants, identifiers } from '../db/schema';
+import { assistants } from '../db/schema';
 import { eq } from 'drizzle-orm';
-import { createAccount } from '../server/accounts/service';
-import { assignPhoneLine } from '../server/channels/phone-lines';
-import { startScriptedModel, type ModelRequest } from '../tests/helpers/scripted-model';
-import { startTwilioFake } from '../tests/helpers/twilio-fake';
-import { functionRegistered, sleep, spread, start, stop, waitReady } from './processes';
-import { benchUser } from './tasks';
+import { type ModelRequest } from '../tests/helpers/scripted-model';
+import { type TwilioFake } from '../tests/helpers/twilio-fake';
+import { sleep, spread } from './processes';
+import { startTwilioWorld } from './twilio-world';
 
 const TEXTS = Number(process.env.BENCH_SMS_TEXTS ?? 30);
 const WARMUP = 3;
 const SENDERS = Number(process.env.BENCH_SMS_SENDERS ?? 50);
 const LOAD_SECONDS = Number(process.env.BENCH_SMS_LOAD_SECONDS ?? 20);
 const SATURATION_SECONDS = 10;
-const MODEL = 'bench-model';
 const OWNER_PHONE = '+14155550100';
 const LINE = '+14155550199';
 
 export async function bench() {
-  const pgServer = await startThrowawayDatabase('sms_bench');
-  const database = connect(pgServer.url, { max: 2 });
   const arrivals: number[] = [];
-  const llm = await startScriptedModel({
-    fallback: (_r: ModelRequest) => {
-      arrivals.push(performance.now());
-      return { text: 'Noted, thank you.' };
+  const { twilio, base, user, database, close } = await startTwilioWorld({
+    name: 'sms',
+    model: {
+      fallback: (_r: ModelRequest) => {
+        arrivals.push(performance.now());
+        return { text: 'Noted, thank you.' };
+      },
     },
+    ownerPhone: OWNER_PHONE,
+    line: LINE,
+    channel: 'sms',
   });
-  const twilio = await startTwilioFake();
-  const { apiKey: accountKey } = await createAccount(database.db, 'SMS bench');
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = {
-    DATABASE_URL: pgServer.url,
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    STEWARD_PAGES: 'off',
-    STEWARD_MASTER_KEY: randomBytes(32).toString('base64'),
-    STEWARD_PUBLIC_URL: base,
-    RATE_LIMIT_READS_PER_MINUTE: '1000000000',
-    RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
-    // Twilio posts from few addresses: the per-address limit of anonymous posts would throttle a busy deployment's webhooks.
-    RATE_LIMIT_ANONYMOUS_WRITES_PER_MINUTE: '1000000000',
-    STEWARD_INBOUND_SMTP_PORT: 'off',
-    STEWARD_MODEL_BASE_URL: llm.baseUrl,
-    STEWARD_MODEL_MEDIUM: MODEL,
-    ...twilio.env(),
-  };
-  const steward = start('scripts/start.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' });
   try {
-    await waitReady(`${base}/api/openapi.json`);
-    await functionRegistered(database.pool, 'chat-turn');
-    const user = await benchUser(base, accountKey);
-    const [{ accountId }] = await database.db.select({ accountId: assistants.accountId }).from(assistants).where(eq(assistants.id, user.assistantId));
-    await database.db.insert(identifiers).values({ accountId, userId: user.id, type: 'phone', value: OWNER_PHONE, verified: true });
     await database.db.update(assistants).set({ talkToStrangers: false }).where(eq(assistants.id, user.assistantId));
-    const asked = await fetch(`${base}/api/phone-line-requests`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${user.key}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ requestedChannels: { sms: true } }),
-    });
-    const { request } = (await asked.json()) as { request: { id: string } };
-    await assignPhoneLine(database.db, { requestId: request.id, number: LINE });
     twilio.state.smsUrl = `${base}/api/channels/twilio/messages`;
 
     const toModel: number[] = [];
@@ -104,11 +68,7 @@ export async function bench() {
       smsWebhookSaturation: { ...saturated, senders: SENDERS, seconds: SATURATION_SECONDS },
     };
   } finally {
-    await stop(steward);
-    await twilio.close();
-    await llm.close();
-    await database.close();
-    await pgServer.stop();
+    await close();
   }
 }
 
@@ -117,7 +77,7 @@ export async function bench() {
  * Each first sends one text unmeasured (its chat is made then), the starts spread over the first
  * pause as people's are, so the figures are the steady state rather than 50 first texts at one instant.
  */
-async function senders(twilio: Awaited<ReturnType<typeof startTwilioFake>>, o: { seconds: number; pause: () => number; prefix: string }) {
+async function senders(twilio: TwilioFake, o: { seconds: number; pause: () => number; prefix: string }) {
   const latencies: number[] = [];
   let non200 = 0;
   const started = performance.now();

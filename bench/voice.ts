@@ -12,65 +12,27 @@
  * minus p50 of the baseline (target p50 ≤ 150 ms), with both spreads shown.
  */
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
-import { connect } from '../db/client';
-import { freePort, startThrowawayDatabase } from '../db/embedded';
-import { assistants, identifiers } from '../db/schema';
-import { createAccount } from '../server/accounts/service';
-import { assignPhoneLine } from '../server/channels/phone-lines';
-import { startScriptedModel } from '../tests/helpers/scripted-model';
-import { parseTwiml, startTwilioFake } from '../tests/helpers/twilio-fake';
-import { functionRegistered, sleep, spread, start, stop, waitReady } from './processes';
-import { benchUser } from './tasks';
+import { parseTwiml } from '../tests/helpers/twilio-fake';
+import { sleep, spread } from './processes';
+import { BENCH_MODEL as MODEL, startTwilioWorld } from './twilio-world';
 
 const EXCHANGES = Number(process.env.BENCH_VOICE_EXCHANGES ?? 40);
 const PER_CALL = 10;
 const WARMUP = 4;
-const MODEL = 'bench-model';
 const MODEL_DELAY_MS = 20;
 const OWNER_PHONE = '+14155550300';
 const LINE = '+14155550399';
 const REPLY = 'Noted, I will remind you tomorrow morning.';
 
 export async function bench() {
-  const pgServer = await startThrowawayDatabase('voice_bench');
-  const database = connect(pgServer.url, { max: 2 });
-  const llm = await startScriptedModel({ fallback: () => ({ text: REPLY, delayMs: MODEL_DELAY_MS }) });
-  const twilio = await startTwilioFake();
-  const { apiKey: accountKey } = await createAccount(database.db, 'Voice bench');
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = {
-    DATABASE_URL: pgServer.url,
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    STEWARD_PAGES: 'off',
-    STEWARD_MASTER_KEY: randomBytes(32).toString('base64'),
-    STEWARD_PUBLIC_URL: base,
-    RATE_LIMIT_READS_PER_MINUTE: '1000000000',
-    RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
-    RATE_LIMIT_ANONYMOUS_WRITES_PER_MINUTE: '1000000000',
-    STEWARD_INBOUND_SMTP_PORT: 'off',
-    STEWARD_MODEL_BASE_URL: llm.baseUrl,
-    STEWARD_MODEL_MEDIUM: MODEL,
-    ...twilio.env(),
-  };
-  const steward = start('scripts/start.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  const { twilio, base, llm, close } = await startTwilioWorld({
+    name: 'voice',
+    model: { fallback: () => ({ text: REPLY, delayMs: MODEL_DELAY_MS }) },
+    ownerPhone: OWNER_PHONE,
+    line: LINE,
+    channel: 'voice',
+  });
   try {
-    await waitReady(`${base}/api/openapi.json`);
-    await functionRegistered(database.pool, 'chat-turn');
-    const user = await benchUser(base, accountKey);
-    const [{ accountId }] = await database.db.select({ accountId: assistants.accountId }).from(assistants).where(eq(assistants.id, user.assistantId));
-    await database.db.insert(identifiers).values({ accountId, userId: user.id, type: 'phone', value: OWNER_PHONE, verified: true });
-    const asked = await fetch(`${base}/api/phone-line-requests`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${user.key}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ requestedChannels: { voice: true } }),
-    });
-    const { request } = (await asked.json()) as { request: { id: string } };
-    await assignPhoneLine(database.db, { requestId: request.id, number: LINE, channels: 'voice' });
-
     /** A new call: its first TwiML names the speech step's URL (with the call's id). */
     const newCall = async () => {
       const callSid = `CA${randomBytes(16).toString('hex')}`;
@@ -128,10 +90,6 @@ export async function bench() {
       },
     };
   } finally {
-    await stop(steward);
-    await twilio.close();
-    await llm.close();
-    await database.close();
-    await pgServer.stop();
+    await close();
   }
 }
