@@ -80,6 +80,9 @@ export type Delivery =
   | { state: 'failed'; providerMessageId: string | null; reason: string }
   | { state: 'unknown'; providerMessageId: string | null; reason: string };
 
+/** A message that did not go out, and why. */
+export const failedDelivery = (reason: string): Delivery => ({ state: 'failed', providerMessageId: null, reason });
+
 /** An adapter's sending half. */
 export type ChannelSenderAdapter = {
   channel: ChannelName;

@@ -20,7 +20,8 @@ import { exchangeCode, publicBase, teamsConfig } from './providers';
 import { recordSlackFlow, slackClientFor, slackFlowTarget, type SlackClient } from './slack/oauth-app';
 import { teamsTenantOf } from './teams/tenant';
 
-const redirect = (url: string, headers: Record<string, string> = {}) =>
+/** A 302 that nothing caches and that tells the next site nothing of where the browser came from. */
+export const redirect = (url: string, headers: Record<string, string> = {}) =>
   new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', ...headers } });
 const callbackUrl = (requestUrl: string, provider: string) => `${publicBase(requestUrl)}/api/oauth/callback/${provider}`;
 const COOKIE_PATH = '/api/oauth';

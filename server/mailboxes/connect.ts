@@ -9,7 +9,7 @@ import { gmailExchangeCode } from '@/server/channels/gmail/oauth';
 import { graphAddress } from '@/server/channels/graph/api';
 import { graphConfig } from '@/server/channels/graph/config';
 import { graphExchangeCode } from '@/server/channels/graph/oauth';
-import { beginUrl, bindingCookie, mailboxCallbackUrl } from '@/server/channels/oauth';
+import { beginUrl, bindingCookie, mailboxCallbackUrl, redirect } from '@/server/channels/oauth';
 import { bindingCookieName, consumeState, issueState, pkceVerifier } from '@/server/channels/oauth-state';
 import { ProviderHttpError, type ProviderTokens } from '@/server/channels/providers';
 import { reply } from '@/server/http/endpoint';
@@ -31,8 +31,6 @@ import { fromTokenResponse, sealTokens } from './tokens';
  * tokens are sealed, the user's own assistants show the mailbox, and the first poll runs at once.
  */
 
-const redirect = (url: string, headers: Record<string, string> = {}) =>
-  new Response(null, { status: 302, headers: { Location: url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', ...headers } });
 
 const PURPOSE = 'mailbox';
 

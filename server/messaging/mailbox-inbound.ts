@@ -4,6 +4,7 @@ import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
 import { accounts, channelThreads, mailboxMessages, taskActivities, tasks, type MailAuthResult, type MailboxProvider, type TaskRow } from '@/db/schema';
 import type { InboundChannelMessage } from '@/server/channels/message';
 import { logger } from '@/server/logger';
+import { platformOf } from '@/server/mailboxes/store';
 import { MAX_MESSAGE_CHARS } from '@/server/tasks/contracts';
 import { applyChange } from '@/server/tasks/move';
 import { openRun, queueRun, queueWakeRun } from '@/server/tasks/runs';
@@ -35,7 +36,6 @@ export type MailboxContext = {
 
 export type MailboxOutcome = { status: 'duplicate' | (typeof mailboxMessages.$inferSelect)['status']; reason: string | null; taskId: string | null; woke: boolean };
 
-const platformOf = (p: MailboxProvider) => (p === 'gmail' ? 'google' : 'outlook');
 
 function contactContent(m: InboundChannelMessage): string {
   const who = m.sender.name ? `${m.sender.name} <${m.sender.value}>` : m.sender.value;

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { inboundTexts, notices, tasks, users, type TextChannel } from '@/db/schema';
 import type { ChannelSenderAdapter, Delivery, OutboundChannelMessage } from '@/server/channels/message';
+import { failedDelivery as failed } from '@/server/channels/message';
 import type { ChannelAdapter, MessageDelivery, OutboundMessage } from '@/server/channels/outbound';
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { twilioConfig } from '@/server/channels/twilio/config';
@@ -24,7 +25,6 @@ import { MAX_TEXT, sendText, textProviderConfigured } from './texts-outbound';
  */
 
 const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
-const failed = (reason: string): Delivery => ({ state: 'failed', providerMessageId: null, reason });
 
 async function sendReply(db: Db, channel: TextChannel, message: OutboundChannelMessage): Promise<Delivery> {
   if (!message.inReplyTo || !message.providerMessageId) return failed('a text reply must name the text it answers');

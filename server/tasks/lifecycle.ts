@@ -1,10 +1,6 @@
-import { eq } from 'drizzle-orm';
-import type { z } from 'zod';
 import type { Db } from '@/db/client';
-import { tasks } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { ownTask } from './access';
-import type { FeedbackBody } from './contracts';
 import { applyChange } from './move';
 import { discardPendingCarts } from './cart-discard';
 import { toPublicTask } from './present';
@@ -45,17 +41,5 @@ export async function markNotDone(db: Db, actor: Actor, id: string) {
     const row = await applyChange(tx, task, plan(task, 'mark_not_done', 'pending'), 'mark_not_done');
     await queueRun(tx, row, 'wake');
     return { ok: true as const, task: toPublicTask(row, ownerEmail, await pendingCartSummary(tx, row.id)) };
-  });
-}
-
-/** like, dislike, or null to clear; only the owner reaches the task today (followers' access comes with sharing). */
-export async function leaveFeedback(db: Db, actor: Actor, id: string, input: z.infer<typeof FeedbackBody>) {
-  return db.transaction(async (tx) => {
-    const { task } = await ownTask(tx, actor, id, true);
-    await tx.update(tasks).set({ feedback: input.status }).where(eq(tasks.id, task.id));
-    return {
-      ok: true as const,
-      feedback: { success: true, taskId: task.id, status: input.status, message: input.status ? 'Feedback recorded' : 'Feedback cleared' },
-    };
   });
 }

@@ -7,6 +7,7 @@ import { reply } from '@/server/http/endpoint';
 import { badRequest, forbidden } from '@/server/http/errors';
 import { sealJson } from '@/server/secrets/sealed';
 import type { CallbackQuery } from '../contracts';
+import { bindingCookie, redirect } from '../oauth';
 import { bindingCookieName, bindState, consumeState, issueState, type OAuthState } from '../oauth-state';
 import { publicBase } from '../providers';
 import { tokenDetails } from '../token-details';
@@ -26,14 +27,6 @@ import { GITHUB_SCOPES, githubConfig } from './config';
 /** oauth-state.ts names the providers it was written for; GitHub rides the same state. */
 const GITHUB = 'github' as const satisfies OAuthState['provider'];
 
-const COOKIE_PATH = '/api/oauth';
-const redirect = (location: string, headers: Record<string, string> = {}) =>
-  new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', ...headers } });
-
-function cookie(requestUrl: string, name: string, value: string, maxAge: number) {
-  const secure = publicBase(requestUrl).startsWith('https:');
-  return [`${name}=${value}`, `Path=${COOKIE_PATH}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAge}`, ...(secure ? ['Secure'] : [])].join('; ');
-}
 
 export const githubCallbackUrl = (requestUrl: string) => `${publicBase(requestUrl)}/api/oauth/github/callback`;
 
@@ -56,7 +49,7 @@ export async function beginGithub(db: Db, token: string, requestUrl: string, coo
   url.searchParams.set('scope', GITHUB_SCOPES);
   url.searchParams.set('state', token);
   url.searchParams.set('allow_signup', 'false');
-  return redirect(url.toString(), { 'Set-Cookie': cookie(requestUrl, binding.name, binding.value, 600) });
+  return redirect(url.toString(), { 'Set-Cookie': bindingCookie(requestUrl, binding.name, binding.value, 600) });
 }
 
 /** GitHub answers form-encoded unless asked for JSON; an error comes back with status 200. */
@@ -98,5 +91,5 @@ export async function finishGithub(db: Db, q: z.infer<typeof CallbackQuery>, req
     })
     .returning();
   const body = { ok: true as const, connection: { id: row.id, provider: 'github', purpose: row.purpose, assistant: null, target: row.target, createdAt: row.createdAt.toISOString() } };
-  return reply(200, body, { 'Set-Cookie': cookie(requestUrl, bindingCookieName(state.jti), '', 0), 'Cache-Control': 'no-store' });
+  return reply(200, body, { 'Set-Cookie': bindingCookie(requestUrl, bindingCookieName(state.jti), '', 0), 'Cache-Control': 'no-store' });
 }

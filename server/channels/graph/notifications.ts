@@ -1,5 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { sameHash } from '@/server/access/keys';
 
 /*
  * What Graph posts to the notification URL (a changeNotificationCollection): each notification
@@ -26,7 +27,5 @@ export const clientStateHash = (clientState: string) => createHash('sha256').upd
 /** Whether a notification's clientState is the one whose hash the subscription keeps. */
 export function clientStateMatches(presented: string | null | undefined, storedHash: string | null): boolean {
   if (!presented || !storedHash) return false;
-  const a = Buffer.from(clientStateHash(presented), 'hex');
-  const b = Buffer.from(storedHash, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameHash(clientStateHash(presented), storedHash);
 }

@@ -18,7 +18,8 @@ export type TwilioSend =
 export const TWILIO_OPTED_OUT = 21610;
 export const TWILIO_OUTSIDE_WINDOW = 63016;
 
-const basic = (c: TwilioConfig) => `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
+/** The Basic authorization of Twilio's REST API (Account SID + Auth Token, or API key + secret). */
+export const basic = (c: TwilioConfig) => `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
 const accountPath = (c: TwilioConfig, rest: string) => new URL(`${c.apiUrl}/2010-04-01/Accounts/${encodeURIComponent(c.accountSid)}/${rest}`);
 
 function post(c: TwilioConfig, rest: string, form: URLSearchParams): Promise<ProviderAnswer> {

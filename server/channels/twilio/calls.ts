@@ -1,3 +1,4 @@
+import { basic } from './api';
 import type { TwilioConfig } from './config';
 import { jsonOf, providerRequest } from './http';
 import { ErrorAnswer } from './payloads';
@@ -28,7 +29,6 @@ export type CallPlaced =
   | { ok: false; definite: true; code: number | null; reason: string }
   | { ok: false; definite: false; reason: string };
 
-const basic = (c: TwilioConfig) => `Basic ${Buffer.from(`${c.username}:${c.password}`).toString('base64')}`;
 
 export async function createCall(c: TwilioConfig, call: CallRequest): Promise<CallPlaced> {
   const form = new URLSearchParams({ To: call.to, From: call.from, Url: call.url, Method: 'POST', StatusCallback: call.statusCallback, StatusCallbackMethod: 'POST' });
