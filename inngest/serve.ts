@@ -2,6 +2,7 @@ import { serve } from 'inngest/edge';
 import { countRefusedCalls } from '@/server/executor/serve-guard';
 import { inngestServeUrl } from '@/server/executor/config';
 import type { RateLimits } from '@/server/http/rate-limit';
+import { releasedBetweenRuns } from './async-context';
 import { inngest } from './client';
 import { functions } from './functions';
 import { soakFunction } from './soak-function';
@@ -11,7 +12,8 @@ import { soakFunction } from './soak-function';
  * node:http server mounts it (npm start), and app/api/inngest/route.ts exports it (STEWARD_HTTP=next,
  * npm run dev's Next.js). The URL registered for the functions is pinned (never the request's Host),
  * and a PUT must be signed like every other call: an anonymous PUT cannot re-register them anywhere.
- * Refused calls count as failed authentications (server/executor/serve-guard.ts).
+ * Refused calls count as failed authentications (server/executor/serve-guard.ts). Between calls the
+ * SDK's async context is turned off (async-context.ts).
  *
  * Import it only once the executor's keys and ingress URL are in the environment (scripts/start.ts
  * sets them): the Inngest client reads them when it loads.
@@ -21,5 +23,5 @@ export function inngestServeHandler(limits: () => RateLimits): (req: Request, cl
   // npm run soak's test function joins only when STEWARD_SOAK=1: production never registers it.
   const served = process.env.STEWARD_SOAK === '1' ? [...functions, soakFunction] : functions;
   const handler = serve({ client: inngest, functions: served, serveOrigin: serveUrl.origin, servePath: serveUrl.pathname, enableUnauthedSync: false });
-  return countRefusedCalls(handler, limits);
+  return countRefusedCalls(releasedBetweenRuns(handler), limits);
 }

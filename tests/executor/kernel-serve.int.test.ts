@@ -70,5 +70,9 @@ describe('/api/inngest in the kernel process', () => {
     await inngest.send({ name: 'steward/heartbeat', data: {} });
     const beat = await until(async () => (await app().database.db.select().from(appSecrets).where(eq(appSecrets.name, 'heartbeat')))[0]);
     expect(Date.parse(beat.value)).toBeGreaterThan(Date.now() - 60_000);
+    // The run went through the SDK's async context, which is off again now that no call is in
+    // flight: API requests do not pay for it (inngest/async-context.ts).
+    const { sdkStorageEnabled } = await import('@/inngest/async-context');
+    expect(await until(async () => !sdkStorageEnabled())).toBe(true);
   });
 });
