@@ -10,25 +10,35 @@ import type { Authenticator } from './authenticator';
 
 /**
  * The per-request lookup, as one named statement on the pool (prepared once per connection).
- * It reads only what authentication needs: every column described costs the driver and the
- * mapping on every request (48 columns were a third of the kernel's work on GET /me), and a
- * Drizzle query's own per-call work was most of the rest, so this hot statement is plain pg.
- * A user key's user comes with the key as one JSON column (mapped in userFromJson): one round
- * trip, and one field instead of thirty-two, null for every other key.
+ * It reads only what authentication needs, as ONE json column: the driver's work per column
+ * (describing it, choosing and running its parser; a text[] is parsed in JavaScript) was most of
+ * what this statement cost beyond the round trip, and JSON.parse is native. A Drizzle query's own
+ * per-call work was more still, so this hot statement is plain pg. A user key's user comes with
+ * the key (mapped in userFromJson): one round trip, null for every other key.
+ *
+ * Only a key that opens something is a row: active, not expired, and (a user key) with its user.
+ * Each of those refusals is the same 401, so the database decides them.
  */
-const KEY_BY_HASH = {
-  name: 'auth_key_by_hash_v3',
-  text: `SELECT k.id, k.account_id, k.organization_id, k.user_id, k.status, k.expires_at, k.scopes,
-                a.kill_switch, a.rate_limit_reads, a.rate_limit_writes, to_jsonb(u) AS "user"
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id LEFT JOIN users u ON u.id = k.user_id
-         WHERE k.key_hash = $1 LIMIT 1`,
-  rowMode: 'array' as const,
-};
-type KeyRow = [string, string, string | null, string | null, string, Date | null, string[], boolean, number | null, number | null, Record<string, unknown> | null];
+const KEY_BY_HASH_TEXT = `SELECT json_build_array(k.id, k.account_id, k.organization_id, k.scopes, a.kill_switch, a.rate_limit_reads, a.rate_limit_writes, to_jsonb(u))
+  FROM api_keys k JOIN accounts a ON a.id = k.account_id LEFT JOIN users u ON u.id = k.user_id
+  WHERE k.key_hash = $1 AND k.status = 'active' AND (k.expires_at IS NULL OR k.expires_at > now())
+    AND (k.user_id IS NULL OR u.id IS NOT NULL)
+  LIMIT 1`;
+/** [id, account_id, organization_id, scopes, kill_switch, rate_limit_reads, rate_limit_writes, user] */
+type KeyRow = [string, string, string | null, string[], boolean, number | null, number | null, Record<string, unknown> | null];
+
+/**
+ * The statement's fixed parts live on a prototype and each call's config owns only its values:
+ * the driver copies every config it is given property by property (pg's cloneQueryConfig), and
+ * inherited properties are not copied, only the prototype is kept.
+ */
+const KEY_BY_HASH: pg.QueryConfig = Object.freeze({ name: 'auth_key_by_hash_v5', text: KEY_BY_HASH_TEXT, rowMode: 'array' }) as pg.QueryArrayConfig;
 
 /** The key's row, or null. Not async: a promise chain of one step is all this costs per request. */
 function keyByHash(pool: pg.Pool, hash: string): Promise<KeyRow | null> {
-  return pool.query<KeyRow>({ name: KEY_BY_HASH.name, text: KEY_BY_HASH.text, rowMode: 'array', values: [hash] }).then((r) => r.rows[0] ?? null);
+  const config = Object.create(KEY_BY_HASH) as pg.QueryArrayConfig;
+  config.values = [hash];
+  return pool.query<[KeyRow]>(config).then((r) => r.rows[0]?.[0] ?? null);
 }
 
 /** The users table's columns, by their database names, with how each reads its stored value. */
@@ -58,8 +68,8 @@ function actorOf(r: KeyRow, level: Actor['level'], user: UserRow | null, actingV
     credential: { kind: 'api_key', keyId: r[0] },
     level,
     organizationId: r[2],
-    scopes: r[6],
-    account: { killSwitch: r[7], rateLimitReads: r[8], rateLimitWrites: r[9] },
+    scopes: r[3],
+    account: { killSwitch: r[4], rateLimitReads: r[5], rateLimitWrites: r[6] },
     user,
     actingVia,
   };
@@ -73,19 +83,14 @@ export const apiKeyCredential: Authenticator<Actor> = {
     if (!API_KEY_PATTERN.test(key)) throw invalidKey();
     const hash = hashSecret(key);
     const r = await keyByHash(pool, hash);
-    // [id, account_id, organization_id, user_id, status, expires_at, scopes, kill_switch, rate_limit_reads, rate_limit_writes, user]
     // The row was found by this very hash (key_hash = $1): comparing them again (or reading it back) would only cost time.
     if (!r) throw invalidKey();
-    const now = new Date();
-    if (r[4] !== 'active') throw invalidKey();
-    if (r[5] && r[5] <= now) throw invalidKey();
     const keyId = r[0];
     const organizationId = r[2];
-    const level = r[3] ? 'user' : organizationId ? 'organization' : 'account';
-    // A user key whose user was deleted authenticates no one.
-    const keyUser: UserRow | null = level === 'user' ? userFromJson(r[10]) : null;
-    if (level === 'user' && !keyUser) throw invalidKey();
-    lastUsed.touch(keyId, now);
+    // A user key's row always carries its user (the query drops one whose user was deleted).
+    const keyUser: UserRow | null = userFromJson(r[7]);
+    const level = keyUser ? 'user' : organizationId ? 'organization' : 'account';
+    lastUsed.touch(keyId, new Date());
 
     const userEmail = headers.get('x-user-email');
     if (level === 'user') {
