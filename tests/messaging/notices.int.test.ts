@@ -137,7 +137,9 @@ describe('quiet hours', () => {
     await h.stagingRun(p, [emailCall()]);
     const boxed = await h.until(async () => h.mailTo(p.email).find((m) => (m.parsed.subject ?? '').startsWith('Goes out at')) ?? null, 20_000);
     expect(boxed.parsed.text).toContain('unless you edit or cancel them');
-    expect((await noticesOf(p.id)).find((n) => n.kind === 'time_box')).toMatchObject({ urgent: true, status: 'sent' });
+    // The row is marked sent once the SMTP server has answered, just after the mail arrives.
+    const timeBox = await h.until(async () => (await noticesOf(p.id)).find((n) => n.kind === 'time_box' && n.status !== 'pending') ?? null, 10_000);
+    expect(timeBox).toMatchObject({ urgent: true, status: 'sent' });
   });
 
   it('a task that fails is noticed', async () => {
