@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { assistants, carts, chatMessages, chats, inboundMessages, tasks } from '@/db/schema';
+import { assistants, carts, chatMessages, chats, engineHandoffs, inboundMessages, tasks } from '@/db/schema';
 import { call, newAccount } from '../helpers/client';
 import type { ModelRequest } from '../helpers/scripted-model';
 import { useEmailHarness } from './email-harness';
@@ -41,6 +41,10 @@ describe('the owner mails their assistant', () => {
     const [userMessage, reply] = await messagesOf((await h.db().select().from(chatMessages).where(eq(chatMessages.referenceId, first)))[0]!.chatId);
     expect(userMessage).toMatchObject({ role: 'user', content: expect.stringContaining('dinner with Bob'), deliveryState: 'received', platform: 'email' });
     expect(reply).toMatchObject({ role: 'assistant', deliveryState: 'provider_accepted', referenceId: answer.parsed.messageId });
+    // The turn went to the engine through the outbox, as a client's turn does: its row was written
+    // with the message and stamped once the engine took it (a lost handover is the sweep's to send).
+    const handoff = await h.until(async () => (await h.db().select().from(engineHandoffs).where(eq(engineHandoffs.id, userMessage!.turnId!)))[0]?.sentAt ?? null, 10_000);
+    expect(handoff).toBeInstanceOf(Date);
     // The model read the owner's words as the user's, not wrapped as outside content.
     const asked = h.state.llm.requests.find((r: ModelRequest) => JSON.stringify(r.messages).includes('remember dinner with Bob'))!;
     expect(asked.messages.some((m) => m.role === 'user' && String(m.content).startsWith('Please remember dinner'))).toBe(true);
