@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
 import { sharedDatabase } from '@/db/client';
+import { stampHandoffs } from '@/db/queries/engine-handoffs';
 import { transactionOutcome } from '@/db/queries/transaction-outcome';
 import { registerCartSignals, type CartSignal } from '@/server/approvals/signals';
 import { logger } from '@/server/logger';
@@ -60,16 +60,11 @@ async function dispatchTransaction(transactionId: string): Promise<void> {
     // The run's id is the event's: an engine that already has the event (the sweep sent it too) keeps one.
     await inngest
       .send(batch.map((run) => events.taskRunRequested.create(runEventData({ id: run.runId, taskId: run.taskId, accountId: run.accountId }), { id: run.runId })))
-      .then(() => stampHandoffs(ids))
+      .then(() => stampHandoffs(sharedDatabase().db, ids))
       // Never fails the request that queued the run: a run that cannot be sent stays queued, and
       // its unstamped outbox row is sent by the sweep (inngest/functions/engine-handoff-sweep.ts).
       .catch((err: unknown) => logger.error({ err, runIds: ids }, 'task runs could not be handed to the engine; the sweep will send them'));
   }
-}
-
-/** The engine took these runs' events: their outbox rows are settled. */
-async function stampHandoffs(ids: string[]) {
-  await sharedDatabase().db.execute(sql`UPDATE engine_handoffs SET sent_at = now() WHERE id = ANY(${sql.param(ids)}::text[]) AND sent_at IS NULL`);
 }
 
 registerRunDispatcher((run) => {

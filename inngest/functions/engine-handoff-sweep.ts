@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { sharedDatabase } from '@/db/client';
+import { stampHandoffs } from '@/db/queries/engine-handoffs';
 import type { EngineHandoffKind } from '@/db/schema';
 import { inngest } from '../client';
 import { events } from '../events';
@@ -39,18 +40,13 @@ async function claimDue(graceMs: number): Promise<Due[]> {
   return rows;
 }
 
-async function stamp(ids: string[]) {
-  if (!ids.length) return;
-  await db().execute(sql`UPDATE engine_handoffs SET sent_at = now(), claimed_until = NULL WHERE id = ANY(${sql.param(ids)}::text[]) AND sent_at IS NULL`);
-}
-
 /** Sent rows are kept a day (what was handed over when), then dropped. */
 async function purge() {
   await db().execute(sql`DELETE FROM engine_handoffs WHERE id IN (SELECT id FROM engine_handoffs WHERE sent_at < now() - interval '1 day' LIMIT 5000)`);
 }
 
 /**
- * The outbox sweep (server/tasks/runs.ts, server/chats/turn-start.ts): every minute, and when a
+ * The outbox sweep (server/tasks/runs.ts, server/chats/turn-queue.ts): every minute, and when a
  * process starts (server/runtime.ts), task runs and chat turns queued longer than the grace whose
  * event never reached the engine are sent, each with its own id as the event id (an engine that
  * already has the event keeps one; the run's first step starts a queued run once), then stamped.
@@ -67,7 +63,7 @@ export const engineHandoffSweep = inngest.createFunction(
     ];
     if (sent.length) {
       await step.sendEvent('hand-over', sent);
-      await step.run('stamp', () => stamp(due.map((d) => d.id)));
+      await step.run('stamp', () => stampHandoffs(db(), due.map((d) => d.id)));
     }
     await step.run('purge', purge);
     return { taskRuns: runs.length, chatTurns: turns.length };

@@ -1,7 +1,7 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
-import { chatMessages, chatTurns, engineHandoffs, type ChatTurnRow } from '@/db/schema';
+import { chatMessages, type ChatTurnRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { invalidFields } from '@/server/http/errors';
 import { logger } from '@/server/logger';
@@ -11,7 +11,8 @@ import { appendChatMessage } from './messages';
 import { publishTurnEvents } from './stream-hub';
 import type { ProcessChatBody } from './turn-contracts';
 import { turnDispatcher } from './turn-dispatch';
-import { appendTurnEvents, type TurnEvent } from './turn-events';
+import type { TurnEvent } from './turn-events';
+import { handOverTurn, queueChatTurn } from './turn-queue';
 import { finishTurn } from './turn-run';
 
 type Body = z.infer<typeof ProcessChatBody>;
@@ -41,26 +42,16 @@ async function answeredMessage(tx: Tx, actor: UserActor, chat: Awaited<ReturnTyp
 }
 
 /**
- * POST /chats/{chatId}/process, before streaming: the message saved, the turn recorded `queued`
- * with its first event (`status_update {state: "queued", executionId, chatId, messageId}`), all
- * in one transaction; then the turn is handed to the engine. Its events are the stream's content.
- * The turn's outbox row (engine_handoffs) is written in the same transaction and stamped once the
- * engine took the event: a handover lost to a crash or a failed send is sent again by the sweep
- * (inngest/functions/engine-handoff-sweep.ts), so a recorded turn always runs.
+ * POST /chats/{chatId}/process, before streaming: the message saved and the turn queued
+ * (turn-queue.ts: the turn, its first event and its outbox row) in one transaction; then the turn
+ * is handed to the engine. Its events are the stream's content.
  */
 export async function startChatTurn(db: Db, actor: UserActor, chatId: string, body: Body): Promise<{ turn: ChatTurnRow; first: TurnEvent }> {
   const { turn, first } = await db.transaction(async (tx) => {
     const chat = await findChatForActor(tx as Db, actor, chatId);
     const messageId = await answeredMessage(tx, actor, chat, body);
-    const [turn] = await tx
-      .insert(chatTurns)
-      .values({ chatId: chat.id, accountId: chat.accountId, userId: chat.userId, messageId, modelTier: chat.modelTier })
-      .returning();
     // The message this call brought is the turn's question.
-    if (body.message && typeof body.message === 'object') await tx.update(chatMessages).set({ turnId: turn.id }).where(eq(chatMessages.id, messageId));
-    const [first] = await appendTurnEvents(tx, turn.id, [{ kind: 'status_update', data: { state: 'queued', executionId: turn.id, chatId: chat.id, messageId } }]);
-    await tx.insert(engineHandoffs).values({ id: turn.id, kind: 'chat_turn', accountId: turn.accountId, data: turnEventData(turn) });
-    return { turn, first };
+    return queueChatTurn(tx, chat, messageId, Boolean(body.message && typeof body.message === 'object'));
   });
   publishTurnEvents(turn.id, [first]);
   const dispatch = turnDispatcher();
@@ -69,15 +60,10 @@ export async function startChatTurn(db: Db, actor: UserActor, chatId: string, bo
     // event (the person is waiting on the stream: "send it again" beats a silent wait); the sweep
     // then finds the turn no longer queued and settles its row. Only a handover lost with its
     // process (no one left to say anything) is sent by the sweep.
-    dispatch(turnEventData(turn))
-      .then(() => db.update(engineHandoffs).set({ sentAt: new Date() }).where(and(eq(engineHandoffs.id, turn.id), isNull(engineHandoffs.sentAt))))
-      .catch(async (err: unknown) => {
-        logger.error({ err, turnId: turn.id }, 'chat turn could not be started');
-        await finishTurn(db, turn.id, { kind: 'error', code: 'turn_not_started', message: 'The turn could not be handed to the engine; send the message again.' }).catch(() => {});
-      });
+    handOverTurn(db, turn, dispatch).catch(async (err: unknown) => {
+      logger.error({ err, turnId: turn.id }, 'chat turn could not be started');
+      await finishTurn(db, turn.id, { kind: 'error', code: 'turn_not_started', message: 'The turn could not be handed to the engine; send the message again.' }).catch(() => {});
+    });
   }
   return { turn, first };
 }
-
-/** The engine event's data for a turn (steward/chat.turn-requested): the same from the process call and the sweep. */
-export const turnEventData = (turn: Pick<ChatTurnRow, 'id' | 'chatId' | 'accountId'>) => ({ turnId: turn.id, chatId: turn.chatId, accountId: turn.accountId });
