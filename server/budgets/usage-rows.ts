@@ -13,7 +13,6 @@ export type RowKey = { budgetId: string; periodStart: Date; memberUserId: string
 
 export const keyOf = (k: RowKey) => `${k.budgetId}|${k.periodStart.toISOString()}|${k.memberUserId}`;
 
-export const toStored = (t: Target): ReservationTarget => ({ budgetId: t.budget.id, periodStart: t.periodStart.toISOString(), memberUserId: t.memberUserId });
 export const fromStored = (t: ReservationTarget): RowKey => ({ budgetId: t.budgetId, periodStart: new Date(t.periodStart), memberUserId: t.memberUserId });
 
 /** The condition naming one usage row. */

@@ -31,7 +31,6 @@ import { fromTokenResponse, sealTokens } from './tokens';
  * tokens are sealed, the user's own assistants show the mailbox, and the first poll runs at once.
  */
 
-
 const PURPOSE = 'mailbox';
 
 /** A start for the acting user; `returnTo` (an absolute URL of the hosted app) is where the browser goes once connected. */

@@ -36,7 +36,6 @@ export type MailboxContext = {
 
 export type MailboxOutcome = { status: 'duplicate' | (typeof mailboxMessages.$inferSelect)['status']; reason: string | null; taskId: string | null; woke: boolean };
 
-
 function contactContent(m: InboundChannelMessage): string {
   const who = m.sender.name ? `${m.sender.name} <${m.sender.value}>` : m.sender.value;
   const text = `Email from ${who}\nSubject: ${m.subject ?? ''}\n\n${m.text.trim()}`;

@@ -1,8 +1,7 @@
 import { and, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, slackApps } from '@/db/schema';
-import type { ChannelSenderAdapter, Delivery, OutboundChannelMessage } from '@/server/channels/message';
-import { failedDelivery as failed } from '@/server/channels/message';
+import { failedDelivery as failed, type ChannelSenderAdapter, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
 import { identitiesOf } from '@/server/channels/slack/identities';
 import { slackBot, type BotAccess } from '@/server/channels/slack/installations';
 import { parseSlackRef } from '@/server/channels/slack/refs';
@@ -18,7 +17,6 @@ import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
  *   with the bot of the app their identity is linked through, preferring the notice's assistant.
  * Nothing is reported sent unless Slack took it (web-api.ts); without an installed bot it fails.
  */
-
 
 async function answer(db: Db, m: OutboundChannelMessage): Promise<Delivery | null> {
   const ref = parseSlackRef(m.inReplyTo);

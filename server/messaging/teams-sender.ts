@@ -1,8 +1,7 @@
 import { and, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants } from '@/db/schema';
-import type { ChannelSenderAdapter, Delivery, OutboundChannelMessage } from '@/server/channels/message';
-import { failedDelivery as failed } from '@/server/channels/message';
+import { failedDelivery as failed, type ChannelSenderAdapter, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
 import { teamsBotConfig } from '@/server/channels/teams/config';
 import { replyToActivity, sendToConversation } from '@/server/channels/teams/connector';
 import { conversationById, conversationOfUser } from '@/server/channels/teams/conversations';
@@ -16,7 +15,6 @@ import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
  * (connector.ts), at the serviceUrl stored for the conversation. Without the bot's credentials, or
  * a conversation the user started, a send fails with the reason.
  */
-
 
 async function send(db: Db, m: OutboundChannelMessage): Promise<Delivery> {
   const cfg = teamsBotConfig();

@@ -1,8 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { inboundTexts, notices, tasks, users, type TextChannel } from '@/db/schema';
-import type { ChannelSenderAdapter, Delivery, OutboundChannelMessage } from '@/server/channels/message';
-import { failedDelivery as failed } from '@/server/channels/message';
+import { failedDelivery as failed, type ChannelSenderAdapter, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
 import type { ChannelAdapter, MessageDelivery, OutboundMessage } from '@/server/channels/outbound';
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { twilioConfig } from '@/server/channels/twilio/config';

@@ -1,8 +1,7 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { inboundTexts, outboundTexts, textOptOuts, type OutboundTextRow, type TextChannel } from '@/db/schema';
-import type { Delivery } from '@/server/channels/message';
-import { failedDelivery as failed } from '@/server/channels/message';
+import { failedDelivery as failed, type Delivery } from '@/server/channels/message';
 import { sendblueConfig, sendblueSend } from '@/server/channels/imessage/sendblue';
 import { createMessage, TWILIO_OPTED_OUT, TWILIO_OUTSIDE_WINDOW, type TwilioSend } from '@/server/channels/twilio/api';
 import { twilioConfig } from '@/server/channels/twilio/config';
@@ -44,7 +43,6 @@ export type TextSend = {
   /** Outside the WhatsApp window, this template carries the message instead of failing (notices). */
   windowTemplate?: { id: string; variables: Record<string, string> } | null;
 };
-
 
 export const optedOutReason = (to: string, from: string) => `opted_out: ${to} replied STOP to ${from}; nothing is sent to them from this number until they text START`;
 export const OUTSIDE_WINDOW = 'outside_whatsapp_window: the person has not written to this number in the last 24 hours, and WhatsApp only takes an approved template then';

@@ -35,8 +35,6 @@ export function replyWaitMs(env: Record<string, string | undefined> = process.en
 /** How many holding lines a caller hears for one question before the assistant says it goes on working (about a minute in all by default). */
 export const MAX_HOLDS = 5;
 
-export { E164 as E164_NUMBER } from '@/server/channels/twilio/payloads';
-
 export type CallContext = { call: VoiceCallRow; assistant: AssistantRow; ownerName: string | null; voice: Voice; disclosure: boolean };
 
 export async function callContext(tx: Tx, call: VoiceCallRow): Promise<CallContext> {

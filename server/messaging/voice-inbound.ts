@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { accounts, chatMessages, voiceCalls, type VoiceCallRow } from '@/db/schema';
 import type { InboundChannelMessage } from '@/server/channels/message';
 import { lineForNumber } from '@/server/channels/phone-lines';
+import { E164 } from '@/server/channels/twilio/payloads';
 import { spoken, twiml, type Verb } from '@/server/channels/twilio/twiml';
 import type { VoiceParams } from '@/server/channels/twilio/voice-payloads';
 import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
@@ -16,7 +17,6 @@ import {
   callContext,
   callOfStep,
   disclosureLine,
-  E164_NUMBER,
   line,
   markSpoken,
   MAX_HOLDS,
@@ -51,7 +51,7 @@ import {
 const GOODBYE: Verb = { hangup: true };
 
 export const callerIdProven = (p: Pick<VoiceParams, 'From' | 'StirVerstat'>, env: Record<string, string | undefined> = process.env) =>
-  E164_NUMBER.test(p.From) && (p.StirVerstat === 'TN-Validation-Passed-A' || env.STEWARD_VOICE_TRUST_CALLER_ID?.trim() === '1');
+  E164.test(p.From) && (p.StirVerstat === 'TN-Validation-Passed-A' || env.STEWARD_VOICE_TRUST_CALLER_ID?.trim() === '1');
 
 type Mode = 'owner' | 'message' | 'refused' | 'unavailable';
 
@@ -75,7 +75,7 @@ function greeting(ctx: CallContext, mode: Mode): Verb[] {
 
 /** POST /channels/twilio/voice: a call reached an assistant's number. */
 export async function inboundCall(db: Db, p: VoiceParams, now = new Date()): Promise<string> {
-  const found = E164_NUMBER.test(p.To) ? await lineForNumber(db, p.To, 'voice') : null;
+  const found = E164.test(p.To) ? await lineForNumber(db, p.To, 'voice') : null;
   if (!found) {
     logger.info({ to: p.To }, 'voice: a call reached a number no assistant answers calls on; rejected');
     return twiml([{ reject: 'rejected' }], voiceOf(null));

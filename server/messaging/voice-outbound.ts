@@ -6,13 +6,14 @@ import type { MessageDelivery } from '@/server/channels/outbound';
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { createCall } from '@/server/channels/twilio/calls';
 import { twilioConfig } from '@/server/channels/twilio/config';
+import { E164 } from '@/server/channels/twilio/payloads';
 import type { Verb } from '@/server/channels/twilio/twiml';
 import type { VoiceParams } from '@/server/channels/twilio/voice-payloads';
 import { badRequest, notFound } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { MAX_MESSAGE_CHARS } from '@/server/tasks/contracts';
 import { runForReply } from '@/server/tasks/inbound-reply';
-import { answer, appendTranscript, callContext, callOfStep, disclosureLine, E164_NUMBER, line, stepUrl } from './voice-calls';
+import { answer, appendTranscript, callContext, callOfStep, disclosureLine, line, stepUrl } from './voice-calls';
 import type { StepQuery } from './voice-inbound';
 
 /*
@@ -46,7 +47,7 @@ function earlier(row: VoiceCallRow): MessageDelivery {
 export async function placeTwilioCall(db: Db, c: CallPlacement, now = new Date()): Promise<MessageDelivery> {
   const config = twilioConfig();
   if (!config) return { outcome: 'failed', reason: 'no provider configured for voice' };
-  if (!E164_NUMBER.test(c.to)) return { outcome: 'failed', reason: `${c.to} is not a phone number in E.164 form (+ and the country code): nobody was called` };
+  if (!E164.test(c.to)) return { outcome: 'failed', reason: `${c.to} is not a phone number in E.164 form (+ and the country code): nobody was called` };
   const from = await activeLineFor(db, c.assistantId, 'voice');
   if (!from) return { outcome: 'failed', reason: 'The assistant has no number for calls (ask for a phone line with voice): nobody was called' };
   if (from === c.to) return { outcome: 'failed', reason: 'The assistant cannot call its own number: nobody was called' };

@@ -27,7 +27,6 @@ import { GITHUB_SCOPES, githubConfig } from './config';
 /** oauth-state.ts names the providers it was written for; GitHub rides the same state. */
 const GITHUB = 'github' as const satisfies OAuthState['provider'];
 
-
 export const githubCallbackUrl = (requestUrl: string) => `${publicBase(requestUrl)}/api/oauth/github/callback`;
 
 /** GET /oauth/github/authorize (an API call): a redirect to the begin link, which the user's browser opens. */

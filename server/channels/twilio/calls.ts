@@ -29,7 +29,6 @@ export type CallPlaced =
   | { ok: false; definite: true; code: number | null; reason: string }
   | { ok: false; definite: false; reason: string };
 
-
 export async function createCall(c: TwilioConfig, call: CallRequest): Promise<CallPlaced> {
   const form = new URLSearchParams({ To: call.to, From: call.from, Url: call.url, Method: 'POST', StatusCallback: call.statusCallback, StatusCallbackMethod: 'POST' });
   for (const event of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', event);
