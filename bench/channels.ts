@@ -20,7 +20,7 @@ import { createAccount } from '../server/accounts/service';
 import { startMailCapture } from '../server/mail/capture';
 import { startMailDns } from '../tests/mail/loopback-dns';
 import { startScriptedModel, type ModelRequest } from '../tests/helpers/scripted-model';
-import { functionRegistered, sleep, spread, start, stop, waitReady } from './processes';
+import { apiServerEnv, functionRegistered, sleep, spread, start, stop, waitReady } from './processes';
 import { benchUser } from './tasks';
 
 const MAILS = Number(process.env.BENCH_CHANNEL_MAILS ?? 30);
@@ -46,14 +46,7 @@ export async function bench() {
   const { apiKey: accountKey } = await createAccount(database.db, 'Channels bench');
   const smtpPort = await freePort();
   const env = {
-    DATABASE_URL: pgServer.url,
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    STEWARD_PAGES: 'off',
-    STEWARD_MASTER_KEY: randomBytes(32).toString('base64'),
-    RATE_LIMIT_READS_PER_MINUTE: '1000000000',
-    RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
+    ...apiServerEnv(pgServer.url),
     STEWARD_MODEL_BASE_URL: llm.baseUrl,
     STEWARD_MODEL_MEDIUM: MODEL,
     STEWARD_INBOUND_SMTP_PORT: String(smtpPort),

@@ -6,6 +6,7 @@
  * PostgreSQL servers the sections started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -15,6 +16,23 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Servers started and not yet stopped. */
 const started = new Set<ChildProcess>();
+
+/**
+ * The environment of a production server (npm start) serving the API alone on `databaseUrl`: quiet
+ * logs, a master key of its own, and rate limits no bench reaches. A section adds what it measures.
+ */
+export function apiServerEnv(databaseUrl: string) {
+  return {
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    STEWARD_PAGES: 'off',
+    STEWARD_MASTER_KEY: randomBytes(32).toString('base64'),
+    RATE_LIMIT_READS_PER_MINUTE: '1000000000',
+    RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
+  };
+}
 
 export function start(file: string, env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });

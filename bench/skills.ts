@@ -14,11 +14,10 @@
  *   null when the runs did not drain with at least 5 s to spare.
  */
 import { readFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { connect } from '../db/client';
 import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
-import { sleep, spread, start, stop, waitReady } from './processes';
+import { apiServerEnv, sleep, spread, start, stop, waitReady } from './processes';
 import { api, benchUser } from './tasks';
 
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 1_000);
@@ -40,14 +39,7 @@ export async function bench() {
   const database = connect(pgServer.url, { max: 8 });
   const { apiKey: accountKey } = await createAccount(database.db, 'Skills bench');
   const env = {
-    DATABASE_URL: pgServer.url,
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    STEWARD_PAGES: 'off',
-    STEWARD_MASTER_KEY: randomBytes(32).toString('base64'),
-    RATE_LIMIT_READS_PER_MINUTE: '1000000000',
-    RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
+    ...apiServerEnv(pgServer.url),
   };
   const port = await freePort();
   const steward = start('scripts/start.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' });

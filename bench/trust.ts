@@ -20,7 +20,7 @@ import { benchSwitches } from '../server/agent/runtime/bench-switches';
 import { modelStep } from '../server/agent/runtime/model-step';
 import { coreTaskTools } from '../server/agent/runtime/tools/core';
 import { startScriptedModel } from '../tests/helpers/scripted-model';
-import { spread, start, stop, waitReady } from './processes';
+import { apiServerEnv, spread, start, stop, waitReady } from './processes';
 import { api, benchUser } from './tasks';
 
 const CALLS = Number(process.env.BENCH_TRUST_CALLS ?? 300);
@@ -35,14 +35,7 @@ export async function bench() {
   const { apiKey: accountKey, accountId } = await createAccount(database.db, 'Trust bench');
   const saved = { ...process.env };
   const env = {
-    DATABASE_URL: pgServer.url,
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    STEWARD_PAGES: 'off',
-    STEWARD_MASTER_KEY: randomBytes(32).toString('base64'),
-    RATE_LIMIT_READS_PER_MINUTE: '1000000000',
-    RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
+    ...apiServerEnv(pgServer.url),
   };
   const port = await freePort();
   const steward = start('scripts/start.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' });

@@ -4,7 +4,6 @@
  * only, built-in executor) pointed at both; then a bench user whose verified phone is `ownerPhone`
  * and whose assistant has the number `line` for `channels`. `close()` stops all of it.
  */
-import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { connect } from '../db/client';
 import { freePort, startThrowawayDatabase } from '../db/embedded';
@@ -13,7 +12,7 @@ import { createAccount } from '../server/accounts/service';
 import { assignPhoneLine } from '../server/channels/phone-lines';
 import { startScriptedModel } from '../tests/helpers/scripted-model';
 import { startTwilioFake } from '../tests/helpers/twilio-fake';
-import { functionRegistered, start, stop, waitReady } from './processes';
+import { apiServerEnv, functionRegistered, start, stop, waitReady } from './processes';
 import { benchUser } from './tasks';
 
 export const BENCH_MODEL = 'bench-model';
@@ -33,15 +32,8 @@ export async function startTwilioWorld(opts: {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const steward = start('scripts/start.ts', {
-    DATABASE_URL: pgServer.url,
-    LOG_LEVEL: 'warn',
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    STEWARD_PAGES: 'off',
-    STEWARD_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...apiServerEnv(pgServer.url),
     STEWARD_PUBLIC_URL: base,
-    RATE_LIMIT_READS_PER_MINUTE: '1000000000',
-    RATE_LIMIT_WRITES_PER_MINUTE: '1000000000',
     // Twilio posts from few addresses: the per-address limit of anonymous posts would throttle a busy deployment's webhooks.
     RATE_LIMIT_ANONYMOUS_WRITES_PER_MINUTE: '1000000000',
     STEWARD_INBOUND_SMTP_PORT: 'off',
