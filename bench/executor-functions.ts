@@ -25,5 +25,19 @@ export function benchFunctions(opts: { signingKey: string; eventKey: string; ing
     await step.waitForEvent('reply', { event: 'bench/never', timeout: '1h' });
     return step.run('woke', () => Date.now());
   }) as never);
-  return { client, functions: [fn, sleeper, waiter] };
+  // A step that returns only when the benchmark lets it: it holds its worker, as a call to a
+  // provider that never answers would (the stuck-workers measurement, in-process only).
+  const gates: Array<() => void> = [];
+  const hang = client.createFunction({ id: 'hang', retries: 0, triggers: [{ event: 'bench/hang' }] } as never, (async ({ step }: { step: Step }) =>
+    step.run('hang', () => new Promise<string>((resolve) => gates.push(() => resolve('released'))))) as never);
+  return {
+    client,
+    functions: [fn, sleeper, waiter, hang],
+    /** Steps hanging now. */
+    hanging: () => gates.length,
+    /** Lets every hanging step return. */
+    release: () => {
+      for (const open of gates.splice(0)) open();
+    },
+  };
 }

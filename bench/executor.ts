@@ -11,7 +11,10 @@
  *    due). Each resumption is one call of the serve endpoint, so beyond the first few this measures
  *    how fast the machine works through SLEEPERS calls, not how late the executor notices them;
  *  - cohortWakeLatenessP99Ms (and p50): before that, COHORT (100) of them fall due together while
- *    the others sleep on: how late a run wakes when it is due among 10,000 sleeping ones.
+ *    the others sleep on: how late a run wakes when it is due among 10,000 sleeping ones;
+ *  - wakeLatenessWithStuckWorkersP99Ms (and p50): afterwards, every worker but one is held by a
+ *    step that does not return (a provider that never answers), and COHORT timers fall due
+ *    together: how late they wake on the one free worker (the clock never waits for idle workers).
  * Before the sleepers are made, 2 × WARMUP clones wake at once and are removed (not measured).
  * The sleepers are clones of one real sleeping run and one real waiting run (same memo, same
  * wait), made in SQL: sending each through the serve endpoint to reach its sleep would only
@@ -55,12 +58,16 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
   // The serve endpoint in this process, reached in-process both ways as npm start serves Steward's
   // own functions (local-transport.ts), or in its own process over HTTP.
   let appProc: ReturnType<typeof spawn> | null = null;
+  /** The in-process functions' hanging steps (the stuck-workers measurement). */
+  let hangs: { hanging: () => number; release: () => void } | null = null;
   const unregister: (() => void)[] = [];
   let origin: string;
   if (IN_PROCESS) {
     plainProcessEnv(); // as npm start does
     origin = 'http://127.0.0.1:9'; // never dialled: every call to it is answered in-process
-    const { client, functions } = benchFunctions({ signingKey, eventKey, ingressUrl: ingress.url, steps: STEPS, fetch: localFetch });
+    const bench = benchFunctions({ signingKey, eventKey, ingressUrl: ingress.url, steps: STEPS, fetch: localFetch });
+    const { client, functions } = bench;
+    hangs = bench;
     const handler = serve({ client, functions, serveOrigin: origin, servePath: '/api/inngest' });
     unregister.push(registerLocal(ingress.url, ingress.handle), registerLocal(`${origin}/api/inngest`, (req) => handler(req.request())));
     await localFetch(`${origin}/api/inngest`, { method: 'PUT' });
@@ -92,7 +99,20 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
   await sleep(1000);
   const idleCpuPercent = await cpuPercent(5000);
 
+  /** n clones of the function's sleeping or waiting runs, due at `at`; their ids. */
+  const clone = async (fn: string, n: number, at: Date) =>
+    (
+      await q<{ id: string }>(
+        `INSERT INTO executor_runs (id, function_id, event, status, steps, stack, attempt, wait, available_at)
+         SELECT substr(md5(random()::text || g::text), 1, 24), r.function_id, r.event, r.status, r.steps, r.stack, r.attempt, r.wait, $3
+         FROM executor_runs r, generate_series(1, $2::int) g WHERE r.function_id = $1 AND r.status IN ('sleeping', 'waiting')
+         RETURNING id`,
+        [fn, n, at],
+      )
+    ).map((r) => r.id);
+
   const sleepers = SLEEPERS > 0 ? await measureSleepers() : null;
+  const stuck = SLEEPERS > 0 && hangs ? await measureStuckWorkers(hangs) : null;
 
   await executor.stop();
   await ingress.close();
@@ -121,7 +141,36 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
           cohortWakeLatenessP99Ms: sleepers.cohortPct(0.99),
         }
       : {}),
+    ...(stuck ? { stuckWorkers: stuck.stuckWorkers, wakeLatenessWithStuckWorkersP50Ms: stuck.pct(0.5), wakeLatenessWithStuckWorkersP99Ms: stuck.pct(0.99) } : {}),
   };
+  /**
+   * Every worker but one held by a step that does not return; COHORT timers (clones of one real
+   * sleeping run) fall due together 3 s later, announced once as the process that put them to
+   * sleep would set its own timer: how late each wakes, on the one free worker.
+   */
+  async function measureStuckWorkers(h: { hanging: () => number; release: () => void }) {
+    const stuckWorkers = (workers ?? DEFAULT_WORKERS) - 1;
+    await send(Array.from({ length: stuckWorkers }, () => ({ name: 'bench/hang', data: {} })));
+    while (h.hanging() < stuckWorkers) await sleep(20);
+    await send([{ name: 'bench/sleep', data: { at: new Date(Date.now() + 3_600_000).toISOString() } }]);
+    while ((await countWhere(`function_id = 'bench-sleeper' AND status = 'sleeping'`)) < 1) await sleep(20);
+    const dueAt = Date.now() + 3_000;
+    const cohort = await clone('bench-sleeper', COHORT, new Date(dueAt));
+    await q(`SELECT pg_notify('steward_executor', '')`);
+    const giveUp = dueAt + 60_000;
+    while ((await countWhere(`id = ANY($1) AND status = 'completed'`, [cohort])) < cohort.length) {
+      if (Date.now() > giveUp) throw new Error('timers due while workers were stuck did not wake within 60 s');
+      await sleep(50);
+    }
+    const late = (await q<{ ms: string }>(`SELECT (output::text)::bigint - $1::bigint AS ms FROM executor_runs WHERE id = ANY($2)`, [dueAt, cohort]))
+      .map((r) => Number(r.ms))
+      .sort((a, b) => a - b);
+    // Let the held steps return, and put the template sleeper away.
+    h.release();
+    await q(`UPDATE executor_runs SET status = 'cancelled', finished_at = now() WHERE function_id = 'bench-sleeper' AND status = 'sleeping'`);
+    while ((await countWhere(`function_id = 'bench-hang' AND status <> 'completed'`)) > 0) await sleep(50);
+    return { stuckWorkers, pct: (p: number) => late[Math.min(late.length - 1, Math.ceil(p * late.length) - 1)] };
+  }
   async function measureSleepers() {
     // SLEEPERS runs asleep or waiting, all due at `dueAt`: half clones of a sleeping run, half of a waiting one.
     const setupMs = 20_000 + SLEEPERS; // room for the clones, the idle measurement and the cohort
@@ -130,17 +179,6 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
     await send([{ name: 'bench/sleep', data: { at: new Date(dueAt).toISOString() } }, { name: 'bench/wait', data: {} }]);
     while ((await countWhere(`status IN ('sleeping', 'waiting')`)) < 2) await sleep(20);
     await q(`UPDATE executor_runs SET available_at = $1 WHERE status IN ('sleeping', 'waiting')`, [new Date(dueAt)]);
-    /** n clones of the function's one sleeping or waiting run, due at `at`; their ids. */
-    const clone = async (fn: string, n: number, at: Date) =>
-      (
-        await q<{ id: string }>(
-          `INSERT INTO executor_runs (id, function_id, event, status, steps, stack, attempt, wait, available_at)
-           SELECT substr(md5(random()::text || g::text), 1, 24), r.function_id, r.event, r.status, r.steps, r.stack, r.attempt, r.wait, $3
-           FROM executor_runs r, generate_series(1, $2::int) g WHERE r.function_id = $1 AND r.status IN ('sleeping', 'waiting')
-           RETURNING id`,
-          [fn, n, at],
-        )
-      ).map((r) => r.id);
     // Warm-up, not measured: WARMUP of each wake now, so the resumption's code paths (a sleep's and a
     // wait's replay, the SDK's and the executor's) are compiled before anything below is timed, as
     // they are on a server that has been running. Then they are removed.
@@ -197,7 +235,7 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
 export async function benchExecutor() {
   const own = await measure(true, SLEEPERS_DEFAULT);
   const apart = await measure(false, 0);
-  return { ...own, appProcessStepsPerSecond: apart.stepsPerSecond, stepsPerSecondTarget: 1_000, wakeLatenessP99Target: 1_000 };
+  return { ...own, appProcessStepsPerSecond: apart.stepsPerSecond, stepsPerSecondTarget: 1_000, wakeLatenessP99Target: 1_000, wakeLatenessWithStuckWorkersP99Target: 2_000 };
 }
 
 if (process.argv[1]?.endsWith('executor.ts')) {

@@ -1,5 +1,7 @@
-import { Inngest } from 'inngest';
+import { Inngest, type Middleware } from 'inngest';
 import { localFetch } from '@/server/executor/local-transport';
+import { stepDeadlineMiddleware } from '@/server/executor/step-deadline-middleware';
+import { stepDeadlines } from './step-deadlines';
 
 /**
  * One client for both modes. With INNGEST_BASE_URL (Inngest Cloud or `inngest start`) the SDK
@@ -20,6 +22,8 @@ export function inngestOptions() {
     eventKey: process.env.INNGEST_EVENT_KEY,
     // Calls to this process's own ingress are answered in-process (server/executor/local-transport.ts).
     fetch: localFetch,
+    // No step runs forever: each is held to its deadline (inngest/step-deadlines.ts).
+    middleware: [stepDeadlineMiddleware(stepDeadlines)] as Middleware.Class[],
   } as const;
 }
 

@@ -23,6 +23,7 @@ import { freePort } from '../db/embedded';
 import { logger } from '../server/logger';
 import { SERVE_PATH, ensureExecutorKeys, inngestServeUrl, loopbackServeUrl, usesInngestServer } from '../server/executor/config';
 import { startExecutor } from '../server/executor/executor';
+import { stepDeadlines } from '../inngest/step-deadlines';
 import { startIngress } from '../server/executor/ingress';
 import { registerLocal } from '../server/executor/local-transport';
 import { signBody } from '../server/executor/protocol';
@@ -81,7 +82,16 @@ async function startDurableWork(databaseUrl: string) {
      * another process takes them over.
      */
     begin: async () => {
-      executor = await startExecutor({ db, databaseUrl, signingKey, serveUrl: inngestServeUrl(), leaseMs: Number(process.env.STEWARD_EXECUTOR_LEASE_MS) || undefined, workers: Number(process.env.STEWARD_EXECUTOR_WORKERS) || undefined });
+      executor = await startExecutor({
+        db,
+        databaseUrl,
+        signingKey,
+        serveUrl: inngestServeUrl(),
+        leaseMs: Number(process.env.STEWARD_EXECUTOR_LEASE_MS) || undefined,
+        workers: Number(process.env.STEWARD_EXECUTOR_WORKERS) || undefined,
+        // The same step deadlines the functions' middleware holds them to (inngest/client.ts).
+        deadlines: stepDeadlines,
+      });
     },
     /** In-flight steps get `deadlineMs` to finish; the runs still held then go back to the queue, due now. */
     stop: async (deadlineMs: number) => {

@@ -49,6 +49,9 @@ export const executorRuns = pgTable(
     availableAt: ts('available_at').notNull().defaultNow(),
     leaseOwner: text('lease_owner'),
     leaseUntil: ts('lease_until'),
+    /** While running: when its worker claimed it (how long it has run), and when the step it runs now began (set again as each step is stored). */
+    runningSince: ts('running_since'),
+    stepStartedAt: ts('step_started_at'),
     output: jsonb('output').$type<unknown>(),
     error: jsonb('error').$type<Json | null>(),
     parentRunId: text('parent_run_id'),

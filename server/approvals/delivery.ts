@@ -20,7 +20,8 @@ import { eventOf, invitationIcs, invitationText } from './invitation';
  *   3. record: that result becomes the dispatch's delivery state.
  * A finished step is never run again, so a failed record step records the stored answer and
  * sends nothing. A send step that runs again finds its own claim: the earlier attempt stopped
- * somewhere between the claim and its stored result, so the message may have left. SMTP has no
+ * somewhere between the claim and its stored result (its process died, or the step ran past its
+ * deadline, inngest/step-deadlines.ts), so the message may have left. SMTP has no
  * way to ask a server whether it took a Message-ID, so the state becomes `unknown` (spec: no
  * confirmed delivery record; do not assume either way) and nothing is sent a second time. Email
  * as the user goes from the user's connected mailbox when there is one (server/mailboxes/send.ts),
@@ -85,7 +86,7 @@ export type SendResult =
   | { outcome: 'skipped'; state: string };
 
 const RETRIED_SEND =
-  'A send of it had begun and its result was never recorded (the process stopped or lost the answer): it may or may not have been delivered, so it was not sent again';
+  'A send of it had begun and its result was never recorded (the process stopped, lost the answer, or the send ran past its deadline): it may or may not have been delivered, so it was not sent again';
 
 /**
  * Step 2: claims the attempt (only one ever succeeds: the dispatch must be sendable, out of its

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { badRequest } from '@/server/http/errors';
+import { TOTAL_MS } from '@/server/http/outbound-timeouts';
 
 /**
  * OAuth settings of the chat providers, from the environment. The URLs default to the
@@ -34,7 +35,7 @@ export function teamsConfig() {
 export async function exchangeCode(tokenUrl: string, params: Record<string, string>): Promise<Record<string, unknown>> {
   let res: Response;
   try {
-    res = await fetch(tokenUrl, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+    res = await fetch(tokenUrl, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params), signal: AbortSignal.timeout(TOTAL_MS.token) });
   } catch {
     throw badRequest('The provider could not be reached to finish the connection', {}, 'provider_unreachable');
   }
@@ -68,8 +69,8 @@ export class ProviderHttpError extends Error {
 
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
-/** fetch with a deadline; a failure without an answer becomes a ProviderHttpError (status null). */
-export async function providerFetch(provider: string, url: string, init: RequestInit = {}, timeoutMs = 30_000): Promise<Response> {
+/** fetch with a deadline (server/http/outbound-timeouts.ts); a failure without an answer becomes a ProviderHttpError (status null). */
+export async function providerFetch(provider: string, url: string, init: RequestInit = {}, timeoutMs: number = TOTAL_MS.mailbox): Promise<Response> {
   try {
     return await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {

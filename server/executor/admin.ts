@@ -60,7 +60,28 @@ export async function listRuns(db: Db, filters: RunFilters = {}, now = new Date(
       leaseUntil: r.leaseUntil?.toISOString() ?? null,
       createdAt: r.createdAt.toISOString(),
       finishedAt: r.finishedAt?.toISOString() ?? null,
+      // A running run: how long it has run since its worker took it, and how long its current step has.
+      ...(r.status === 'running' ? running(r.runningSince, r.stepStartedAt, now) : {}),
     })),
+  };
+}
+
+/** "49m 12s", "2h 5m", "14s": a duration an operator reads at a glance. */
+export function spoken(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const [h, m, sec] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  return h ? `${h}h ${m}m` : m ? `${m}m ${sec}s` : `${sec}s`;
+}
+
+function running(since: Date | null, step: Date | null, now: Date) {
+  const ran = since ? now.getTime() - since.getTime() : null;
+  const stepMs = step ? now.getTime() - step.getTime() : null;
+  return {
+    runningSince: since?.toISOString() ?? null,
+    runningFor: ran === null ? null : spoken(ran),
+    runningForSeconds: ran === null ? null : Math.max(0, Math.round(ran / 1000)),
+    stepRunningFor: stepMs === null ? null : spoken(stepMs),
+    stepRunningForSeconds: stepMs === null ? null : Math.max(0, Math.round(stepMs / 1000)),
   };
 }
 
@@ -70,7 +91,16 @@ export async function runDetail(db: Db, id: string) {
   if (!run) throw notFound('Run');
   const steps = await db.select().from(executorStepLog).where(eq(executorStepLog.runId, id)).orderBy(asc(executorStepLog.createdAt));
   return {
-    run: { ...run, availableAt: run.availableAt.toISOString(), createdAt: run.createdAt.toISOString(), updatedAt: run.updatedAt.toISOString(), finishedAt: run.finishedAt?.toISOString() ?? null, leaseUntil: run.leaseUntil?.toISOString() ?? null },
+    run: {
+      ...run,
+      availableAt: run.availableAt.toISOString(),
+      createdAt: run.createdAt.toISOString(),
+      updatedAt: run.updatedAt.toISOString(),
+      finishedAt: run.finishedAt?.toISOString() ?? null,
+      leaseUntil: run.leaseUntil?.toISOString() ?? null,
+      runningSince: run.runningSince?.toISOString() ?? null,
+      stepStartedAt: run.stepStartedAt?.toISOString() ?? null,
+    },
     steps: steps.map((s) => ({ stepId: s.stepId, name: s.name, op: s.op, attempt: s.attempt, data: s.data, at: s.createdAt.toISOString() })),
   };
 }

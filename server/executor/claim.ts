@@ -40,6 +40,8 @@ function runRow(j: Record<string, unknown>): ExecutorRunRow {
     parentRunId: (j.parent_run_id ?? null) as string | null,
     createdAt: date(j.created_at)!,
     updatedAt: date(j.updated_at)!,
+    runningSince: date(j.running_since),
+    stepStartedAt: date(j.step_started_at),
     finishedAt: date(j.finished_at),
   };
 }
@@ -68,7 +70,8 @@ export function claimCtes(req: ClaimRequest, exclude?: SQL): SQL {
     ), pick AS (
       SELECT id FROM lapsed UNION ALL SELECT id FROM due LIMIT ${req.limit}
     ), claimed AS (
-      UPDATE executor_runs r SET status = 'running', lease_owner = ${req.owner}, lease_until = ${new Date(req.now.getTime() + req.leaseMs).toISOString()}::timestamptz, updated_at = now()
+      UPDATE executor_runs r SET status = 'running', lease_owner = ${req.owner}, lease_until = ${new Date(req.now.getTime() + req.leaseMs).toISOString()}::timestamptz,
+        running_since = now(), step_started_at = now(), updated_at = now()
       FROM pick WHERE r.id = pick.id
       RETURNING r.*
     )`;
@@ -120,7 +123,7 @@ async function claimKeyed(db: Db, owner: string, now: Date, leaseMs: number): Pr
         : undefined;
       const [claimed] = await tx
         .update(executorRuns)
-        .set({ status: 'running', leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) })
+        .set({ status: 'running', leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs), runningSince: sql`now()`, stepStartedAt: sql`now()` })
         .where(and(eq(executorRuns.id, cand.id), slotFree))
         .returning();
       if (claimed) return { run: claimed, fn };

@@ -1,14 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Db } from '@/db/client';
+import { countExecutorSaturated } from '@/server/http/metrics';
 import { logger } from '@/server/logger';
 import { createRunWriter } from './run-writer';
 import { driveRun, type Clock } from './runner';
 import { claimRuns, type ClaimedRun } from './claim';
+import type { StepDeadlineTable } from './step-deadlines';
 import { fireDueCrons, nextWakeAt, NOTIFY_CHANNEL, releaseRuns } from './store';
 
 /** Runs one process drives at once unless told otherwise (STEWARD_EXECUTOR_WORKERS in npm start). */
 export const DEFAULT_WORKERS = 64;
+/** While every worker is busy and a run is due, the clock looks again this often (a worker that frees up claims it at once). */
+const SATURATED_RECHECK_MS = 1_000;
+/** A due run kept waiting this long by busy workers is logged (once a minute at most). */
+export const LATENESS_WARN_MS = 10_000;
+/** The shortest timer; a due run that stays unclaimed though a worker is free (its concurrency key is full) is looked at less and less often, down to 4 times a second. */
+const MIN_DELAY_MS = 20;
+const BLOCKED_RECHECK_MS = 250;
 
 export type ExecutorOptions = {
   db: Db;
@@ -30,6 +39,10 @@ export type ExecutorOptions = {
   checkpointing?: boolean;
   /** This process's serve endpoint; calls go there rather than to the URL the last registering process stored. */
   serveUrl?: string;
+  /** Step deadlines of the functions (step-deadlines.ts; Steward's: inngest/step-deadlines.ts); a function not named gets the default. */
+  deadlines?: StepDeadlineTable;
+  /** What a call may run beyond its function's longest step deadline (DEFAULT_CALL_SLACK_MS). */
+  deadlineSlackMs?: number;
 };
 
 export type Executor = {
@@ -55,8 +68,28 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   const idleMs = opts.idleMs ?? 30_000;
   let stopped = false;
   const writer = createRunWriter(opts.db);
-  const deps = { db: opts.db, signingKey: opts.signingKey, clock, owner, leaseMs, checkpointing: opts.checkpointing, serveUrl: opts.serveUrl, stopping: () => stopped, writer };
+  const deps = {
+    db: opts.db,
+    signingKey: opts.signingKey,
+    clock,
+    owner,
+    leaseMs,
+    checkpointing: opts.checkpointing,
+    serveUrl: opts.serveUrl,
+    stopping: () => stopped,
+    writer,
+    deadlines: opts.deadlines,
+    deadlineSlackMs: opts.deadlineSlackMs,
+    wakeAt: (at: Date) => wakeAt(at),
+  };
+  /** The clock: one timer, always armed for the next due time (or idleMs), whatever the workers do. */
   let timer: NodeJS.Timeout | undefined;
+  let timerAt = Infinity;
+  let refreshing = false;
+  let refreshAgain = false;
+  /** Consecutive looks that found a run due, a worker free, and the run still unclaimed. */
+  let pastDue = 0;
+  let lateWarnedAt = 0;
   let active = 0;
   /** Worker slots a claim in flight may fill. */
   let reserved = 0;
@@ -120,17 +153,66 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
     }
   }
 
-  /** When every worker is idle: sleep until the next due run or cron (NOTIFY wakes earlier). */
-  async function scheduleNext() {
-    if (stopped || active > 0 || cronBusy) return;
+  const free = () => active + reserved < workers;
+
+  function arm(delay: number) {
+    clearTimeout(timer);
+    timerAt = Date.now() + delay;
+    timer = setTimeout(() => {
+      timer = undefined;
+      timerAt = Infinity;
+      poke();
+    }, delay);
+  }
+
+  /** A run this process made runnable later (a sleep, a wait's timeout, a retry): the timer moves forward if it is sooner. */
+  function wakeAt(at: Date) {
+    if (stopped) return;
+    const delay = Math.min(idleMs, Math.max(MIN_DELAY_MS, at.getTime() - clock.now().getTime()));
+    if (Date.now() + delay < timerAt) arm(delay);
+  }
+
+  /** Every worker busy, a run due: it waits for a slot. Counted (metrics) and logged when long. */
+  function noteLate(lateMs: number) {
+    countExecutorSaturated();
+    if (lateMs >= LATENESS_WARN_MS && Date.now() - lateWarnedAt > 60_000) {
+      lateWarnedAt = Date.now();
+      logger.warn({ lateMs, workers }, 'executor: every worker is busy and a due run waits for one (steward_engine_oldest_due_lateness_seconds)');
+    }
+  }
+
+  /**
+   * Sets the timer for the next due run, lapsing lease or cron (NOTIFY wakes earlier), whether or
+   * not workers are busy: a step that never returns holds its worker, never the clock. When the
+   * timer fires, a free worker slot claims what is due; with every slot busy, the run waits for
+   * the first worker to free up (which claims it at once), and the lateness is counted and looked
+   * at again each second. One look at a time; a request meanwhile makes one more.
+   */
+  async function refresh() {
+    if (stopped) return;
+    if (refreshing) return void (refreshAgain = true);
+    refreshing = true;
     try {
-      const wake = await nextWakeAt(opts.db);
-      const delay = wake ? Math.max(0, Math.min(idleMs, wake.getTime() - clock.now().getTime())) : idleMs;
-      clearTimeout(timer);
-      if (!stopped && active === 0 && !cronBusy) timer = setTimeout(poke, Math.max(delay, 20));
-    } catch (err) {
-      logger.error({ err }, 'executor: scheduling failed');
-      timer = setTimeout(poke, 1000);
+      do {
+        refreshAgain = false;
+        let delay: number;
+        try {
+          const wake = await nextWakeAt(opts.db);
+          delay = wake ? wake.getTime() - clock.now().getTime() : idleMs;
+          if (delay > 0) pastDue = 0;
+          else if (!free()) {
+            noteLate(-delay);
+            delay = SATURATED_RECHECK_MS;
+          } else delay = Math.min(BLOCKED_RECHECK_MS, MIN_DELAY_MS * 2 ** pastDue++);
+          delay = Math.min(idleMs, Math.max(MIN_DELAY_MS, delay));
+        } catch (err) {
+          logger.error({ err }, 'executor: scheduling failed');
+          delay = 1000;
+        }
+        if (!stopped) arm(delay);
+      } while (refreshAgain && !stopped);
+    } finally {
+      refreshing = false;
     }
   }
 
@@ -140,7 +222,8 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
       .catch((err) => logger.error({ err }, 'executor: worker failed'))
       .finally(() => {
         active--;
-        if (active === 0) void scheduleNext();
+        // A slot is free again: the clock looks at what is due next.
+        void refresh();
       });
   }
 
@@ -160,7 +243,7 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
       .then((started) => {
         cronBusy = null;
         if (started > 0) poke();
-        else if (active === 0) void scheduleNext();
+        else void refresh();
       });
     if (active + reserved < workers) startWorker();
   }

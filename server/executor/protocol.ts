@@ -41,6 +41,8 @@ export type CallInput = {
    * each to the ingress, which stores a checkpoint only while that worker still holds the lease.
    */
   leaseOwner?: string | null;
+  /** Aborts the call (its deadline passed: call-guard.ts). */
+  signal?: AbortSignal;
 };
 
 /** One call of the app's serve endpoint, as the Inngest server makes it (protocol version 2, with async checkpointing when `leaseOwner` is given). */
@@ -69,6 +71,7 @@ export async function callFunction(input: CallInput): Promise<CallResult> {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-Inngest-Signature': signBody(body, input.signingKey, Math.floor(Date.now() / 1000)) },
       body,
+      ...(input.signal ? { signal: input.signal } : {}),
     });
   } catch (e) {
     return { kind: 'error', retriable: true, error: { name: 'FetchError', message: String((e as Error).message) }, retryAfter: null };

@@ -170,6 +170,8 @@ async function write(db: Db, batch: Entry[]): Promise<{ stored: Set<string>; cla
         wait = CASE WHEN b.fin IS NULL THEN r.wait END,
         lease_owner = CASE WHEN b.fin IS NULL THEN r.lease_owner END,
         lease_until = CASE WHEN b.fin IS NULL THEN r.lease_until END,
+        -- A checkpoint stored a step: the next one begins now.
+        step_started_at = CASE WHEN b.fin IS NULL THEN now() ELSE r.step_started_at END,
         updated_at = now()
       FROM b JOIN executor_runs o ON o.id = b.run_id
       WHERE r.id = b.run_id AND r.status = 'running' AND r.lease_owner = b.owner

@@ -5,7 +5,9 @@ import { logger } from '@/server/logger';
 import { executorFunctions, executorRuns, executorStepLog, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';
 import type { ClaimedRun } from './claim';
 import type { Finish, LogEntry, RunWriter } from './run-writer';
+import { guardCall } from './call-guard';
 import { callFunction, type Op } from './protocol';
+import { DEFAULT_CALL_SLACK_MS, longestStepDeadlineMs, type StepDeadlineTable } from './step-deadlines';
 import { appendSteps } from './steps-sql';
 import { NOTIFY_CHANNEL, ingestEvents, maxAttempts, resolveWait, startRun, type FunctionConfig } from './store';
 
@@ -29,6 +31,11 @@ export type RunnerDeps = {
   serveUrl?: string;
   /** Writes runs' ends in group commits, claiming each worker's next run in the same statement. */
   writer: RunWriter;
+  /** Step deadlines by function (step-deadlines.ts): a call may run for its function's longest plus `deadlineSlackMs`. */
+  deadlines?: StepDeadlineTable;
+  deadlineSlackMs?: number;
+  /** Told when this worker makes a run runnable again at a later time (a sleep, a wait's timeout, a retry): the executor's clock wakes for it. */
+  wakeAt?: (at: Date) => void;
 };
 
 /** Backoff before retry n (0-based): 1 s, 2 s, 4 s … capped at 5 minutes, or what Retry-After asks. */
@@ -144,47 +151,48 @@ async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: Exe
     return s;
   };
   const save = async (set: RunChange) => {
-    run = await persist(deps, run.id, { ...state(), wait: null, ...set }, logs.splice(0));
+    // Still running: the next step begins now (the oldest running step's age is measured from it).
+    const begins = set.status === undefined ? { stepStartedAt: new Date() } : {};
+    run = await persist(deps, run.id, { ...state(), wait: null, ...begins, ...set }, logs.splice(0));
+    if (set.status && set.status !== 'running' && set.availableAt instanceof Date) deps.wakeAt?.(set.availableAt);
     // The stored memo includes the steps the SDK checkpointed during the last call.
     steps = { ...run.steps };
     stack = [...run.stack];
   };
+  /** How long one call of this function may run (step-deadlines.ts): past it, the attempt fails. */
+  const callDeadlineMs = longestStepDeadlineMs(deps.deadlines ?? {}, fn.id, fn.appName) + (deps.deadlineSlackMs ?? DEFAULT_CALL_SLACK_MS);
   const call = async (stepId: string, disableImmediate: boolean) => {
-    // The app may work on one step for minutes (a model call): the lease is renewed meanwhile, so
-    // no other worker takes the run over (and calls the step again) while this one still drives it.
-    const renew = setInterval(() => {
-      void db
-        .update(executorRuns)
-        .set({ leaseUntil: new Date(clock.now().getTime() + deps.leaseMs) })
-        .where(and(eq(executorRuns.id, run.id), eq(executorRuns.leaseOwner, deps.owner), eq(executorRuns.status, 'running')))
-        .catch(() => {});
-    }, Math.max(100, Math.floor(deps.leaseMs / 3)));
     // One span per call of the app (an engine step, or several when the SDK checkpoints); a no-op
     // unless the process registered a tracer (server/http/tracing.ts, OTEL_* set).
     const span = trace.getTracer('steward-executor').startSpan('engine.call', {
       attributes: { 'steward.function': fn.id, 'steward.run_id': run.id, 'steward.step': stepId || '(start)', 'steward.attempt': attempt },
     });
     try {
-      return await callFunction({
-        url: deps.serveUrl ?? fn.url,
-        functionId: fn.id,
-        stepId,
-        signingKey: deps.signingKey,
-        event: run.event,
-        steps,
-        stack,
-        runId: run.id,
-        attempt,
-        maxAttempts: max,
-        disableImmediateExecution: disableImmediate,
-        leaseOwner: deps.checkpointing === false ? null : deps.owner,
-      });
+      // The app may work on one step for minutes (a model call): the lease is renewed meanwhile, up
+      // to the call's deadline (call-guard.ts).
+      const guarded = { db, runId: run.id, functionId: fn.id, owner: deps.owner, leaseMs: deps.leaseMs, now: () => clock.now(), deadlineMs: callDeadlineMs };
+      return await guardCall(guarded, (signal) =>
+        callFunction({
+          url: deps.serveUrl ?? fn.url,
+          functionId: fn.id,
+          stepId,
+          signingKey: deps.signingKey,
+          event: run.event,
+          steps,
+          stack,
+          runId: run.id,
+          attempt,
+          maxAttempts: max,
+          disableImmediateExecution: disableImmediate,
+          leaseOwner: deps.checkpointing === false ? null : deps.owner,
+          signal,
+        }),
+      );
     } catch (e) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: e instanceof Error ? e.message : String(e) });
       throw e;
     } finally {
       span.end();
-      clearInterval(renew);
     }
   };
   const record = (op: Op, result: Json) => {
@@ -220,7 +228,11 @@ async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: Exe
     const { stepId, disableImmediate } = queue.shift()!;
     const res = await call(stepId, disableImmediate);
     if (res.kind === 'done') return end('completed', res.output, null);
-    if (res.kind === 'error') return retryOrFail(res.error, res.retryAfter, res.retriable);
+    if (res.kind === 'error') {
+      // A call abandoned at its deadline is in the step log (its run shows why it waits to retry).
+      if (res.error.name === 'StepDeadlineExceeded') logs.push({ step_id: stepId, name: 'deadline', op: 'StepError', attempt, data: res.error });
+      return retryOrFail(res.error, res.retryAfter, res.retriable);
+    }
 
     const planned = res.ops.filter((o) => o.op === 'StepPlanned');
     if (planned.length) {

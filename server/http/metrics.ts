@@ -68,6 +68,16 @@ const requests = new Counter('steward_http_requests_total', 'API requests answer
 const durations = new Histogram('steward_http_request_duration_seconds', 'Time to the reply head, by route template');
 const modelTokens = new Counter('steward_model_tokens_total', 'Model tokens used by agent runs, by tier and kind (input, output, cache_read)');
 const modelCalls = new Counter('steward_model_calls_total', 'Model calls made by agent runs, by tier');
+const executorSaturated = new Counter(
+  'steward_executor_saturated_total',
+  "Times this process's executor found a durable run due while every one of its workers was busy (the run waited for a worker)",
+);
+
+const workspaceForwards = new Counter(
+  'steward_workspace_forwards_total',
+  "Workspace browser operations this process sent to the process that holds the user's browser, by operation and outcome (ok, refused, unreachable, failed)",
+);
+const workspaceTakeovers = new Counter('steward_workspace_takeovers_total', 'Browsers this process started in place of a holder that was gone (killed, stopped, unreachable)');
 
 /**
  * The series of each route, made once: per request the kernel only finds them by a plain string
@@ -95,11 +105,38 @@ export function countModelUsage(tier: string, usage: { inputTokens: number; outp
   if (usage.cacheReadTokens) modelTokens.add({ tier, kind: 'cache_read' }, usage.cacheReadTokens);
 }
 
+/** Called by the executor's clock when a run is due and every worker is busy (server/executor/executor.ts). */
+export function countExecutorSaturated(): void {
+  executorSaturated.add({});
+}
+
+/** Called by the workspace when it sends a browser operation to another process (server/workspace/nodes/follow.ts). */
+export function countWorkspaceForward(op: string, outcome: 'ok' | 'refused' | 'unreachable' | 'failed'): void {
+  workspaceForwards.add({ op, outcome });
+}
+
+/** Called when this process starts a user's browser in place of a holder that was gone. */
+export function countWorkspaceTakeover(): void {
+  workspaceTakeovers.add({});
+}
+
+/**
+ * The workspace browsers this process runs, set by the browser manager as they start and stop: a
+ * gauge of this process alone, so summed across processes it is the deployment's total (the
+ * engine gauges are read from the shared database instead: the same figure in every process).
+ */
+let workspaceBrowsers = 0;
+export function setWorkspaceBrowsers(n: number): void {
+  workspaceBrowsers = n;
+}
+
 /** A gauge read at scrape time (engine queue depth, lateness), rendered after the counters. */
 export type Gauge = { name: string; help: string; samples: { labels?: Labels; value: number }[] };
 
 export function renderMetrics(gauges: Gauge[]): string {
-  const lines = [...requests.render(), ...durations.render(), ...modelCalls.render(), ...modelTokens.render()];
+  const lines = [...requests.render(), ...durations.render(), ...modelCalls.render(), ...modelTokens.render(), ...executorSaturated.render()];
+  lines.push(...workspaceForwards.render(), ...workspaceTakeovers.render());
+  lines.push('# HELP steward_workspace_browsers Workspace browsers this process runs now', '# TYPE steward_workspace_browsers gauge', `steward_workspace_browsers ${workspaceBrowsers}`);
   for (const g of gauges) {
     lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`);
     for (const s of g.samples) lines.push(`${g.name}${labelText(s.labels ?? {})} ${s.value}`);

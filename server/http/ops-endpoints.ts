@@ -19,18 +19,24 @@ function tokenMatches(header: string | null, token: string): boolean {
   return presented.length === expected.length && timingSafeEqual(presented, expected);
 }
 
-/** Engine gauges read at scrape time: runs due and not yet claimed, and how late the oldest of them is. */
+/**
+ * Engine gauges read at scrape time: runs due and not yet claimed, how late the oldest of them is,
+ * and how long the oldest step now running has run (a step past its deadline fails its attempt:
+ * server/executor/step-deadlines.ts; a large age means steps that overstay).
+ */
 async function engineGauges(db: Parameters<typeof migrationStatus>[0]): Promise<Gauge[]> {
-  const r = await db.execute<{ due: number; late_ms: number | null; running: number }>(sql`
+  const r = await db.execute<{ due: number; late_ms: number | null; running: number; step_ms: number | null }>(sql`
     SELECT
       (SELECT count(*)::int FROM executor_runs WHERE status IN ('queued', 'sleeping', 'waiting') AND available_at <= now()) AS due,
       (SELECT (extract(epoch FROM now() - min(available_at)) * 1000)::float8 FROM executor_runs WHERE status IN ('queued', 'sleeping', 'waiting') AND available_at <= now()) AS late_ms,
-      (SELECT count(*)::int FROM executor_runs WHERE status = 'running') AS running`);
+      (SELECT count(*)::int FROM executor_runs WHERE status = 'running') AS running,
+      (SELECT (extract(epoch FROM now() - min(step_started_at)) * 1000)::float8 FROM executor_runs WHERE status = 'running') AS step_ms`);
   const row = r.rows[0];
   return [
     { name: 'steward_engine_runs_due', help: 'Durable runs due now and not yet claimed (queue depth)', samples: [{ value: Number(row?.due ?? 0) }] },
     { name: 'steward_engine_runs_running', help: 'Durable runs claimed by a worker', samples: [{ value: Number(row?.running ?? 0) }] },
     { name: 'steward_engine_oldest_due_lateness_seconds', help: 'How long the oldest due run has waited past its time', samples: [{ value: Math.max(0, Number(row?.late_ms ?? 0)) / 1000 }] },
+    { name: 'steward_engine_oldest_running_step_age_seconds', help: 'How long the longest-running step now running has run', samples: [{ value: Math.max(0, Number(row?.step_ms ?? 0)) / 1000 }] },
   ];
 }
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { applyTimeouts } from './outbound-timeouts';
 import { addressAllowed, guardedLookup } from './outbound-url';
 
 export type OutboundAnswer = { status: number; body: string } | { status: null; error: string };
@@ -37,6 +38,8 @@ export function postOutbound(url: URL, headers: Record<string, string>, body: st
       },
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)));
+    // Connecting and the whole exchange are bounded too (outbound-timeouts.ts), not only silence on the socket.
+    applyTimeouts(req, opts.timeoutMs);
     req.on('error', (e) => resolve({ status: null, error: e.message }));
     req.end(body);
   });

@@ -5,6 +5,7 @@ import { parseConnectionUrl } from 'nodemailer/lib/shared';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { Db } from '@/db/client';
 import { mailOutbox } from '@/db/schema';
+import { SMTP_TIMEOUTS } from '@/server/http/outbound-timeouts';
 import { logger } from '@/server/logger';
 
 export type Mail = {
@@ -27,6 +28,13 @@ export type Mail = {
  */
 export const AUTOMATED_HEADERS = { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' } as const;
 
+/** nodemailer's timeouts for every SMTP connection (server/http/outbound-timeouts.ts); SMTP_URL's query wins. */
+const connectionTimeouts = {
+  connectionTimeout: SMTP_TIMEOUTS.connectionTimeout,
+  greetingTimeout: SMTP_TIMEOUTS.greetingTimeout,
+  socketTimeout: SMTP_TIMEOUTS.socketTimeout,
+};
+
 /**
  * Sends one of Steward's automated messages (sign-in links, approval requests, invitations,
  * notices) through the SMTP server in SMTP_URL (nodemailer). Without one, the message is only
@@ -38,7 +46,7 @@ export async function sendMail(db: Db, mail: Mail): Promise<{ status: 'sent' | '
   let error: string | null = null;
   if (url) {
     try {
-      await nodemailer.createTransport(url).sendMail({
+      await nodemailer.createTransport({ ...connectionTimeouts, url }).sendMail({
         from: process.env.MAIL_FROM ?? 'Steward <no-reply@steward.local>',
         to: mail.to,
         subject: mail.subject,
@@ -98,30 +106,96 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 500);
 /*
  * Connections are kept open a short while after a message and reused (after RSET) for the next:
  * an SMTP session's set-up (greeting, EHLO, TLS, AUTH) costs more than a message on it, and
- * releases often come in bursts. Each connection carries one message at a time.
+ * releases often come in bursts. Each connection carries one message at a time. A kept connection
+ * is checked before it is reused: one the server closed (or half-closed) is dropped, and one idle
+ * for more than PROBE_AFTER_MS must answer an RSET within SMTP_TIMEOUTS.probeMs first (a server
+ * that went away without closing answers nothing, and a message sent into it would wait for its
+ * answer until a timeout).
  */
-type Pooled = { conn: SMTPConnection; dead: boolean; timer: NodeJS.Timeout | null };
+type Pooled = { conn: SMTPConnection; dead: boolean; timer: NodeJS.Timeout | null; idleSince: number };
+type SmtpSocket = { ref?: () => void; unref?: () => void; destroyed?: boolean; writable?: boolean; readableEnded?: boolean };
 /** An idle connection must not keep the process alive (a script that sent one message exits). */
-const socketOf = (p: Pooled) => (p.conn as unknown as { _socket?: { ref?: () => void; unref?: () => void } })._socket;
+const socketOf = (p: Pooled) => (p.conn as unknown as { _socket?: SmtpSocket })._socket;
 const idle = new Map<string, Pooled[]>();
 const IDLE_MS = 10_000;
 const MAX_IDLE = 4;
+const PROBE_AFTER_MS = 1_000;
 
-function takeIdle(url: string): Pooled | null {
+/** The connection can still carry a command: not ended by either side, its socket open both ways. */
+function open(p: Pooled): boolean {
+  const socket = socketOf(p);
+  return !p.dead && !(p.conn as unknown as { _destroyed?: boolean })._destroyed && Boolean(socket) && !socket!.destroyed && socket!.writable !== false && socket!.readableEnded !== true;
+}
+
+function retire(p: Pooled) {
+  p.dead = true;
+  p.conn.close();
+}
+
+/**
+ * One operation on a connection: settles with its callback, or with the connection's `error` or
+ * `end`, whichever comes first. nodemailer does not always call back (a greeting that never came
+ * is only emitted as `error`), and a callback that never comes must not hold a send.
+ */
+function settled<T>(conn: SMTPConnection, start: (done: (err?: Error | null, value?: T) => void) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onError = (err: Error) => done(err);
+    const onEnd = () => done(new Error('The SMTP server closed the connection'));
+    const done = (err?: Error | null, value?: T) => {
+      conn.off('error', onError);
+      conn.off('end', onEnd);
+      if (err) reject(err);
+      else resolve(value as T);
+    };
+    conn.once('error', onError);
+    conn.once('end', onEnd);
+    start(done);
+  });
+}
+
+/** Settles with `work`, or rejects with `what` after `ms`, having called `stop` (which closes the connection). */
+function within<T>(ms: number, work: Promise<T>, stop: () => void, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(Object.assign(new Error(what), { code: 'ETIMEDOUT' }));
+    }, Math.max(0, ms));
+    work.then(
+      (v) => (clearTimeout(timer), resolve(v)),
+      (e) => (clearTimeout(timer), reject(e)),
+    );
+  });
+}
+
+/** RSET answered in time: the server is still there. */
+const answersProbe = (p: Pooled) =>
+  within(SMTP_TIMEOUTS.probeMs, settled<void>(p.conn, (done) => p.conn.reset((err) => done(err))), () => retire(p), 'no answer to RSET').then(
+    () => true,
+    () => false,
+  );
+
+async function takeIdle(url: string): Promise<Pooled | null> {
   const list = idle.get(url) ?? [];
   for (let p = list.pop(); p; p = list.pop()) {
     if (p.timer) clearTimeout(p.timer);
-    if (!p.dead) {
-      socketOf(p)?.ref?.();
-      return p;
+    if (!open(p)) {
+      retire(p);
+      continue;
     }
+    socketOf(p)?.ref?.();
+    if (Date.now() - p.idleSince > PROBE_AFTER_MS && !(await answersProbe(p))) {
+      retire(p);
+      continue;
+    }
+    return p;
   }
   return null;
 }
 
 function keepIdle(url: string, p: Pooled) {
   const list = idle.get(url) ?? [];
-  if (p.dead || list.length >= MAX_IDLE) return void p.conn.quit();
+  if (!open(p) || list.length >= MAX_IDLE) return void p.conn.quit();
+  p.idleSince = Date.now();
   p.timer = setTimeout(() => {
     idle.set(url, (idle.get(url) ?? []).filter((q) => q !== p));
     p.conn.quit();
@@ -141,17 +215,20 @@ export function closeMailConnections(): void {
   idle.clear();
 }
 
-async function openConnection(url: string): Promise<Pooled> {
-  const options = parseConnectionUrl(url) as ConstructorParameters<typeof SMTPConnection>[0] & { auth?: { user: string; pass: string } };
+/** A new connection (`p`) and its opening (greeting, EHLO, AUTH), which `within` may cut short. */
+function openConnection(url: string): { p: Pooled; ready: Promise<void> } {
+  const options = { ...connectionTimeouts, ...parseConnectionUrl(url) } as ConstructorParameters<typeof SMTPConnection>[0] & { auth?: { user: string; pass: string } };
   const conn = new SMTPConnection(options);
-  const p: Pooled = { conn, dead: false, timer: null };
+  const p: Pooled = { conn, dead: false, timer: null, idleSince: Date.now() };
   // Errors also reach the pending callback; these listeners keep an 'error' event from going unhandled and retire the connection.
   conn.on('error', () => void (p.dead = true));
   conn.on('end', () => void (p.dead = true));
-  await new Promise<void>((resolve, reject) => conn.connect((err?: Error | null) => (err ? reject(err) : resolve())));
-  const auth = options.auth;
-  if (auth?.user) await new Promise<void>((resolve, reject) => conn.login(auth, (err) => (err ? reject(err) : resolve())));
-  return p;
+  const ready = (async () => {
+    await settled<void>(conn, (done) => conn.connect((err?: Error | null) => done(err)));
+    const auth = options.auth;
+    if (auth?.user) await settled<void>(conn, (done) => conn.login(auth, (err) => done(err)));
+  })();
+  return { p, ready };
 }
 
 /**
@@ -160,7 +237,10 @@ async function openConnection(url: string): Promise<Pooled> {
  * is known of it (MailDelivery). The message is handed over as a stream: the SMTP client reads it
  * only once the server has accepted the envelope and DATA, so a failure before the first read
  * means the server never had the message (`failed`; on a reused connection that had gone stale,
- * one fresh connection is tried), while a broken connection after it is `unknown`. Nothing is
+ * one fresh connection is tried), while a broken connection after it is `unknown`. Every wait has
+ * a timeout (SMTP_TIMEOUTS: connecting, the greeting, silence on the connection) and the whole
+ * delivery ends within SMTP_TIMEOUTS.totalMs: past it, the outcome is `failed` if the message was
+ * not handed over yet and `unknown` if it was. Nothing is
  * recorded here: the caller records intent before and the outcome after. Without SMTP_URL nothing
  * is sent and the outcome is `failed`: a message is never reported as sent when it was not.
  */
@@ -189,13 +269,24 @@ export async function deliverMail(mail: OutboundMail, smtpUrl = process.env.SMTP
   } catch (e) {
     return { outcome: 'failed', reason: `The message could not be built: ${oneLine((e as Error).message)}` };
   }
+  // The whole delivery, reaching the server included, ends within SMTP_TIMEOUTS.totalMs whatever
+  // the server does (answers nothing, closes nothing): a send step never waits on it forever.
+  const deadline = Date.now() + SMTP_TIMEOUTS.totalMs;
+  const left = () => deadline - Date.now();
+  const overdue = `no answer within the ${SMTP_TIMEOUTS.totalMs / 1000} s a message may take`;
   for (let attempt = 0; ; attempt++) {
-    const reused = attempt === 0 ? takeIdle(smtpUrl) : null;
+    const reused = attempt === 0 ? await takeIdle(smtpUrl) : null;
     let p: Pooled;
-    try {
-      p = reused ?? (await openConnection(smtpUrl));
-    } catch (e) {
-      return { outcome: 'failed', reason: `The SMTP server could not be reached: ${oneLine((e as Error).message)}` };
+    if (reused) p = reused;
+    else {
+      const opened = openConnection(smtpUrl);
+      p = opened.p;
+      try {
+        await within(left(), opened.ready, () => retire(opened.p), overdue);
+      } catch (e) {
+        retire(opened.p);
+        return { outcome: 'failed', reason: `The SMTP server could not be reached: ${oneLine((e as Error).message)}` };
+      }
     }
     let streamed = false;
     const message = new Readable({
@@ -205,21 +296,22 @@ export async function deliverMail(mail: OutboundMail, smtpUrl = process.env.SMTP
         this.push(null);
       },
     });
+    const conn = p.conn;
     try {
-      const info = await new Promise<{ response?: string; rejected?: string[] }>((resolve, reject) =>
-        p.conn.send({ from: envelope.from || mail.from, to: envelope.to }, message, (err, result) => (err ? reject(err) : resolve(result as never))),
+      const sent = settled<{ response?: string; rejected?: string[] }>(conn, (done) =>
+        conn.send({ from: envelope.from || mail.from, to: envelope.to }, message, (err, result) => done(err, result as never)),
       );
+      const info = await within(left(), sent, () => retire(p), overdue);
       // Ready for the next message: RSET, then kept; a connection that cannot reset is closed.
-      p.conn.reset((err) => (err ? p.conn.close() : keepIdle(smtpUrl, p)));
+      conn.reset((err) => (err ? conn.close() : keepIdle(smtpUrl, p)));
       return { outcome: 'accepted', response: oneLine(info.response ?? ''), rejected: info.rejected ?? [] };
     } catch (e) {
-      p.dead = true;
-      p.conn.close();
+      retire(p);
       const err = e as SmtpError;
       // The server's own refusal (4xx/5xx) is definite, before or after the message.
       if (err.responseCode) return { outcome: 'failed', reason: `The SMTP server refused the message: ${oneLine(err.message)}` };
       if (!streamed) {
-        if (reused) continue;
+        if (reused && left() > 0) continue;
         return { outcome: 'failed', reason: `The SMTP server did not take the message: ${oneLine(err.message)}` };
       }
       logger.warn({ err, messageId: mail.messageId }, 'mail: the SMTP server’s answer to a message was lost');

@@ -1,3 +1,5 @@
+import { TOTAL_MS } from '@/server/http/outbound-timeouts';
+
 /*
  * When a failed delivery is tried again: exponential backoff from 30 seconds, doubling up to 2
  * hours between attempts, for 24 hours after the event; then the delivery has failed and its
@@ -19,4 +21,4 @@ export function nextDelayMs(attempt: number, createdAt: Date, now: Date): number
 }
 
 /** How long one attempt may take before it counts as failed. */
-export const attemptTimeoutMs = () => num(process.env.STEWARD_WEBHOOK_TIMEOUT_MS, 10_000);
+export const attemptTimeoutMs = () => num(process.env.STEWARD_WEBHOOK_TIMEOUT_MS, TOTAL_MS.webhook);

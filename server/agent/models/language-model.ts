@@ -1,5 +1,6 @@
 import { createOpenAICompatible, type OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';
 import type { Db } from '@/db/client';
+import { totalSignal, TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { openJson } from '@/server/secrets/sealed';
 import { accountTierEndpoints, environmentModels, TIER_VARIABLE, type TierEndpoint } from './configuration';
 import { ModelNotConfiguredError } from './errors';
@@ -8,6 +9,9 @@ import { modelTiers, nearestConfigured, type ModelTier } from './tiers';
 import { readWireUsage } from './usage';
 
 export type ChatModel = ReturnType<OpenAICompatibleProvider['chatModel']>;
+
+/** A model call ends within TOTAL_MS.model, its streamed answer included (server/http/outbound-timeouts.ts). */
+const timedFetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => fetch(input, { ...init, signal: totalSignal(TOTAL_MS.model, init?.signal) })) as typeof fetch;
 
 export type ResolvedModel = {
   /** The ai SDK model for generateText / streamText; its requests carry `model: modelId`. */
@@ -56,6 +60,7 @@ export async function languageModel(db: Db, accountId: string, tier: ModelTier):
     // Without it a streamed answer carries no usage, and the run would be recorded as free.
     includeUsage: true,
     convertUsage: readWireUsage,
+    fetch: timedFetch,
   });
   return {
     model: provider.chatModel(endpoint.model),

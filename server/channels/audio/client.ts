@@ -1,4 +1,5 @@
 import type { AudioConfig } from './config';
+import { TOTAL_MS } from '@/server/http/outbound-timeouts';
 
 /*
  * The two calls of the OpenAI audio API Steward makes: `POST {base}/audio/transcriptions`
@@ -7,7 +8,7 @@ import type { AudioConfig } from './config';
  * failure names the provider's reason (its text is outside content: shown, never obeyed).
  */
 
-const TIMEOUT_MS = 60_000;
+const TIMEOUT_MS = TOTAL_MS.audio;
 
 export type Transcribed = { ok: true; text: string } | { ok: false; reason: string };
 export type Spoken = { ok: true; bytes: Buffer; contentType: string } | { ok: false; reason: string };

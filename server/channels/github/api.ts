@@ -3,6 +3,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { z } from 'zod';
 import { AppError } from '@/server/http/errors';
+import { applyTimeouts, TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { addressAllowed, guardedLookup } from '@/server/http/outbound-url';
 import { githubUrls } from './config';
 
@@ -14,7 +15,7 @@ import { githubUrls } from './config';
  */
 
 const ALLOW = 'STEWARD_PROVIDER_ALLOWED_RANGES';
-const TIMEOUT_MS = 20_000;
+const TIMEOUT_MS = TOTAL_MS.github;
 const MAX_BODY = 1024 * 1024;
 
 type Answer = { status: number; body: unknown };
@@ -59,6 +60,7 @@ function request(method: 'GET' | 'POST', url: URL, token: string, body?: unknown
       },
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
+    applyTimeouts(req, TIMEOUT_MS);
     req.on('error', (e) => reject(e instanceof AppError ? e : new AppError(502, 'github_unreachable', `GitHub could not be reached: ${e.message}`)));
     req.end(payload);
   });

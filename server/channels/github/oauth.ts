@@ -10,6 +10,7 @@ import type { CallbackQuery } from '../contracts';
 import { bindingCookie, redirect } from '../oauth';
 import { bindingCookieName, bindState, consumeState, issueState, type OAuthState } from '../oauth-state';
 import { publicBase } from '../providers';
+import { TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { tokenDetails } from '../token-details';
 import { githubUser } from './api';
 import { GITHUB_PURPOSE } from './connection';
@@ -61,7 +62,7 @@ async function exchange(code: string, requestUrl: string): Promise<Record<string
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
       body: new URLSearchParams({ client_id: cfg.clientId, client_secret: cfg.clientSecret, code, redirect_uri: githubCallbackUrl(requestUrl) }),
       redirect: 'manual',
-      signal: AbortSignal.timeout(20_000),
+      signal: AbortSignal.timeout(TOTAL_MS.github),
     });
   } catch {
     throw badRequest('GitHub could not be reached to finish the connection', {}, 'provider_unreachable');

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { applyTimeouts, TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { addressAllowed, guardedLookup } from '@/server/http/outbound-url';
 import { ProviderHttpError } from '../providers';
 
@@ -30,7 +31,7 @@ export type ProviderRequest = {
 /** Sends one request; resolves with any HTTP answer, rejects with ProviderHttpError when none came. */
 export function providerRequest(provider: string, raw: string | URL, req: ProviderRequest): Promise<ProviderAnswer> {
   const url = typeof raw === 'string' ? new URL(raw) : raw;
-  const timeoutMs = req.timeoutMs ?? 15_000;
+  const timeoutMs = req.timeoutMs ?? TOTAL_MS.messaging;
   return new Promise((resolve, reject) => {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return reject(new ProviderHttpError(provider, null, 'bad_url', `${provider}: ${url.protocol} is not http or https`, false));
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -57,6 +58,8 @@ export function providerRequest(provider: string, raw: string | URL, req: Provid
       else sent = true;
     });
     r.on('timeout', () => r.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+    // Connecting and the whole exchange are bounded too, not only silence on the socket.
+    applyTimeouts(r, timeoutMs);
     r.on('error', (e: Error & { code?: string }) => {
       // A reused keep-alive socket is already connected: anything written may have arrived.
       const reached = sent || r.reusedSocket || e.code === 'ETIMEDOUT';

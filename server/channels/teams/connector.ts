@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Delivery } from '../message';
 import { ProviderHttpError } from '../providers';
 import { jsonOf, providerRequest, type ProviderAnswer } from '../slack/provider-http';
+import { TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { BOT_FRAMEWORK_SCOPE, type TeamsBotConfig } from './config';
 
 /*
@@ -29,7 +30,7 @@ export async function connectorToken(cfg: TeamsBotConfig): Promise<string> {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: cfg.appId, client_secret: cfg.clientSecret, scope: BOT_FRAMEWORK_SCOPE }).toString(),
-      timeoutMs: 10_000,
+      timeoutMs: TOTAL_MS.token,
     });
     const parsed = TokenAnswer.safeParse(jsonOf(answer));
     if (answer.status !== 200 || !parsed.success) throw new ProviderHttpError('Bot Framework token endpoint', answer.status, 'token_refused', `the token endpoint refused the bot's credentials (HTTP ${answer.status})`, false);

@@ -1,6 +1,7 @@
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { z } from 'zod';
 import { jsonOf, providerRequest } from '../slack/provider-http';
+import { TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { BOT_FRAMEWORK_ISSUER, type TeamsBotConfig } from './config';
 
 /*
@@ -29,8 +30,8 @@ let cached: { url: string; set: KeySet } | null = null;
 let inflight: Promise<KeySet> | null = null;
 
 async function fetchKeys(openIdUrl: string): Promise<KeySet> {
-  const meta = OpenIdMetadata.parse(jsonOf(await providerRequest('Bot Framework', openIdUrl, { method: 'GET', headers: { Accept: 'application/json' }, timeoutMs: 10_000 })));
-  const doc = Keys.parse(jsonOf(await providerRequest('Bot Framework', meta.jwks_uri, { method: 'GET', headers: { Accept: 'application/json' }, timeoutMs: 10_000 })));
+  const meta = OpenIdMetadata.parse(jsonOf(await providerRequest('Bot Framework', openIdUrl, { method: 'GET', headers: { Accept: 'application/json' }, timeoutMs: TOTAL_MS.token })));
+  const doc = Keys.parse(jsonOf(await providerRequest('Bot Framework', meta.jwks_uri, { method: 'GET', headers: { Accept: 'application/json' }, timeoutMs: TOTAL_MS.token })));
   const byKid = new Map<string, Key>();
   for (const jwk of doc.keys) {
     if (jwk.kty !== 'RSA') continue;

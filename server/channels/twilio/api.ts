@@ -1,5 +1,6 @@
 import type { TwilioConfig } from './config';
 import { jsonOf, providerRequest, type ProviderAnswer } from './http';
+import { TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { AvailableNumbersAnswer, ErrorAnswer, IncomingNumberAnswer, MessageAnswer } from './payloads';
 
 /*
@@ -85,7 +86,7 @@ export async function downloadMedia(c: TwilioConfig, raw: string, maxBytes: numb
   }
   const api = new URL(c.apiUrl);
   for (let hop = 0; hop < 4; hop++) {
-    const a = await providerRequest({ method: 'GET', url, headers: url.origin === api.origin ? { Authorization: basic(c) } : {}, timeoutMs: 20_000 });
+    const a = await providerRequest({ method: 'GET', url, headers: url.origin === api.origin ? { Authorization: basic(c) } : {}, timeoutMs: TOTAL_MS.media });
     if (a.status === null) return { problem: a.error };
     if (a.status >= 300 && a.status < 400 && a.location) {
       url = new URL(a.location, url);

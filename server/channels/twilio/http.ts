@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { applyTimeouts, CONNECT_TIMEOUT_CODE, TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { addressAllowed, guardedLookup } from '@/server/http/outbound-url';
 
 /*
@@ -12,7 +13,7 @@ import { addressAllowed, guardedLookup } from '@/server/http/outbound-url';
  */
 
 export const PROVIDER_ALLOW = 'STEWARD_PROVIDER_ALLOWED_RANGES';
-const TIMEOUT_MS = 15_000;
+const TIMEOUT_MS = TOTAL_MS.messaging;
 const MAX_BODY = 8 * 1024 * 1024;
 
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
@@ -23,7 +24,7 @@ export type ProviderAnswer =
   | { reached: boolean; status: null; error: string };
 
 /** Errors raised before a byte could reach the provider. */
-const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EOUTBOUNDREFUSED', 'ERR_INVALID_URL']);
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EOUTBOUNDREFUSED', 'ERR_INVALID_URL', CONNECT_TIMEOUT_CODE]);
 
 export type ProviderRequest = { method: 'GET' | 'POST'; url: URL; headers?: Record<string, string>; body?: string | null; timeoutMs?: number };
 
@@ -71,6 +72,8 @@ export function providerRequest(r: ProviderRequest): Promise<ProviderAnswer> {
       else socket.once('connect', () => (sent = true));
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${r.timeoutMs ?? TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' })));
+    // Connecting and the whole exchange are bounded too, not only silence on the socket.
+    applyTimeouts(req, r.timeoutMs ?? TIMEOUT_MS);
     req.on('error', (e: Error & { code?: string }) => resolve({ reached: sent || !NEVER_SENT.has(e.code ?? ''), status: null, error: e.message }));
     req.end(payload);
   });

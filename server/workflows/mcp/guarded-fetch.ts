@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { Readable } from 'node:stream';
+import { answerWithin, TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { addressAllowed, guardedLookup } from '@/server/http/outbound-url';
 
 /**
@@ -47,6 +48,8 @@ export async function guardedFetch(url: string | URL, init: RequestInit = {}): P
       if (noBody) res.resume();
       resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream), { status, statusText: res.statusMessage, headers: resHeaders }));
     });
+    // Connecting, and the answer's head, within their timeouts (server/http/outbound-timeouts.ts); the body may stream for long.
+    answerWithin(req, TOTAL_MS.mcpAnswer);
     const signal = init.signal;
     const abort = () => req.destroy(Object.assign(new Error('aborted'), { name: 'AbortError' }));
     if (signal?.aborted) return abort();
