@@ -28,8 +28,9 @@ COPY --from=build /app/inngest ./inngest
 COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/next.config.ts /app/tsconfig.json /app/proxy.ts ./
 # An unprivileged user owns only the data folder (files, workspace profiles); the code is read-only to it.
+# /data/workspaces exists in the image so a volume mounted there (compose.yaml's shared one) starts owned by it.
 RUN groupadd --system steward && useradd --system --gid steward --home-dir /data --shell /usr/sbin/nologin steward \
-  && mkdir -p /data && chown steward:steward /data
+  && mkdir -p /data/workspaces && chown -R steward:steward /data
 USER steward
 VOLUME ["/data"]
 EXPOSE 3000

@@ -17,7 +17,8 @@ import { endpoints } from '../server/endpoints';
 import '../server/runtime';
 import { createApiCore } from '../server/http/kernel';
 import { createKernelDeps } from '../server/http/kernel-deps';
-import { createNodeServer, type WebHandler } from '../server/http/node-server';
+import { createNodeServer, serveWebHandler, type WebHandler } from '../server/http/node-server';
+import { NODE_PATH } from '../server/http/node-link';
 import { proxyTo } from '../server/http/proxy';
 import { freePort } from '../db/embedded';
 import { logger } from '../server/logger';
@@ -217,6 +218,10 @@ async function main() {
     // The executor's calls to this process's own serve endpoint are answered in-process.
     if (!usesInngestServer()) registerLocal(inngestServeUrl(), (req) => serveFunctions(req.request(), '127.0.0.1'));
   }
+  // With STEWARD_NODE_URL this process is one node of several: it publishes its address and serves
+  // the signed calls of the others (the workspace follows its user: server/workspace/nodes/).
+  const workspaceNode = await (await import('../server/workspace/nodes/serve')).startWorkspaceNode();
+  if (workspaceNode) mounts[NODE_PATH] = (req) => workspaceNode.serve(req);
   let server: http.Server;
   let closeNext: () => Promise<void>;
   if (!pages) {
@@ -245,7 +250,11 @@ async function main() {
       applyFront(req, res);
       return nextHandler(req, res);
     };
-    server = mode === 'lean' ? createNodeServer(createApiCore(endpoints, kernel), { fallback: toNext, mounts }) : http.createServer((req, res) => void toNext(req, res));
+    const nodeCalls = workspaceNode ? serveWebHandler(workspaceNode.serve) : null;
+    server =
+      mode === 'lean'
+        ? createNodeServer(createApiCore(endpoints, kernel), { fallback: toNext, mounts })
+        : http.createServer((req, res) => void (nodeCalls && req.url?.startsWith(NODE_PATH + '/') ? nodeCalls(req, res) : toNext(req, res)));
     closeNext = async () => void (await app.close?.());
   }
   // The handoff live view's WebSocket (/api/workspace/live/{handoffId}), in every mode.
@@ -273,6 +282,7 @@ async function main() {
     // Users' browsers record their last activity on the way out: before the database closes.
     await (await import('../server/workspace/browser/manager')).stopAllWorkspaces();
     await (await import('../server/workspace/shell/manager')).stopAllSandboxes();
+    await workspaceNode?.stop();
     await kernel.lastUsed.flush();
     await stopTracing?.();
     await sharedDatabase().close();

@@ -38,6 +38,7 @@ export * from './idempotency';
 export * from './engine-handoffs';
 export * from './audit';
 export * from './workspace-shell';
+export * from './workspace-nodes';
 export * from './messaging';
 export * from './mailboxes';
 export * from './scim';

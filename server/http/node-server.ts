@@ -277,6 +277,9 @@ function drained(res: http.ServerResponse): Promise<void> {
   });
 }
 
+/** A Web handler served on its own, outside createNodeServer (npm start's STEWARD_HTTP=next mode serves the calls between processes so). */
+export const serveWebHandler = (handler: WebHandler) => (req: http.IncomingMessage, res: http.ServerResponse) => serveMount(handler, req, res);
+
 /**
  * A mounted Web handler: the request as a Web Request on the public origin (its signal fired
  * when the client goes away), the answer streamed back, with HSTS on https as Steward's front

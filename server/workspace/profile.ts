@@ -3,7 +3,7 @@ import type { Tx } from '@/db/client';
 import { workspaceUsage } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
-import { peekWorkspace } from './browser/manager';
+import { onUserBrowser } from './nodes/follow';
 import { topMcpSlugs } from './profile-mcp';
 import { recentSnapshots } from './snapshots';
 import { noBrowser, withSandbox } from './snapshots-sample';
@@ -31,9 +31,11 @@ export async function workspaceProfile(db: Tx, actor: Actor, now = new Date()) {
     .where(and(eq(workspaceUsage.accountId, owner.accountId), eq(workspaceUsage.userId, owner.userId)));
   if (!usage) return { ok: true as const, profile: null };
 
-  const ws = peekWorkspace(owner.accountId, owner.userId);
+  // The browser is measured where it runs (nodes/follow.ts); the sandbox is this process's.
+  const measured = await onUserBrowser(owner.accountId, owner.userId, 'measure', {});
+  const ws = measured && { accountedAt: measured.accountedAt, lastActiveAt: new Date(measured.lastActiveAt) };
   const sandbox = peekSandbox(owner.accountId, owner.userId);
-  const current = await withSandbox(owner, ws ? await ws.measure() : noBrowser(now));
+  const current = await withSandbox(owner, measured ? { ...measured.sample, takenAt: new Date(measured.sample.takenAt) } : noBrowser(now));
   const live = ws || sandbox ? current : null;
   const since = new Date(now.getTime() - DAY_MS);
   const recent = await recentSnapshots(db, owner, since);

@@ -1,55 +1,14 @@
-import type { CDPSession, Page } from 'playwright-core';
 import type { Tx } from '@/db/client';
 import type { Actor } from '@/server/access/actor';
 import { ownTask } from '@/server/tasks/access';
-import { logger } from '@/server/logger';
-import { peekWorkspace } from './browser/manager';
+import { onUserBrowser } from './nodes/follow';
 
 /*
  * GET /workspace/watch: one PNG frame of a task's tab. Watching neither starts the workspace,
  * nor takes control, nor counts as activity (a dashboard polling it must not keep an idle
- * browser alive). Frames come from CDP's capture with `optimizeForSpeed`, a few times faster
- * than a Playwright screenshot, which waits for fonts and stable layout.
+ * browser alive). The frame is taken (browser/frames.ts) in the process that holds the user's
+ * browser (nodes/follow.ts), whichever process was asked.
  */
-
-const sessions = new WeakMap<Page, Promise<CDPSession>>();
-
-function cdp(page: Page): Promise<CDPSession> {
-  let s = sessions.get(page);
-  if (!s) {
-    s = page.context().newCDPSession(page);
-    s.catch(() => sessions.delete(page));
-    sessions.set(page, s);
-  }
-  return s;
-}
-
-/** Width and height from a PNG's IHDR chunk: what the frame really is, not what was asked for. */
-export function pngSize(png: Buffer): { width: number; height: number } {
-  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
-}
-
-export async function capturePng(page: Page): Promise<Buffer> {
-  const session = await cdp(page);
-  const { data } = (await session.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true })) as { data: string };
-  return Buffer.from(data, 'base64');
-}
-
-/**
- * The fast capture, and when it fails on a tab that is still open (a busy machine: the compositor
- * has no frame yet, or the CDP session was dropped) Playwright's screenshot, which waits for one.
- * Only a tab that closed or a browser that stopped answers unavailable.
- */
-async function captureWithFallback(page: Page): Promise<Buffer> {
-  try {
-    return await capturePng(page);
-  } catch (e) {
-    if (page.isClosed()) throw e;
-    logger.warn({ err: e }, 'watch: fast capture failed; falling back to a screenshot');
-    sessions.delete(page);
-    return await page.screenshot({ type: 'png', timeout: 10_000 });
-  }
-}
 
 const unavailable = (taskId: string) => ({
   ok: true as const,
@@ -65,16 +24,7 @@ const unavailable = (taskId: string) => ({
 
 export async function watchTask(db: Tx, actor: Actor, taskId: string) {
   const { task } = await ownTask(db, actor, taskId);
-  const ws = peekWorkspace(task.accountId, task.userId);
-  const page = ws?.existingPage(task.id);
-  if (!ws || !page) return unavailable(task.id);
-  let png: Buffer;
-  try {
-    png = await captureWithFallback(page);
-  } catch {
-    // The tab closed or the browser stopped between the lookup and the capture.
-    return unavailable(task.id);
-  }
-  const { width, height } = pngSize(png);
-  return { ok: true as const, available: true, taskId: task.id, capturedAt: new Date().toISOString(), width, height, pngBase64: png.toString('base64'), sequence: ws.nextSequence() };
+  const frame = await onUserBrowser(task.accountId, task.userId, 'watch', { taskId: task.id });
+  if (!frame) return unavailable(task.id);
+  return { ok: true as const, available: true, taskId: task.id, ...frame };
 }

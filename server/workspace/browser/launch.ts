@@ -107,5 +107,11 @@ export async function launchBrowser(d: WorkspaceDirs): Promise<BrowserContext> {
       LANG: process.env.LANG ?? 'C.UTF-8',
     },
     timeout: 30_000,
+    // Steward's own shutdown closes every browser (npm start's stop: stopAllWorkspaces), so each
+    // writes its profile (cookies are committed on close). Playwright's signal handlers would
+    // close them concurrently, and a browser closed that way lost its last sign-ins.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
   });
 }

@@ -1,5 +1,6 @@
 import { sharedDatabase, type Db } from '@/db/client';
 import { AppError } from '@/server/http/errors';
+import { setWorkspaceBrowsers } from '@/server/http/metrics';
 import { logger } from '@/server/logger';
 import { recordActivity, recordSnapshot, recordStart } from '../snapshots';
 import { makeRoom } from './capacity';
@@ -12,11 +13,12 @@ export { UserWorkspace } from './user-workspace';
 
 /*
  * The browsers of this process, one per user (key: account and user), started on demand and
- * stopped after STEWARD_WORKSPACE_IDLE_MINUTES without activity. The state is per process:
- * in a deployment of several Steward processes a user's browser lives in the process that
- * started it, and Chromium refuses a second browser on the same profile, so another process
- * that needs it answers `workspace_busy` (503, retry) rather than sharing or stealing it.
- * Route a user's workspace traffic to one process (sticky sessions) to avoid that.
+ * stopped after STEWARD_WORKSPACE_IDLE_MINUTES without activity. The state is per process. In a
+ * deployment of several processes (STEWARD_NODE_URL), which process holds a user's browser is
+ * decided in PostgreSQL before this manager starts one (../nodes/follow.ts): the others forward
+ * that user's browser work to it, so Chromium never finds its profile in use by a sibling. A
+ * process outside that arrangement that still finds the profile in use answers `workspace_busy`
+ * (503, retry) rather than sharing or stealing it.
  * A start is admitted only within the browser caps (capacity.ts), which may close an idle
  * browser of someone else first.
  */
@@ -55,9 +57,14 @@ export function peekWorkspace(accountId: string, userId: string): UserWorkspace 
 
 /**
  * The user's browser; with `start` it is launched when not running (a cold start takes about
- * a second). `db` receives the usage record and snapshots (default: DATABASE_URL's).
+ * a second). `db` receives the usage record and snapshots (default: DATABASE_URL's). `onStop`
+ * runs once the browser this call starts has stopped (the holder row goes: ../nodes/follow.ts).
  */
-export async function workspaceFor(accountId: string, userId: string, opts: { start: boolean; db?: Db }): Promise<UserWorkspace | null> {
+export async function workspaceFor(
+  accountId: string,
+  userId: string,
+  opts: { start: boolean; db?: Db; onStop?: () => Promise<void> },
+): Promise<UserWorkspace | null> {
   const running = peekWorkspace(accountId, userId);
   if (running) return running;
   if (!opts.start) return null;
@@ -66,7 +73,7 @@ export async function workspaceFor(accountId: string, userId: string, opts: { st
   if (!pending) {
     const db = usageDb(opts.db);
     pending = admitStart(key, accountId, db)
-      .then(() => start(accountId, userId, db))
+      .then(() => start(accountId, userId, db, opts.onStop))
       .finally(() => {
         starting.delete(key);
         reserved.delete(key);
@@ -76,7 +83,7 @@ export async function workspaceFor(accountId: string, userId: string, opts: { st
   return pending;
 }
 
-async function start(accountId: string, userId: string, db: Db | null): Promise<UserWorkspace> {
+async function start(accountId: string, userId: string, db: Db | null, onStop?: () => Promise<void>): Promise<UserWorkspace> {
   const dirs = workspaceDirs(accountId, userId);
   let context;
   try {
@@ -96,11 +103,14 @@ async function start(accountId: string, userId: string, db: Db | null): Promise<
   const ws: UserWorkspace = new UserWorkspace(accountId, userId, dirs, context, pid, async (w) => {
     timers.forEach(clearInterval);
     if (live.get(key) === w) live.delete(key);
+    setWorkspaceBrowsers(live.size);
     if (db) await quietly('usage', recordActivity(db, owner, (Date.now() - w.accountedAt) / 1000, w.lastActiveAt));
+    if (onStop) await quietly('holder release', onStop());
   });
   // Chromium may end on its own (a crash, the OOM killer): forget it, the next use starts a new one.
   context.on('close', () => void ws.stop());
   live.set(key, ws);
+  setWorkspaceBrowsers(live.size);
   // Counted as running from here on, no longer as an admitted start.
   reserved.delete(key);
 
@@ -139,3 +149,6 @@ export async function stopAllWorkspaces(): Promise<void> {
 
 /** How many browsers this process holds. */
 export const runningWorkspaceCount = () => live.size;
+
+/** The browsers this process runs now (the node's heartbeat checks each is still its own). */
+export const runningWorkspaces = (): UserWorkspace[] => [...live.values()].filter((ws) => ws.running);

@@ -1,6 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { workspaceFor } from '../browser/manager';
-import { openUrl } from '../browser/page-actions';
+import { browserHere, onUserBrowser } from '../nodes/follow';
 
 /*
  * What handoffs need of the user's browser (server/workspace/browser): start it, point a task's
@@ -17,19 +16,20 @@ export type HandoffBrowser = {
   livePage(accountId: string, userId: string, taskId: string | null): Promise<{ context: BrowserContext; page: Page; touch: () => void } | null>;
 };
 
-/** The per-user Chromium of server/workspace/browser. */
+/**
+ * The per-user Chromium of server/workspace/browser, in whichever process holds it
+ * (nodes/follow.ts); the live view's page is this process's, since the live view's WebSocket
+ * was forwarded to the holder (server/workspace-live.ts).
+ */
 export const workspaceBrowser: HandoffBrowser = {
   async start(accountId, userId) {
-    await workspaceFor(accountId, userId, { start: true });
+    await onUserBrowser(accountId, userId, 'start', {});
   },
   async openForTask(accountId, userId, taskId, url) {
-    const ws = await workspaceFor(accountId, userId, { start: true });
-    if (!ws) return null;
-    const opened = await openUrl(await ws.pageForTask(taskId), url);
-    return opened.url;
+    return onUserBrowser(accountId, userId, 'openForTask', { taskId, url });
   },
   async livePage(accountId, userId, taskId) {
-    const ws = await workspaceFor(accountId, userId, { start: true });
+    const ws = await browserHere(accountId, userId);
     if (!ws) return null;
     const page = ws.existingPage(taskId) ?? ws.activePage() ?? (await ws.pageForTask(taskId));
     return { context: ws.context, page, touch: () => ws.touch() };

@@ -25,6 +25,12 @@ export function originAllowed(origin: string | null, site: string): boolean {
   return origin === null || origin === site;
 }
 
+/** Whose browser a live view of this handoff shows (to route the upgrade to it), or null for no such handoff. */
+export async function handoffOwner(db: Db, handoffId: string): Promise<{ accountId: string; userId: string } | null> {
+  const [row] = await db.select({ accountId: handoffs.accountId, userId: handoffs.userId }).from(handoffs).where(eq(handoffs.id, handoffId));
+  return row ?? null;
+}
+
 export async function admit(db: Db, handoffId: string, token: string, headers: Pick<Headers, 'get'>, now = new Date()): Promise<LiveAdmission> {
   if (!token || token.length > 200) return { ok: false, status: 401, reason: 'a session token is required' };
   const [link] = await db

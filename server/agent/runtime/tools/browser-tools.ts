@@ -4,9 +4,9 @@ import type { UserActor } from '@/server/access/actor';
 import { AppError } from '@/server/http/errors';
 import { policyRowsForUser, resolveCapabilities } from '@/server/policy/resolve';
 import { browserSkillInstalled } from '@/server/workflows/browser-skill';
-import { workspaceFor } from '@/server/workspace/browser/manager';
-import { actOnPage, guardUrl, openUrl, readPage } from '@/server/workspace/browser/page-actions';
+import { guardUrl } from '@/server/workspace/browser/page-actions';
 import { assertAgentHasControl } from '@/server/workspace/control';
+import { onUserBrowser } from '@/server/workspace/nodes/follow';
 import { defineTool } from './registry';
 
 /*
@@ -15,7 +15,8 @@ import { defineTool } from './registry';
  * (workflows/browser-skill.ts), the team policy (browserAutomation: an `off` at
  * the account, organization or any of the user's teams refuses) and whether the person holds
  * the browser for a handoff (then the assistant waits). What a page says reaches the model only
- * as a tool result, which the runtime wraps as untrusted data (untrusted.ts).
+ * as a tool result, which the runtime wraps as untrusted data (untrusted.ts). The browser's own
+ * part runs in the process that holds the user's browser (workspace/nodes/follow.ts).
  */
 
 async function mayUseBrowser(db: Tx, actor: UserActor) {
@@ -41,9 +42,7 @@ export const browserOpen = defineTool({
   handler: async (db, actor, task, input) => {
     await mayUseBrowser(db, actor);
     await guardUrl(input.url);
-    const ws = (await workspaceFor(actor.accountId, actor.user.id, { start: true }))!;
-    const page = await ws.pageForTask(task.id);
-    return { output: await openUrl(page, input.url) };
+    return { output: await onUserBrowser(actor.accountId, actor.user.id, 'open', { taskId: task.id, url: input.url }) };
   },
 });
 
@@ -53,11 +52,7 @@ export const browserRead = defineTool({
   input: z.object({}).strict(),
   handler: async (db, actor, task) => {
     await mayUseBrowser(db, actor);
-    const ws = await workspaceFor(actor.accountId, actor.user.id, { start: false });
-    const page = ws?.existingPage(task.id);
-    if (!ws || !page) throw new AppError(409, 'no_page', 'Nothing is open in this task’s tab: call browser_open first.');
-    ws.touch();
-    return { output: await readPage(page) };
+    return { output: await onUserBrowser(actor.accountId, actor.user.id, 'read', { taskId: task.id }) };
   },
 });
 
@@ -72,11 +67,7 @@ export const browserAct = defineTool({
   }),
   handler: async (db, actor, task, input) => {
     await mayUseBrowser(db, actor);
-    const ws = await workspaceFor(actor.accountId, actor.user.id, { start: false });
-    const page = ws?.existingPage(task.id);
-    if (!ws || !page) throw new AppError(409, 'no_page', 'Nothing is open in this task’s tab: call browser_open first.');
-    ws.touch();
-    return { output: await actOnPage(page, input) };
+    return { output: await onUserBrowser(actor.accountId, actor.user.id, 'act', { taskId: task.id, action: input }) };
   },
 });
 
