@@ -784,7 +784,7 @@ export interface paths {
         put?: never;
         /**
          * Send a one-time code to one of your identifiers: by email to an address, by SMS to a phone (409 sms_not_configured where no SMS provider is set up)
-         * @description A 6-digit code, valid 10 minutes, replacing any earlier one. At most 5 codes per identifier every 15 minutes (429 rate_limited). 409 already_verified for a verified identifier.
+         * @description A 6-digit code, valid 10 minutes, replacing any earlier one. At most 5 codes to one number or address every 15 minutes (whichever identifier holds it), and fewer per user and per client address (429 rate_limited with Retry-After). 409 already_verified for a verified identifier.
          */
         post: operations["identifiers.verification"];
         delete?: never;
@@ -880,6 +880,23 @@ export interface paths {
         post?: never;
         /** Delete a memory (author only) */
         delete: operations["memories.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memories/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ranked search of the user's and their active teams' memories, best first (full text and names; with embeddings configured, hybrid) */
+        get: operations["memories.search.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -7844,6 +7861,70 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "memories.search.get": {
+        parameters: {
+            query: {
+                limit?: number;
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        memories: {
+                            account: string;
+                            assistant: string | null;
+                            authoredBy: string | null;
+                            content: string | null;
+                            createdAt: string;
+                            data: {
+                                [key: string]: unknown;
+                            } | null;
+                            endDate: string | null;
+                            id: string;
+                            isActive: boolean;
+                            isExpired: boolean;
+                            /** @enum {string} */
+                            kind: "unstructured" | "structured";
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            pinned: boolean;
+                            resourceType: string | null;
+                            /** @enum {string} */
+                            scope: "user" | "team";
+                            score: number;
+                            /** @enum {string} */
+                            source: "system" | "user";
+                            startDate: string | null;
+                            tags: string[];
+                            team: string | null;
+                            updatedAt: string;
+                            user: string;
+                            /** @enum {string} */
+                            visibility: "author_only" | "coordinators" | "all";
+                        }[];
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };

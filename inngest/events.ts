@@ -68,6 +68,10 @@ export const events = {
   chatTurnRequested: eventType('steward/chat.turn-requested', {
     schema: z.object({ turnId: z.string().min(1), chatId: z.string().min(1), accountId: z.string().min(1) }),
   }),
+  /** Compute the vectors of queued memories now (the cron does it every minute; a no-op without STEWARD_EMBEDDINGS_MODEL). */
+  memoriesEmbedDue: eventType('steward/memories.embed-due', { schema: z.object({}).loose() }),
+  /** Extract the text of the user's new files for recall now (the cron does it every minute). */
+  fileTextsDue: eventType('steward/files.texts-due', { schema: z.object({}).loose() }),
   /** Fire the workflow triggers that are due now (the cron does it every minute); `now` lets tests move the clock. */
   workflowsDue: eventType('steward/workflows.due', { schema: z.object({ now: z.iso.datetime({ offset: true }).optional() }).loose() }),
 } as const;

@@ -8,6 +8,7 @@ export * from './prompts';
 export * from './memories';
 export * from './contacts';
 export * from './files';
+export * from './file-texts';
 export * from './executor';
 export * from './domains';
 export * from './assistants';

@@ -18,6 +18,8 @@ import { auditSweep } from './audit-sweep';
 import { mailboxPoll, mailboxSync } from './mailbox-sync';
 import { noticeDeliver, noticeSweep } from './notice-deliver';
 import { taskTimer } from './task-timer';
+import { memoryEmbeddings } from './memory-embeddings';
+import { memoryFileTexts } from './memory-file-texts';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep, engineHandoffSweep, idempotencySweep, auditSweep, mailboxPoll, mailboxSync, noticeDeliver, noticeSweep, taskTimer];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep, engineHandoffSweep, idempotencySweep, auditSweep, mailboxPoll, mailboxSync, noticeDeliver, noticeSweep, taskTimer, memoryEmbeddings, memoryFileTexts];

@@ -2,7 +2,8 @@ import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { chatMessages, chatToolCalls, driveFiles, type TaintSource } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
-import { memoriesForRun } from '@/server/agent/runtime/memories';
+import { recallForRun } from '@/server/agent/runtime/memories';
+import { loadChatSubject } from '@/server/agent/runtime/recall-subject';
 import { toolTaint } from '@/server/agent/runtime/taint';
 import { mergeTaint } from '@/server/tasks/taint';
 import type { ChatRef } from './tools/registry';
@@ -44,6 +45,7 @@ export async function chatTaint(db: Tx, actor: UserActor, chat: ChatRef): Promis
     ? await db.select({ id: driveFiles.id, mimeType: driveFiles.mimeType }).from(driveFiles).where(inArray(driveFiles.id, fileIds))
     : [];
   const fromImages: TaintSource[] = stored.filter((f) => f.mimeType?.startsWith('image/')).map((f) => ({ kind: 'file' as const, ref: f.id }));
-  const { taint } = await memoriesForRun(db as unknown as Db, actor);
+  // The memories the chat's latest turn is shown (recall depends on what the turn is about).
+  const { taint } = await recallForRun(db as unknown as Db, actor, await loadChatSubject(db as unknown as Db, chat.id), new Date());
   return mergeTaint(mergeTaint(mergeTaint(fromMessages, fromTools), fromImages), taint);
 }

@@ -67,3 +67,16 @@ export const DeletedMemoryResponse = z.object({
   memory: z.object({ id: z.string(), deleted: z.literal(true), message: z.string() }),
 });
 export const MemoryParams = z.object({ memoryId: z.string().min(1) });
+
+/** GET /memories/search (spec 6, Recall): ranked, best first; a limit above 100 is capped, as perPage is. */
+export const SearchMemoriesQuery = z.object({
+  q: z.string().trim().min(1, 'is required').max(500),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .transform((n) => Math.min(n, 100)),
+});
+export const ScoredMemory = MemoryResponse.extend({ score: z.number() });
+export const SearchMemoriesResponse = z.object({ ok: z.literal(true), memories: z.array(ScoredMemory) });

@@ -1,5 +1,16 @@
 import { defineEndpoint, reply } from '@/server/http/endpoint';
-import { CreateMemoryBody, DeletedMemoryResponse, ListMemoriesQuery, ListMemoriesResponse, MemoryEnvelope, MemoryParams, UpdateMemoryBody } from './contracts';
+import {
+  CreateMemoryBody,
+  DeletedMemoryResponse,
+  ListMemoriesQuery,
+  ListMemoriesResponse,
+  MemoryEnvelope,
+  MemoryParams,
+  SearchMemoriesQuery,
+  SearchMemoriesResponse,
+  UpdateMemoryBody,
+} from './contracts';
+import { searchMemories } from './search';
 import { createMemory, deleteMemory, getMemory, listMemories, updateMemory } from './service';
 
 const base = { auth: 'user' as const, tags: ['Memories'] };
@@ -13,6 +24,15 @@ export const memoryEndpoints = [
     query: ListMemoriesQuery,
     response: ListMemoriesResponse,
     handle: ({ db, actor, query }) => listMemories(db, actor, query),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'GET',
+    path: '/memories/search',
+    summary: "Ranked search of the user's and their active teams' memories, best first (full text and names; with embeddings configured, hybrid)",
+    query: SearchMemoriesQuery,
+    response: SearchMemoriesResponse,
+    handle: ({ db, actor, query }) => searchMemories(db, actor, query),
   }),
   defineEndpoint({
     ...base,

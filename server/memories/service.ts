@@ -1,3 +1,4 @@
+import { storableJson, storableText, storableTextOrNull } from '@/db/storable';
 import { and, eq, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '@/server/http/like';
 import type { z } from 'zod';
@@ -5,12 +6,13 @@ import type { Db } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
 import { countedTotal, countedVersion, countWhere, readPage } from '@/db/queries/list-page';
 import { activeMemberships } from '@/db/queries/memberships';
-import { memories, tasks, teams, type MemoryRow } from '@/db/schema';
+import { memories, memoryEmbeddingQueue, tasks, teams, type MemoryRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
 import { pageInfo, pageWindow } from '@/server/http/pagination';
 import type { CreateMemoryBody, ListMemoriesQuery, UpdateMemoryBody } from './contracts';
+import { searchConfigFor } from './search-config';
 import { ACCEPTED_TAGS_MESSAGE, normalizeTags } from './tags';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -44,9 +46,9 @@ export function toPublicMemory(m: MemoryRow, now = new Date()) {
 }
 
 /** The teams the user is an active member of (whose team-scoped memories they see), and those they coordinate (owner or admin). */
-type Teams = { ids: string[]; coordinated: string[] };
+export type Teams = { ids: string[]; coordinated: string[] };
 
-async function activeTeams(db: Db, userId: string): Promise<Teams> {
+export async function activeTeams(db: Db, userId: string): Promise<Teams> {
   const rows = await activeMemberships(db, userId);
   return {
     ids: [...new Set(rows.map(({ m }) => m.teamId))].sort(),
@@ -80,7 +82,7 @@ function hiddenIn(userId: string, teams: Teams, teamId: string): SQL {
 }
 
 /** A user sees their own memories and the team-scoped memories of their active teams shared with them; nothing else. */
-async function visibleFilter(db: Db, actor: Actor, known?: Teams): Promise<SQL> {
+export async function visibleFilter(db: Db, actor: Actor, known?: Teams): Promise<SQL> {
   const user = requireUser(actor);
   const teams = known ?? (await activeTeams(db, user.id));
   return and(
@@ -140,28 +142,35 @@ export async function createMemory(db: Db, actor: Actor, input: z.infer<typeof C
   const startDate = toDate(input.startDate) ?? null;
   const endDate = toDate(input.endDate) ?? null;
   checkDates(tags, startDate, endDate);
-  const [m] = await db
-    .insert(memories)
-    .values({
+  const [m] = await db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(memories)
+      .values({
       accountId: actor.accountId,
       userId: user.id,
-      content: input.content,
+      // A memory may hold what a run read (a tool's output, a message): stored as Postgres can hold it (db/storable.ts).
+      content: storableTextOrNull(input.content),
       tags,
       scope,
       teamId,
       startDate,
       endDate,
-      metadata: input.metadata ?? {},
+      metadata: storableJson(input.metadata ?? {}),
       kind: input.kind ?? 'unstructured',
       resourceType: input.resourceType ?? null,
-      data: input.data ?? null,
+      data: storableJson(input.data ?? null),
       pinned: input.pinned ?? false,
       visibility: input.visibility ?? 'all',
       // Saved by an assistant during a task run: the spec's `source: system`, authored by that task's assistant.
       source: actor.credential.kind === 'agent' ? 'system' : 'user',
       assistantId: actor.credential.kind === 'agent' ? await runAssistant(db, actor.credential.taskId, user.primaryAssistantId) : user.primaryAssistantId,
+      // Indexed in the author's language (search-config.ts); queries are read in the reader's.
+      searchConfig: searchConfigFor(user.locale),
     })
-    .returning();
+      .returning();
+    await queueEmbedding(tx, inserted.map((r) => r.id));
+    return inserted;
+  });
   return { ok: true as const, memory: toPublicMemory(m) };
 }
 
@@ -169,9 +178,12 @@ export async function getMemory(db: Db, actor: Actor, id: string) {
   return { ok: true as const, memory: toPublicMemory(await visibleMemory(db, actor, id)) };
 }
 
+/** Only a memory's author changes or deletes it (spec 2: "only the author can update"); a teammate reads a team memory. */
+export const canChangeMemory = (m: { user: string }, userId: string) => m.user === userId;
+
 async function authoredMemory(db: Db, actor: Actor, id: string) {
   const m = await visibleMemory(db, actor, id);
-  if (m.userId !== requireUser(actor).id) throw forbidden('Only the author can change or delete this memory');
+  if (!canChangeMemory({ user: m.userId }, requireUser(actor).id)) throw forbidden('Only the author can change or delete this memory');
   return m;
 }
 
@@ -191,16 +203,22 @@ export async function updateMemory(db: Db, actor: Actor, id: string, input: z.in
     teamId: placed ? teamId : undefined,
     startDate,
     endDate,
-    content: input.content,
-    metadata: input.metadata,
+    content: input.content == null ? input.content : storableText(input.content),
+    metadata: storableJson(input.metadata),
     kind: input.kind,
     resourceType: input.resourceType,
-    data: input.data,
+    data: storableJson(input.data),
     pinned: input.pinned,
     visibility: input.visibility,
   });
   if (!set) return { ok: true as const, memory: toPublicMemory(m) };
-  const [u] = await db.update(memories).set(set).where(eq(memories.id, m.id)).returning();
+  // What a vector is computed from (the text, the tags, where it is shared) changed: computed again in the background.
+  const restated = ['content', 'data', 'tags', 'scope', 'teamId'].some((k) => k in set);
+  const [u] = await db.transaction(async (tx) => {
+    const updated = await tx.update(memories).set(set).where(eq(memories.id, m.id)).returning();
+    if (restated) await queueEmbedding(tx, [m.id]);
+    return updated;
+  });
   return { ok: true as const, memory: toPublicMemory(u) };
 }
 
@@ -296,4 +314,13 @@ export async function listMemories(db: Db, actor: Actor, q: z.infer<typeof ListM
 async function runAssistant(db: Db, taskId: string, fallback: string | null): Promise<string | null> {
   const [row] = await db.select({ assistantId: tasks.assistantId }).from(tasks).where(eq(tasks.id, taskId)).limit(1);
   return row?.assistantId ?? fallback;
+}
+
+/** Queues memories for a vector (memory_embedding_queue): drained in the background whenever an embeddings model is configured. */
+async function queueEmbedding(tx: Pick<Db, 'insert'>, ids: string[]) {
+  if (!ids.length) return;
+  await tx
+    .insert(memoryEmbeddingQueue)
+    .values(ids.map((memoryId) => ({ memoryId })))
+    .onConflictDoUpdate({ target: memoryEmbeddingQueue.memoryId, set: { createdAt: sql`now()`, attempts: 0, notBefore: null } });
 }

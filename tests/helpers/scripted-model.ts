@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
  *   process.env.STEWARD_MODEL_BASE_URL = llm.baseUrl;   // http://127.0.0.1:<port>/v1
  *   ... llm.requests[0].body.model ...
  *
+ * `/embeddings` is answered too, by a deterministic stand-in (bagOfWordsVector), never scripted.
+ *
  * A held reply answers only when the test releases it (a model call in flight on purpose):
  *
  *   const held = llm.hold();
@@ -90,14 +92,43 @@ export type ScriptedModel = {
   hold: () => HeldReply;
   /** Forgets recorded requests and queued scripts. */
   reset: () => void;
+  /**
+   * Requests to `/embeddings` (not scripted: answered by `bagOfWordsVector`), recorded apart
+   * from the chat requests. `failEmbeddings(n)` answers the next n with a 503.
+   */
+  embeddingRequests: { model: string | undefined; input: string[] }[];
+  failEmbeddings: (times: number) => void;
   close: () => Promise<void>;
 };
 
 const PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
+const EMBEDDING_PATHS = new Set(['/v1/embeddings', '/embeddings']);
+export const STAND_IN_DIMENSIONS = 256;
+
+/**
+ * The stand-in's embedding: a hashed bag of words (lower-cased words of two letters or more, a
+ * trailing "s" dropped; each word adds ±1 to one of STAND_IN_DIMENSIONS components chosen by an
+ * FNV-1a hash), scaled to unit length. Honest about what it is: texts sharing words are close,
+ * texts sharing none are orthogonal; it knows no synonyms. Deterministic, so tests can say which
+ * memory a query's vector finds.
+ */
+export function bagOfWordsVector(text: string, dims = STAND_IN_DIMENSIONS): number[] {
+  const v = new Array<number>(dims).fill(0);
+  for (const raw of text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []) {
+    const word = raw.length > 3 && raw.endsWith('s') ? raw.slice(0, -1) : raw;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193) >>> 0;
+    v[h % dims] += h & 0x8000_0000 ? -1 : 1;
+  }
+  const norm = Math.sqrt(v.reduce((sum, x) => sum + x * x, 0)) || 1;
+  return v.map((x) => x / norm);
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startScriptedModel(options: { fallback?: Script } = {}): Promise<ScriptedModel> {
   const requests: ModelRequest[] = [];
+  const embeddingRequests: { model: string | undefined; input: string[] }[] = [];
+  let failingEmbeddings = 0;
   let queue: Script[] = [];
   let fallback: Script | null = options.fallback ?? null;
   const sockets = new Set<import('node:net').Socket>();
@@ -118,6 +149,7 @@ export async function startScriptedModel(options: { fallback?: Script } = {}): P
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '/').split('?')[0];
     const raw = await readBody(req);
+    if (req.method === 'POST' && EMBEDDING_PATHS.has(path)) return embeddings(raw, res);
     if (req.method !== 'POST' || !PATHS.has(path)) {
       return sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
     }
@@ -169,6 +201,30 @@ export async function startScriptedModel(options: { fallback?: Script } = {}): P
     res.end('data: [DONE]\n\n');
   }
 
+  /** OpenAI's embeddings wire format: `{input: string | string[], model}` → `{data[{index, embedding}], model, usage}`. */
+  function embeddings(raw: string, res: ServerResponse) {
+    let body: any;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return sendJson(res, 400, { error: { message: 'body is not JSON', type: 'invalid_request_error' } });
+    }
+    const input: unknown[] = Array.isArray(body?.input) ? body.input : [body?.input];
+    if (!input.length || input.some((t) => typeof t !== 'string')) return sendJson(res, 400, { error: { message: 'input: strings required', type: 'invalid_request_error' } });
+    embeddingRequests.push({ model: body?.model, input: input as string[] });
+    if (failingEmbeddings > 0) {
+      failingEmbeddings--;
+      return sendJson(res, 503, { error: { message: 'scripted embeddings outage', type: 'server_error' } });
+    }
+    const tokens = (input as string[]).reduce((n, t) => n + (t.match(/\S+/g)?.length ?? 0), 0);
+    return sendJson(res, 200, {
+      object: 'list',
+      model: body?.model ?? 'scripted-embeddings',
+      data: (input as string[]).map((t, index) => ({ object: 'embedding', index, embedding: bagOfWordsVector(t) })),
+      usage: { prompt_tokens: tokens, total_tokens: tokens },
+    });
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -203,8 +259,12 @@ export async function startScriptedModel(options: { fallback?: Script } = {}): P
     },
     reset: () => {
       requests.length = 0;
+      embeddingRequests.length = 0;
+      failingEmbeddings = 0;
       queue = [];
     },
+    embeddingRequests,
+    failEmbeddings: (times) => void (failingEmbeddings = times),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

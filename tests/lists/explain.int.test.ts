@@ -121,7 +121,7 @@ describe('list queries read through their indexes', () => {
     await expectIndexed('/memories', as, ['memories_user_list', 'memories_team_list']);
     await expectIndexed('/memories?tags=profile', as, ['memories_user_list', 'memories_team_list']);
     await expectIndexed('/memories?scope=team', as, ['memories_user_list', 'memories_team_list']);
-    await expectIndexed('/memories?search=lovelace', as, ['memories_content_trgm']);
+    await expectIndexed('/memories?search=lovelace', as, ['memories_owner_trgm']);
     await expectIndexed('/memories?page=50', as, ['memories_user_list', 'memories_team_list']);
   });
 

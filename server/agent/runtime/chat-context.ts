@@ -10,7 +10,8 @@ import type { ChatRef } from '@/server/chats/tools/registry';
 import { MAX_CHAT_TOOL_STEPS } from '@/server/chats/tools';
 import { getScheduling } from '@/server/users/scheduling';
 import { chatSystemMessage } from './chat-system-message';
-import { memoriesForRun, memoriesMessage } from './memories';
+import { memoriesMessage, recallForRun } from './memories';
+import { chatRecallInput } from './recall-subject';
 import { personaFor } from './persona';
 import type { WorkingHours } from './system-message';
 import { asUntrustedData } from './untrusted';
@@ -64,13 +65,12 @@ function bySteps(calls: ChatToolCallRow[]): ChatToolCallRow[][] {
  * chat's owner; nothing of another user or chat can appear.
  */
 export async function chatContext(db: Db, actor: UserActor, chat: ChatRef, turn: Turn, now: Date): Promise<{ system: string; messages: ModelMessage[] }> {
-  const [[assistant], scheduling, memories, [answered]] = await Promise.all([
+  const [[assistant], scheduling, [answered]] = await Promise.all([
     db
       .select()
       .from(assistants)
       .where(and(eq(assistants.id, chat.assistantId), eq(assistants.accountId, chat.accountId), isNull(assistants.deletedAt))),
     getScheduling(db, actor, actor.user.id),
-    memoriesForRun(db, actor),
     db.select().from(chatMessages).where(and(eq(chatMessages.id, turn.messageId), eq(chatMessages.chatId, chat.id))),
   ]);
   // Compared in SQL: the stored microseconds, not the milliseconds a JS Date keeps.
@@ -84,6 +84,10 @@ export async function chatContext(db: Db, actor: UserActor, chat: ChatRef, turn:
     db.select().from(chatToolCalls).where(eq(chatToolCalls.chatId, chat.id)),
   ]);
   const recent = history.slice(-MAX_MESSAGES);
+  // Recall: the memories relevant to the message this turn answers and the messages before it, pinned ones, recent ones (memories.ts).
+  const recalled = recallForRun(db, actor, chatRecallInput(answered ?? null, recent), now);
+  // Awaited below; a failure before then must not go unhandled.
+  recalled.catch(() => undefined);
   const [tier] = await db.select({ modelTier: chats.modelTier }).from(chats).where(eq(chats.id, chat.id));
   const attached = await conversationFiles(
     db,
@@ -106,7 +110,7 @@ export async function chatContext(db: Db, actor: UserActor, chat: ChatRef, turn:
   const skills = skillsSection(await skillSections(db, { accountId: chat.accountId, userId: chat.userId }));
   const system = [chatSystemMessage({ assistant: assistant ?? null, user: actor.user, workingHours, now, maxSteps: MAX_CHAT_TOOL_STEPS, persona: persona.lines }), ...skills].join('\n');
   const messages: ModelMessage[] = [];
-  const remembered = memoriesMessage(memories);
+  const remembered = memoriesMessage(await recalled);
   if (remembered) messages.push({ role: 'user', content: remembered });
   for (const m of ordered) {
     const ledBy = replyOf.get(m.id);

@@ -11,7 +11,8 @@ import { conversationFiles, tierSeesImages } from '@/server/files/attached';
 import { skillSections, skillsSection } from '@/server/workflows/skill-context';
 import { benchSwitches } from './bench-switches';
 import { personaFor } from './persona';
-import { memoriesForRun, memoriesMessage, type RunMemories } from './memories';
+import { memoriesMessage, noMemories, recallForRun } from './memories';
+import { taskRecallInput } from './recall-subject';
 import { strangerOf } from '@/server/tasks/strangers';
 import { activityTaint, subtaskTaint } from './taint';
 import { systemMessage } from './system-message';
@@ -38,21 +39,21 @@ export const taskMessage = (task: Pick<TaskRow, 'title' | 'description'>) =>
  * that came from outside the owner (taint.ts): the caller records it before the model reads it.
  */
 export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: Date): Promise<{ system: string; messages: ModelMessage[]; taint: TaintSource[] }> {
-  // A conversation with a stranger reads nothing private of the owner (tasks/strangers.ts): no memories.
+  // A conversation with a stranger reads nothing private of the owner (tasks/strangers.ts): no memories, no files, no mailbox.
   const stranger = strangerOf(task);
+  // Read once (a query builder runs again on every then): the conversation, and what recall takes from it.
+  const newestActivities = Promise.resolve(
+    db.select().from(taskActivities).where(eq(taskActivities.taskId, task.id)).orderBy(desc(taskActivities.createdAt), desc(taskActivities.id)).limit(MAX_ACTIVITIES),
+  );
   const [[assistant], scheduling, memories, activities, [run], subtasks] = await Promise.all([
     db
       .select()
       .from(assistants)
       .where(and(eq(assistants.id, task.assistantId), eq(assistants.accountId, task.accountId), isNull(assistants.deletedAt))),
     getScheduling(db, actor, actor.user.id),
-    stranger ? Promise.resolve<RunMemories>({ trusted: [], untrusted: [], taint: [] }) : memoriesForRun(db, actor),
-    db
-      .select()
-      .from(taskActivities)
-      .where(eq(taskActivities.taskId, task.id))
-      .orderBy(desc(taskActivities.createdAt), desc(taskActivities.id))
-      .limit(MAX_ACTIVITIES),
+    // Recall: the memories relevant to the task and its latest messages, pinned ones, recent ones (memories.ts).
+    stranger ? Promise.resolve(noMemories()) : newestActivities.then((newest) => recallForRun(db, actor, taskRecallInput(task, [...newest].reverse()), now)),
+    newestActivities,
     // The run this context is for: the task's one running run.
     db
       .select({ id: taskRuns.id, trigger: taskRuns.trigger })
@@ -70,7 +71,8 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
   ]);
   activities.reverse();
   // The files the conversation carries, read as the owner: named where attached, images shown to a tier that sees them.
-  const attached = await conversationFiles(db, actor, activities.flatMap((a) => a.fileIds ?? []), tierSeesImages(task.modelTier));
+  // A stranger conversation is shown none of the owner's files, whoever attached them.
+  const attached = await conversationFiles(db, actor, stranger ? [] : activities.flatMap((a) => a.fileIds ?? []), tierSeesImages(task.modelTier));
   const workingHours = scheduling.schedulingPreferences.availability.workingHours as Parameters<typeof systemMessage>[0]['workingHours'];
   // The system message travels in the SDK's `system` option: it is sent first, and only Steward writes it.
   const system = systemMessage({
@@ -82,6 +84,8 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
     // A stranger conversation knows nothing of the owner's organization or team either.
     persona: stranger ? [] : persona.lines,
     skills: skillsSection(skills),
+    // The run answers someone else: it is told it holds nothing of the owner's (messaging/audience.ts).
+    contactFacing: stranger,
   });
   const messages: ModelMessage[] = [];
   const remembered = memoriesMessage(memories);

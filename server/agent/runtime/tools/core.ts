@@ -1,5 +1,6 @@
 import { createSubtasks, createTask } from './delegation-tools';
-import { saveMemory, searchContacts, searchMemories } from './resource-tools';
+import { searchContacts } from './resource-tools';
+import { memoryTools } from './memory-tools';
 import { ToolRegistry } from './registry';
 import { placeCall, sendEmail, sendMessage, stagingTools } from './staging-tools';
 import { askUser, completeTask, setAlarm, updatePlan } from './task-tools';
@@ -28,8 +29,7 @@ export const coreTaskTools = (opts: { browser?: boolean } = {}) =>
     completeTask,
     createTask,
     createSubtasks,
-    saveMemory,
-    searchMemories,
+    ...memoryTools,
     searchContacts,
     ...stagingTools,
     ...(opts.browser === false ? [] : browserTools),
