@@ -28,7 +28,7 @@ export async function cartTaint(tx: Tx, cart: { runId: string; taskId: string })
 }
 
 /** The owner's own addresses: their primary email and every verified email or phone. */
-async function ownAddresses(tx: Tx, userId: string): Promise<Set<string>> {
+export async function ownAddresses(tx: Tx, userId: string): Promise<Set<string>> {
   const [[user], ids] = await Promise.all([
     tx.select({ email: users.email }).from(users).where(eq(users.id, userId)),
     tx

@@ -1,3 +1,4 @@
+import { storableJson, storableTextOrNull } from '@/db/storable';
 import { auditEvents, type AuditActorType, type AuditChanges, type AuditEventRow } from '@/db/schema';
 import { newId } from '@/db/schema/columns';
 import type { Tx } from '@/db/client';
@@ -85,13 +86,14 @@ export async function recordAudit(tx: Tx, by: Actor | AuditActor, action: AuditA
     action,
     actorType: actor.type,
     actorId: actor.id,
-    actorEmail: actor.email ?? null,
+    actorEmail: storableTextOrNull(actor.email),
     targetType: target.type,
     targetId: target.id,
     ip: meta?.ip ?? null,
     userAgent: meta?.userAgent ?? null,
     requestId: meta?.requestId ?? null,
-    changes,
+    // Outside text in the details (a refused SAML response's reason, a name someone chose) is stored as Postgres can hold it (db/storable.ts).
+    changes: storableJson(changes),
     emittedAt: sink ? new Date() : null,
   } satisfies AuditEventRow;
   await tx.insert(auditEvents).values(row);

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
+import { storableJson, storableText, storableTextOrNull } from '@/db/storable';
 import { chatMessages, chats, type ChatFile, type ChatMessageRow, type ChatRow } from '@/db/schema';
 import { emitWebhookEvent } from '@/server/webhooks/emit';
 
@@ -32,15 +33,16 @@ export async function appendChatMessage(tx: Tx, chat: Pick<ChatRow, 'id' | 'acco
       chatId: chat.id,
       accountId: chat.accountId,
       role: input.role,
-      content: input.content,
-      from: input.from ?? null,
-      to: list(input.to),
-      cc: list(input.cc),
-      subject: input.subject ?? null,
+      // Messages come from outside (a text, a mail, a model's answer): stored as Postgres can hold them (db/storable.ts).
+      content: storableText(input.content),
+      from: storableTextOrNull(input.from),
+      to: storableJson(list(input.to)),
+      cc: storableJson(list(input.cc)),
+      subject: storableTextOrNull(input.subject),
       platform: (input.platform ?? chat.platform ?? sql`(SELECT platform FROM chats WHERE id = ${chat.id})`) as ChatMessageRow['platform'],
       referenceId: input.referenceId ?? null,
       files: input.files ?? [],
-      metadata: input.metadata ?? {},
+      metadata: storableJson(input.metadata ?? {}),
       deliveryState: input.deliveryState ?? 'internal',
       turnId: input.turnId ?? null,
     })

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
+import { storableJson } from '@/db/storable';
 import { chatTurnEvents } from '@/db/schema';
 import { publishTurnEvents } from './stream-hub';
 
@@ -33,7 +34,7 @@ export async function appendTurnEvents(tx: Tx, turnId: string, events: NewTurnEv
     )
     INSERT INTO chat_turn_events (turn_id, seq, kind, data)
     SELECT ${turnId}, bump.last_seq - ${events.length} + e.ord::int, e.ev->>'kind', e.ev->'data'
-    FROM bump, jsonb_array_elements(${JSON.stringify(events)}::jsonb) WITH ORDINALITY AS e(ev, ord)
+    FROM bump, jsonb_array_elements(${JSON.stringify(storableJson(events))}::jsonb) WITH ORDINALITY AS e(ev, ord)
     RETURNING seq, kind, data`);
   const written = rows.map((r) => ({ seq: Number(r.seq), kind: r.kind, data: r.data })).sort((a, b) => a.seq - b.seq);
   if (publish) publishTurnEvents(turnId, written);

@@ -1,7 +1,7 @@
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type pg from 'pg';
 import type { Actor } from '@/server/access/actor';
-import { BareRefusal } from './errors';
+import { AppError, BareRefusal } from './errors';
 
 const envInt = (name: string, fallback: number) => {
   const n = Number(process.env[name]);
@@ -190,4 +190,70 @@ export class RateLimits {
     const now = Date.now();
     for (const [k, l] of this.leases) if (now >= l.expiresAt) this.leases.delete(k);
   }
+}
+
+/*
+ * Budgets over a window, for sends that cost someone something (a verification code texted or
+ * mailed, a sign-in link, a notice): each send is counted against several keys at once — the
+ * destination it goes to (normalised, in the account and across the deployment), the user who
+ * asked, the caller's address — in Postgres, so every instance agrees. Counting is the same
+ * RateLimiterPostgres store the kernel's limits use, written once here for every such budget.
+ */
+
+/** One budget: `points` sends per `windowS` seconds, counted under `prefix`. */
+export type SendBudget = { prefix: string; points: number; windowS: number };
+
+const budgetLimiters = new WeakMap<pg.Pool, Map<string, RateLimiterPostgres>>();
+
+function budgetLimiter(pool: pg.Pool, b: SendBudget): RateLimiterPostgres {
+  let byPrefix = budgetLimiters.get(pool);
+  if (!byPrefix) budgetLimiters.set(pool, (byPrefix = new Map()));
+  const id = `${b.prefix}:${b.points}:${b.windowS}`;
+  let l = byPrefix.get(id);
+  if (!l) {
+    l = new RateLimiterPostgres({ storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true, keyPrefix: b.prefix, points: b.points, duration: b.windowS, clearExpiredByTimeout: false });
+    byPrefix.set(id, l);
+  }
+  return l;
+}
+
+/**
+ * 429 `rate_limited` for a send over its budget: `retryAfter` (body) is the Unix time at which to
+ * retry, `Retry-After` (header) the seconds until then (reply.ts sets it from `retryAfter`).
+ */
+export const sendRefused = (what: string, msBeforeNext: number) =>
+  new AppError(429, 'rate_limited', `Too many ${what}; try again in ${Math.max(1, Math.ceil(msBeforeNext / 60_000))} minutes`, {
+    retryAfter: Math.ceil((Date.now() + msBeforeNext) / 1000),
+  });
+
+/**
+ * Counts one send against each budget and key, in order; the first one spent refuses it (429
+ * rate_limited, naming `what`). Keys already counted stay counted: a refused request still costs.
+ */
+export async function consumeSendBudgets(pool: pg.Pool, keys: ReadonlyArray<{ budget: SendBudget; key: string }>, what: string): Promise<void> {
+  for (const { budget, key } of keys) {
+    try {
+      await budgetLimiter(pool, budget).consume(key);
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      throw sendRefused(what, e.msBeforeNext);
+    }
+  }
+}
+
+/** Whether one more send fits every budget, counting it when it does (a send that may be skipped, never refused to a caller). */
+export async function trySendBudgets(pool: pg.Pool, keys: ReadonlyArray<{ budget: SendBudget; key: string }>): Promise<boolean> {
+  try {
+    await consumeSendBudgets(pool, keys, 'sends');
+    return true;
+  } catch (e) {
+    if (e instanceof AppError && e.status === 429) return false;
+    throw e;
+  }
+}
+
+/** How much of a budget a key has used in its current window (0 when none). */
+export async function budgetUsed(pool: pg.Pool, budget: SendBudget, key: string): Promise<number> {
+  const res = await budgetLimiter(pool, budget).get(key);
+  return res?.consumedPoints ?? 0;
 }

@@ -42,6 +42,8 @@ export function errorResponse(e: unknown, log: { error: (o: object, m: string) =
   if (!(e instanceof AppError)) e = databaseRefusal(e) ?? e;
   if (e instanceof AppError) {
     const headers: Record<string, string> = e.status === 405 ? { Allow: String(e.extra.allow ?? '') } : {};
+    // A refused send (rate-limit.ts, sendRefused): `retryAfter` is the Unix time to retry at; the header says how many seconds until then.
+    if (e.status === 429 && typeof e.extra.retryAfter === 'number') headers['Retry-After'] = String(Math.max(1, e.extra.retryAfter - Math.floor(Date.now() / 1000)));
     return json(e.status, { ok: false, status: e.status, error_code: e.code, error: e.message, ...e.extra }, headers);
   }
   log.error({ err: e }, 'unexpected failure');

@@ -1,3 +1,4 @@
+import { requestOf } from '@/server/audit/request-meta';
 import { defineEndpoint } from '@/server/http/endpoint';
 import { IdentifierParams } from './contracts';
 import { VerificationSentResponse, VerifiedResponse, VerifyBody } from './verification-contracts';
@@ -13,11 +14,11 @@ export const identifierVerificationEndpoints = [
     path: '/identifiers/{identifierId}/verification',
     summary: 'Send a one-time code to one of your identifiers: by email to an address, by SMS to a phone (409 sms_not_configured where no SMS provider is set up)',
     description:
-      'A 6-digit code, valid 10 minutes, replacing any earlier one. At most 5 codes per identifier every 15 minutes (429 rate_limited). 409 already_verified for a verified identifier.',
+      'A 6-digit code, valid 10 minutes, replacing any earlier one. At most 5 codes to one number or address every 15 minutes (whichever identifier holds it), and fewer per user and per client address (429 rate_limited with Retry-After). 409 already_verified for a verified identifier.',
     response: VerificationSentResponse,
     errors: [400, 404, 409, 429, 503],
-    // The kernel does not hand endpoints the client address; the hosted app's path adds the per-address budget.
-    handle: ({ db, actor, params }) => requestVerification(db, actor, params.identifierId, null),
+    // The client address the kernel noted for this write (X-Forwarded-For only behind TRUST_PROXY): API callers are counted by it too.
+    handle: ({ db, actor, params }) => requestVerification(db, actor, params.identifierId, requestOf(actor)?.ip ?? null),
   }),
   defineEndpoint({
     ...base,

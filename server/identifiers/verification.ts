@@ -7,15 +7,16 @@ import { AppError, badRequest, conflict, notFound } from '@/server/http/errors';
 import { sendMail } from '@/server/mail/mailer';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { toPublicIdentifier } from '@/server/user-record/present';
-import { consumeCodeRequest } from './verification-limit';
+import { consumeCodeRequest, countWrongCode, WRONG_CODES_PER_DESTINATION, wrongCodesFor } from './verification-limit';
 
 /*
  * Proving an identifier with a one-time code (spec 1: "User-scoped callers verify through a
  * one-time-code flow in the hosted app"; spec 5: the two endpoints). An email address gets it by
  * mail; a phone by SMS, through the sender the entry floor registers when an SMS provider is
  * configured (server/twilio-runtime.ts: this area sits below the channels). Without one a phone
- * answers 409 sms_not_configured. The same rules either way: 6 digits, hashed, 10 minutes, 5 wrong
- * tries, 5 codes per identifier every 15 minutes.
+ * answers 409 sms_not_configured. The same rules either way: 6 digits, hashed, single use, 10
+ * minutes, 5 wrong tries per destination (a new code does not bring them back within the window),
+ * 5 codes per destination every 15 minutes (verification-limit.ts).
  */
 
 /** Sends a code by SMS (`configured`: whether an SMS provider is set up now); `not_configured` when no number can send it. Never keeps the text. */
@@ -90,12 +91,12 @@ const mailText = (code: string, value: string) =>
 
 /**
  * POST /identifiers/{identifierId}/verification: sends a 6-digit code to the address. `ip` is the
- * client address when the caller knows a trustworthy one (null: counted per identifier only).
+ * client address (the kernel's, or the hosted app's); null only where none is known.
  */
 export async function requestVerification(db: Db, actor: UserActor, identifierId: string, ip: string | null) {
   const identifier = await ownIdentifier(db, actor, identifierId);
   assertVerifiable(identifier);
-  await consumeCodeRequest(db, actor.accountId, identifier.id, ip);
+  await consumeCodeRequest(db, { accountId: actor.accountId, userId: actor.user.id, type: identifier.type, value: identifier.value, ip });
   const { code, expiresAt } = await issueCode(db, identifier);
   if (identifier.type === 'phone') {
     const sent = await phoneCodes!.send(db, { accountId: actor.accountId, userId: actor.user.id, identifierId: identifier.id, to: identifier.value, text: smsText(code) });
@@ -125,6 +126,8 @@ export async function verifyIdentifier(db: Db, actor: UserActor, identifierId: s
   const identifier = await ownIdentifier(db, actor, identifierId);
   if (identifier.verified) return { ok: true as const, identifier: toPublicIdentifier(identifier) };
   const hash = await codeHash(db, identifier.id, code);
+  // Tries are the destination's, whichever code and identifier row they were made against.
+  if ((await wrongCodesFor(db, identifier)) >= WRONG_CODES_PER_DESTINATION) throw invalidCode(true);
   const outcome = await db.transaction(async (tx) => {
     const [pending] = await tx.select().from(identifierVerifications).where(eq(identifierVerifications.identifierId, identifier.id)).for('update');
     if (!pending || pending.expiresAt <= now || pending.failedAttempts >= MAX_WRONG_CODES) return { ok: false as const, spent: pending?.failedAttempts === MAX_WRONG_CODES };
@@ -134,12 +137,16 @@ export async function verifyIdentifier(db: Db, actor: UserActor, identifierId: s
         .set({ failedAttempts: sql`${identifierVerifications.failedAttempts} + 1` })
         .where(eq(identifierVerifications.identifierId, identifier.id))
         .returning({ failedAttempts: identifierVerifications.failedAttempts });
-      return { ok: false as const, spent: after.failedAttempts >= MAX_WRONG_CODES };
+      return { ok: false as const, wrong: true, spent: after.failedAttempts >= MAX_WRONG_CODES };
     }
     await tx.delete(identifierVerifications).where(eq(identifierVerifications.identifierId, identifier.id));
     const [verified] = await tx.update(identifiers).set({ verified: true }).where(eq(identifiers.id, identifier.id)).returning();
     return { ok: true as const, identifier: verified };
   });
-  if (!outcome.ok) throw invalidCode(outcome.spent);
+  if (!outcome.ok) {
+    const pending = 'wrong' in outcome && outcome.wrong;
+    const tried = pending ? await countWrongCode(db, identifier) : 0;
+    throw invalidCode(outcome.spent || tried >= WRONG_CODES_PER_DESTINATION);
+  }
   return { ok: true as const, identifier: toPublicIdentifier(outcome.identifier) };
 }

@@ -8,8 +8,15 @@ import type { MailAuthResult, MailboxProvider } from '@/db/schema';
  * passing for a domain aligned with the From domain (relaxed alignment, mailauth's organizational
  * domains), never against a DMARC fail. Steward did not receive the message, so it reads the
  * verdict of the provider that did: the topmost Authentication-Results header (RFC 8601), which
- * that provider's own servers added last. Gmail's must name Google's authserv-id; a sender could
- * write any header further down, and those are never read.
+ * that provider's own servers added last. A sender could write any header further down, and those
+ * are never read; and the topmost one counts only when it is the provider's own (issue 40):
+ * - Gmail's names Google's authserv-id, `mx.google.com`;
+ * - Exchange Online writes no authserv-id, so its verdict is pinned another way: the message must
+ *   carry `X-MS-Exchange-Organization-AuthAs: Anonymous` (Exchange's header firewall removes every
+ *   X-MS-Exchange-Organization-* header a sender wrote, so only Exchange can have set it: the mail
+ *   came from outside the tenant and Exchange Online Protection judged it), and the topmost
+ *   Authentication-Results must be in Exchange's form: no authserv-id, with EOP's own `compauth`
+ *   verdict. Mail Exchange did not judge (AuthAs Internal or absent) proves no sender.
  */
 
 export type MailboxSenderProof = { verified: boolean; dmarc: MailAuthResult; unproven: string | null };
@@ -17,6 +24,26 @@ export type MailboxSenderProof = { verified: boolean; dmarc: MailAuthResult; unp
 type ResInfo = { method: string; result: string; props: Record<string, string> };
 
 const TRUSTED_AUTHSERV: Partial<Record<MailboxProvider, string>> = { gmail: 'mx.google.com' };
+
+/** The header only Exchange can set on a message (its header firewall strips a sender's), and the value for mail EOP judged. */
+const EXCHANGE_AUTH_AS = 'x-ms-exchange-organization-authas';
+
+function headerValue(lines: HeaderLines, key: string): string | null {
+  const line = lines.find((l) => l.key.toLowerCase() === key)?.line;
+  return line === undefined ? null : line.slice(line.indexOf(':') + 1).trim();
+}
+
+/** Why the topmost verdict is not the provider's own, or null when it is. */
+function notTheProviders(provider: MailboxProvider, lines: HeaderLines, authservId: string | null, results: ResInfo[]): string | null {
+  const trusted = TRUSTED_AUTHSERV[provider];
+  if (trusted) return authservId === trusted ? null : `its topmost Authentication-Results is not ${trusted}'s`;
+  if (provider === 'outlook') {
+    const authAs = headerValue(lines, EXCHANGE_AUTH_AS)?.toLowerCase();
+    if (authAs !== 'anonymous') return authAs ? `Exchange did not judge its sender (AuthAs ${authAs})` : 'it carries no verdict of Exchange Online';
+    if (authservId !== null || !results.some((r) => r.method === 'compauth')) return 'its topmost Authentication-Results is not Exchange Online’s';
+  }
+  return null;
+}
 const RESULTS: readonly MailAuthResult[] = ['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror', 'policy'];
 
 /** Comments (parenthesised, possibly nested) carry nothing a verdict depends on. */
@@ -74,8 +101,8 @@ export async function proveMailboxSender(provider: MailboxProvider, headerLines:
   if (!from || fromCount !== 1) return { verified: false, dmarc: 'none', unproven: 'the message does not name exactly one From address' };
   if (header === null) return { verified: false, dmarc: 'none', unproven: 'the provider recorded no authentication results for it' };
   const { authservId, results } = parseAuthenticationResults(header);
-  const trusted = TRUSTED_AUTHSERV[provider];
-  if (trusted && authservId !== trusted) return { verified: false, dmarc: 'none', unproven: `its topmost Authentication-Results is not ${trusted}'s` };
+  const foreign = notTheProviders(provider, headerLines, authservId, results);
+  if (foreign) return { verified: false, dmarc: 'none', unproven: foreign };
   const fromDomain = domainOf(from.address);
   const dmarcResult = results.find((r) => r.method === 'dmarc');
   const dmarcVerdict = resultOf(dmarcResult?.result);

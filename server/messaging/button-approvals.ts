@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { accounts, users, type UserRow } from '@/db/schema';
+import { accounts, channelApprovalPosts, users, type ApprovalPostRef, type UserRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { decideCart } from '@/server/approvals/decide';
 import { signalAfterCommit } from '@/server/approvals/signals';
@@ -16,7 +16,13 @@ import { AppError } from '@/server/http/errors';
  *   - signed by the provider: Slack's v0 signature with the app's signing secret (the interactivity
  *     endpoint), or the Bot Connector's JWT (the Teams endpoint), checked before a press is built;
  *   - by the identity linked to the cart's owner (channel_identities: Slack's link flow, a connected
- *     tenant's directory) — anyone else's press is refused, whatever the message shows;
+ *     tenant's directory) — anyone else's press is refused, whatever the message shows; on Slack,
+ *     linked through the very app that received the press;
+ *   - on the card Steward posted for that version to that owner, where it was posted: the stored
+ *     post (channel_approval_posts) names the app, the conversation and the message (Slack: app,
+ *     workspace, channel, ts; Teams: conversation and activity id). A press that names a cart and
+ *     a hash it read elsewhere — on another app of the account, signed with that app's secret by
+ *     whoever set it — matches no post, and decides nothing (issue 40);
  *   - bound to the contentHash the button was posted with: a cart edited since refuses the press
  *     (cart_content_changed), exactly as approve with a stale hash does;
  *   - good for this one decision only: it approves or rejects that cart, nothing else.
@@ -38,6 +44,8 @@ export type ButtonPress = {
   cartId: string;
   contentHash: string;
   decision: 'approve' | 'reject';
+  /** Where the pressed card is, as the signed payload names it: the app that received the press, the conversation and the message. */
+  shownIn: { provider: 'slack'; appId: string; channel: string | null; ts: string | null } | { provider: 'teams'; conversationId: string; activityId: string | null };
 };
 
 export type PressOutcome =
@@ -50,6 +58,7 @@ export type PressOutcome =
     };
 
 const NOT_OWNER = 'Only the person this approval belongs to can decide on it, from their own linked account.';
+const NOT_SHOWN = 'This button is not on an approval Steward posted to you here: nothing was decided. Use the approval message Steward sent you, or the app.';
 
 /**
  * The owner as the press acts for them: their rights, and a decision credential good for this
@@ -77,10 +86,40 @@ const refused = (e: unknown): PressOutcome => {
   throw e;
 };
 
+/** The stored post the press must have come from: that card version, to that user, where it says it is. */
+function postRef(press: ButtonPress): Partial<ApprovalPostRef> | null {
+  const s = press.shownIn;
+  if (s.provider === 'slack') return s.channel && s.ts ? { provider: 'slack', appId: s.appId, teamId: press.workspaceId, channel: s.channel, ts: s.ts } : null;
+  return s.activityId ? { provider: 'teams', conversationId: s.conversationId, activityId: s.activityId } : null;
+}
+
+async function shownThere(db: Db, press: ButtonPress, userId: string): Promise<boolean> {
+  const ref = postRef(press);
+  if (!ref || press.shownIn.provider !== press.provider) return false;
+  const [post] = await db
+    .select({ id: channelApprovalPosts.id })
+    .from(channelApprovalPosts)
+    .where(
+      and(
+        eq(channelApprovalPosts.cartId, press.cartId),
+        eq(channelApprovalPosts.accountId, press.accountId),
+        eq(channelApprovalPosts.provider, press.provider),
+        eq(channelApprovalPosts.contentHash, press.contentHash),
+        eq(channelApprovalPosts.userId, userId),
+        isNotNull(channelApprovalPosts.ref),
+        sql`${channelApprovalPosts.ref} @> ${JSON.stringify(ref)}::jsonb`,
+      ),
+    )
+    .limit(1);
+  return Boolean(post);
+}
+
 /** Decides a cart on a verified press; every refusal is an outcome to show, never a thrown error. */
 export async function decideByButton(db: Db, press: ButtonPress): Promise<PressOutcome> {
-  const userId = await linkedUserId(db, press.accountId, press.provider, press.workspaceId, press.externalUserId);
+  const throughApp = press.shownIn.provider === 'slack' ? press.shownIn.appId : undefined;
+  const userId = await linkedUserId(db, press.accountId, press.provider, press.workspaceId, press.externalUserId, throughApp);
   if (!userId) return { ok: false, code: 'not_owner', message: NOT_OWNER };
+  if (!(await shownThere(db, press, userId))) return { ok: false, code: 'not_owner', message: NOT_SHOWN };
   const [row] = await db.select({ user: users, killSwitch: accounts.killSwitch }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId)).where(eq(users.id, userId));
   if (!row || row.user.accountId !== press.accountId) return { ok: false, code: 'not_owner', message: NOT_OWNER };
   if (row.user.status !== 'active') return { ok: false, code: 'owner_cannot_act', message: 'Your account is blocked: nothing was decided.' };

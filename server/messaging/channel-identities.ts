@@ -13,7 +13,8 @@ import { linkedUserId, type ChannelProvider } from '@/server/channels/slack/iden
  * there. An unlinked identity is an unknown sender: `<workspace>/<user>`, unproven.
  */
 
-export type ChannelPerson = { provider: ChannelProvider; workspaceId: string; externalUserId: string; name?: string | null };
+/** `appId`: the Slack app that received the message; an identity speaks for its user only through the app it was linked with. */
+export type ChannelPerson = { provider: ChannelProvider; workspaceId: string; externalUserId: string; name?: string | null; appId?: string };
 
 /** A verified email of the user (their primary first), or null. */
 async function verifiedEmailOf(tx: Tx, userId: string): Promise<string | null> {
@@ -27,7 +28,7 @@ async function verifiedEmailOf(tx: Tx, userId: string): Promise<string | null> {
 }
 
 export async function channelSender(tx: Tx, accountId: string, person: ChannelPerson): Promise<{ sender: ChannelSender; userId: string | null }> {
-  const userId = await linkedUserId(tx, accountId, person.provider, person.workspaceId, person.externalUserId);
+  const userId = await linkedUserId(tx, accountId, person.provider, person.workspaceId, person.externalUserId, person.appId);
   const email = userId ? await verifiedEmailOf(tx, userId) : null;
   if (userId && email) return { sender: { kind: 'email', value: email, name: person.name ?? null, proven: true }, userId };
   return { sender: { kind: person.provider, value: `${person.workspaceId}/${person.externalUserId}`, name: person.name ?? null, proven: false }, userId: null };

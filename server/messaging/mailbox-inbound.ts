@@ -1,3 +1,4 @@
+import { storableText } from '@/db/storable';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
@@ -88,7 +89,7 @@ async function attachMailboxReply(tx: Tx, m: InboundChannelMessage, ctx: Mailbox
       accountId: task.accountId,
       kind: 'system',
       platform: 'email',
-      content: `An unverified message claiming to be from ${m.sender.value} arrived in the user's mailbox in this thread and was not taken as their reply (${ctx.senderUnproven ?? 'its sender could not be authenticated'}).${waiting}`,
+      content: storableText(`An unverified message claiming to be from ${m.sender.value} arrived in the user's mailbox in this thread and was not taken as their reply (${ctx.senderUnproven ?? 'its sender could not be authenticated'}).${waiting}`),
       createdAt: sql`clock_timestamp()`,
     });
     return { status: 'unverified', reason: 'sender_unverified', taskId: task.id, woke: false };

@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { assistants, chatMessages, chats, chatTurns, type ChatMessageRow } from '@/db/schema';
+import { assistants, chatMessages, chats, chatTurns, users, type ChatMessageRow } from '@/db/schema';
 import { replySubject } from '@/server/channels/email/sender';
 import type { Delivery } from '@/server/channels/message';
+import { ownAddresses } from '@/server/approvals/hold';
+import { chatTaint } from '@/server/chats/taint';
 import { logger } from '@/server/logger';
+import { audienceOf, replyRoute } from './audience';
+import { stageOutwardReply } from './outward-reply';
+import { channelActor } from './owner-actor';
+import { replyReaders } from './reply-readers';
 import { senderFor } from './senders';
 import { chatRefs, noteThread } from './threads';
 
@@ -12,13 +18,15 @@ import { chatRefs, noteThread } from './threads';
  * Replies go back where the message came from (issue: the channel layer): when a chat turn of a
  * channel chat (email, and the channels to come) has answered, the reply is sent into the same
  * thread, to the owner who wrote, threaded (for email: In-Reply-To the owner's message,
- * References the thread, `Re:` subject, from the assistant's own address). A reply to the owner is
- * conversation, not an outward action: it is not staged. Exactly once: the intent (the provider
+ * References the thread, `Re:` subject, from the assistant's own address). A reply only the owner
+ * reads is conversation, not an outward action: it is not staged. A reply others can read too (a
+ * group, a shared channel, a mail with other recipients) is an outward action, staged and released
+ * or held as the audience rule says (audience.ts, outward-reply.ts). Exactly once: the intent (the provider
  * id chosen before sending) is recorded before the send and the outcome after, so a step retried
  * after a crash finds the intent and sends nothing again (the reply stays `unknown`).
  */
 
-export type ReplyDelivery = { sent: false; reason: string } | { sent: true; delivery: Delivery };
+export type ReplyDelivery = { sent: false; reason: string; staged?: { cartId: string; taskId: string; status: string } } | { sent: true; delivery: Delivery };
 
 type Intent = { channel: string; providerMessageId: string; state: string; reason?: string };
 
@@ -38,6 +46,21 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
   if (!assistant?.email) return { sent: false, reason: 'the assistant no longer exists or has no address' };
   const from = assistant.email;
   const domain = from.split('@')[1] ?? 'steward.local';
+  // Who reads the answer where it would go decides whether it is conversation (audience.ts).
+  const mail = { to: [question.from], cc: [] as string[], subject: replySubject(question.subject) };
+  const readers = await replyReaders(db, channel, row.chat, question, mail);
+  const audience = audienceOf(readers, await ownAddresses(db, row.chat.userId));
+  if (!audience.ownerOnly) {
+    // An outward action is the owner's: one who can no longer act (blocked, a frozen account) sends nothing to others.
+    const [owner] = await db.select().from(users).where(eq(users.id, row.chat.userId));
+    const actor = owner ? await channelActor(db, owner, channel) : null;
+    if (!actor) return { sent: false, reason: 'others read the thread and the owner cannot act now: nothing was sent' };
+    const route = replyRoute(audience, await chatTaint(db, actor, row.chat));
+    if (route.kind === 'outward') {
+      const staged = await stageOutwardReply(db, actor, row.chat, row.turn.replyMessageId, route, readers.target);
+      return staged.staged ? { sent: false, reason: `others read ${route.where}: the answer was staged`, staged } : { sent: false, reason: staged.reason };
+    }
+  }
   const claimed = await db.transaction(async (tx) => {
     const [reply] = await tx.select().from(chatMessages).where(and(eq(chatMessages.id, row.turn.replyMessageId!), eq(chatMessages.chatId, row.chat.id))).for('update');
     if (!reply || intentOf(reply)) return null;
@@ -55,8 +78,9 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
     ? await adapter.send({
         from,
         fromName: assistant.name,
-        to: [question.from],
-        subject: replySubject(question.subject),
+        to: mail.to,
+        cc: mail.cc,
+        subject: mail.subject,
         text: claimed.reply.content,
         inReplyTo: question.referenceId,
         references: claimed.references.filter((r) => r !== claimed.intent.providerMessageId),

@@ -133,7 +133,7 @@ export async function routeSlackEvent(db: Db, eventRowId: string): Promise<void>
     // staged dispatch, never a chat reply).
     const threadTs = e.thread_ts ?? e.ts;
     const answerIn = decision.kind === 'dm' ? { channel: e.channel, threadTs } : { channel: e.user!, threadTs: null };
-    const { sender, userId } = await channelSender(db, app.accountId, { provider: 'slack', workspaceId: teamId, externalUserId: e.user! });
+    const { sender, userId } = await channelSender(db, app.accountId, { provider: 'slack', workspaceId: teamId, externalUserId: e.user!, appId: app.id });
     if (!sender.proven && bot) sender.name = await nameOf(bot.token, e.user!);
     const turns: QueuedChatTurn[] = [];
     await db.transaction(async (tx) => {

@@ -20,8 +20,9 @@ import { emptyOk, parseJson, parseWith, rawBody } from './webhook-body';
  * changes). An Approve or Reject press becomes a ButtonPress (button-approvals.ts) and is decided
  * before the answer — a database transaction, well inside Slack's 3 seconds — so the cart is
  * released by the time Slack hears back; the message is updated with the outcome right after.
- * A press by anyone but the owner's linked identity changes nothing and only they are told so
- * (an ephemeral line); a press on an outdated card is refused and the card says why.
+ * A press by anyone but the owner's identity linked through this app, or on anything but the card
+ * this app posted to them, changes nothing and only they are told so (an ephemeral line); a press
+ * on an outdated card is refused and the card says why.
  */
 
 const Form = z.object({ payload: z.string().min(2).max(900_000) });
@@ -47,6 +48,9 @@ export async function slackInteractivity(db: Db, req: ApiRequest, appId: string)
   if (!value.success) throw invalidFields([{ field: 'payload.actions.0.value', problem: 'is not a Steward approval button' }]);
   const teamId = payload.user.team_id ?? payload.team?.id;
   if (!teamId) throw invalidFields([{ field: 'payload.user.team_id', problem: 'is required' }]);
+  // Where the pressed card is: the press counts only on the card this app posted there (button-approvals.ts).
+  const channel = payload.container?.channel_id ?? payload.channel?.id;
+  const ts = payload.container?.message_ts ?? payload.message?.ts;
   const press: ButtonPress = {
     provider: 'slack',
     verifiedBy: 'slack_signature_v0',
@@ -56,10 +60,9 @@ export async function slackInteractivity(db: Db, req: ApiRequest, appId: string)
     cartId: value.data.cartId,
     contentHash: value.data.contentHash,
     decision: action.action_id === APPROVE_ACTION ? 'approve' : 'reject',
+    shownIn: { provider: 'slack', appId: app.id, channel: channel ?? null, ts: ts ?? null },
   };
   const outcome = await decideByButton(db, press);
-  const channel = payload.container?.channel_id ?? payload.channel?.id;
-  const ts = payload.container?.message_ts ?? payload.message?.ts;
   const shown = BlocksOf.safeParse((payload.message as { blocks?: unknown } | undefined)?.blocks);
   setImmediate(() => void tell(db, app.id, teamId, press, outcome, channel, ts, shown.success ? (shown.data as Block[]) : []));
   return emptyOk();

@@ -1,3 +1,4 @@
+import { storableText } from '@/db/storable';
 import { and, eq, notInArray, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { chats, taskActivities, tasks, type ChatMessageRow, type TaskRow, type UserRow } from '@/db/schema';
@@ -81,7 +82,7 @@ async function strangerConversation(tx: Tx, writer: Extract<Writer, { kind: 'str
       ? contactContent({ from: { address: counterpart, name: msg.sender.name ?? null }, subject: msg.subject ?? '', text: msg.text })
       : `${msg.channel === 'voice' ? 'Call' : msg.channel.toUpperCase()} from ${msg.sender.name ? `${msg.sender.name} <${counterpart}>` : counterpart}\n\n${msg.text.trim().slice(0, 20_000)}`;
   const run = open ? await runForReply(tx, task, new Date()) : { runId: (await queueRun(tx, task, 'reply')).id };
-  await tx.insert(taskActivities).values({ taskId: task.id, accountId: task.accountId, kind: 'contact', platform: msg.platform, content, runId: run.runId, createdAt: sql`clock_timestamp()` });
+  await tx.insert(taskActivities).values({ taskId: task.id, accountId: task.accountId, kind: 'contact', platform: msg.platform, content: storableText(content), runId: run.runId, createdAt: sql`clock_timestamp()` });
   return task.id;
 }
 

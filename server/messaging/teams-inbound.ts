@@ -70,7 +70,7 @@ export async function teamsMessages(db: Db, req: ApiRequest): Promise<Response> 
 
 const notLinked = (): PressOutcome => ({ ok: false, code: 'not_owner', message: 'Only the person this approval belongs to can decide on it, from their own linked account.' });
 
-function press(person: TeamsPerson, data: { cartId: string; contentHash: string }, activity: { from: { aadObjectId?: string } }, verb?: 'approve' | 'reject'): ButtonPress {
+function press(person: TeamsPerson, data: { cartId: string; contentHash: string }, activity: Pick<Activity, 'from' | 'conversation' | 'replyToId'>, verb?: 'approve' | 'reject'): ButtonPress {
   return {
     provider: 'teams',
     verifiedBy: 'bot_connector_jwt',
@@ -80,6 +80,8 @@ function press(person: TeamsPerson, data: { cartId: string; contentHash: string 
     cartId: data.cartId,
     contentHash: data.contentHash,
     decision: verb ?? ((data as { stewardAction?: 'approve' | 'reject' }).stewardAction === 'reject' ? 'reject' : 'approve'),
+    // The card pressed: the message it is in (replyToId), in this conversation; only the one posted there to the owner counts.
+    shownIn: { provider: 'teams', conversationId: activity.conversation.id, activityId: activity.replyToId ?? null },
   };
 }
 

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { and, asc, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
-import { assistants, carts, identifiers, tasks, textApprovalCodes, users, type DispatchContent, type UserRow } from '@/db/schema';
+import { assistants, carts, identifiers, outboundTexts, tasks, textApprovalCodes, users, type DispatchContent, type UserRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { decideCart } from '@/server/approvals/decide';
 import { REJECT_LINK_TTL_MS } from '@/server/approvals/reject-link';
@@ -12,6 +12,7 @@ import { activeLineFor } from '@/server/channels/phone-lines';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
+import { noticeTextAllowed } from './notices/budget';
 import { MAX_TEXT, sendText } from './texts-outbound';
 
 /*
@@ -21,7 +22,9 @@ import { MAX_TEXT, sendText } from './texts-outbound';
  * channel proves a number, not a decision); this is the one exception, and its rule is here and
  * nowhere else:
  * - only a text from the owner's verified number, proven by the provider's signed webhook
- *   (the layer's `owner` writer), can use a code, and only the owner's own codes;
+ *   (the layer's `owner` writer), can use a code, and only the owner's own codes; and only when
+ *   it comes from the number the code was texted to, to the line that texted it (issue 40): a
+ *   code read elsewhere and sent to another of the deployment's lines decides nothing;
  * - a code is used once, and only while the cart still waits with the very content it was sent
  *   for (an edit changes the hash: the code then refuses, and nothing is sent), and it dies with
  *   the cart or after 7 days, whichever is first;
@@ -57,6 +60,19 @@ export async function verifiedPhones(tx: Tx, userId: string): Promise<string[]> 
 const line = (c: DispatchContent) => (c.type === 'email' ? `Email to ${c.to.join(', ')}${c.subject ? `: "${c.subject}"` : ''}` : c.type === 'message' ? `${c.platform} message to ${c.to.join(', ')}` : (c.description ?? c.type));
 
 export type OfferOutcome = { sent: true; code: string } | { sent: false; reason: string };
+
+/** The key the code's text is recorded under (outbound_texts): it names the line that sent it and the number it went to. */
+const approvalIntent = (cartId: string, contentHash: string) => `approval:${cartId}:${contentHash}`;
+
+/** Whether the code of this cart version was texted from `line` to `phone`. */
+async function textedBetween(tx: Tx, code: { cartId: string; contentHash: string }, via: { from: string; to: string }): Promise<boolean> {
+  const [sent] = await tx
+    .select({ id: outboundTexts.id })
+    .from(outboundTexts)
+    .where(and(eq(outboundTexts.intentKey, approvalIntent(code.cartId, code.contentHash)), eq(outboundTexts.fromNumber, via.to), eq(outboundTexts.toNumber, via.from)))
+    .limit(1);
+  return Boolean(sent);
+}
 
 /**
  * Texts the owner of a cart pending approval the request and its code, once per version of the
@@ -98,6 +114,8 @@ export async function offerApprovalByText(db: Db, cartId: string, now = new Date
     .onConflictDoNothing()
     .returning({ id: textApprovalCodes.id });
   if (!created) return { sent: false, reason: 'already_offered' };
+  // Past the number's budget the request waits in the approval email and the app (notices/budget.ts).
+  if (!(await noticeTextAllowed(db, row.cart.accountId, to))) return { sent: false, reason: 'rate_limited' };
 
   const shown = (await shownDispatches(db, [cartId])).get(cartId) ?? [];
   const text = [
@@ -113,7 +131,7 @@ export async function offerApprovalByText(db: Db, cartId: string, now = new Date
     to,
     body,
     purpose: 'approval',
-    intentKey: `approval:${cartId}:${row.cart.contentHash}`,
+    intentKey: approvalIntent(cartId, row.cart.contentHash),
   });
   if (delivery.state === 'failed') return { sent: false, reason: delivery.reason };
   return { sent: true, code };
@@ -123,10 +141,11 @@ export type TextDecision = { handled: false } | { handled: true; reply: string; 
 
 /**
  * The owner texted "YES 4821" or "NO 4821": inside the transaction that stores the text. `owner`
- * is the writer the channel layer proved (identify.ts). A code that is not the owner's, spent,
- * expired or unknown is no decision (handled: false): the text is a conversation message.
+ * is the writer the channel layer proved (identify.ts); `via` the number it came from and the line
+ * it reached. A code that is not the owner's, spent, expired, unknown, or texted between other
+ * numbers is no decision (handled: false): the text is a conversation message.
  */
-export async function decideByText(db: Db, tx: Tx, owner: UserRow, body: string, now = new Date()): Promise<TextDecision> {
+export async function decideByText(db: Db, tx: Tx, owner: UserRow, body: string, via: { from: string; to: string }, now = new Date()): Promise<TextDecision> {
   const reply = parseApprovalReply(body);
   if (!reply) return { handled: false };
   const hash = await codeHash(db, owner.id, reply.code);
@@ -136,7 +155,7 @@ export async function decideByText(db: Db, tx: Tx, owner: UserRow, body: string,
     .where(and(eq(textApprovalCodes.userId, owner.id), eq(textApprovalCodes.accountId, owner.accountId), eq(textApprovalCodes.codeHash, hash), isNull(textApprovalCodes.usedAt), gt(textApprovalCodes.expiresAt, now)))
     .limit(1)
     .for('update');
-  if (!code) return { handled: false };
+  if (!code || !(await textedBetween(tx, code, via))) return { handled: false };
   await tx.update(textApprovalCodes).set({ usedAt: now }).where(eq(textApprovalCodes.id, code.id));
 
   // The code is a decision credential for the version it was sent for, and nothing else; the

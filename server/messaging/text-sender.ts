@@ -6,6 +6,7 @@ import type { ChannelAdapter, MessageDelivery, OutboundMessage } from '@/server/
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { E164 } from '@/server/channels/twilio/payloads';
+import { NOTICE_LIMITED, noticeTextAllowed } from './notices/budget';
 import { verifiedPhones } from './text-approvals';
 import { MAX_TEXT, sendText, textProviderConfigured } from './texts-outbound';
 
@@ -18,7 +19,9 @@ import { MAX_TEXT, sendText, textProviderConfigured } from './texts-outbound';
  *   on that channel (SMS: Steward's own sender when the assistant has none); it is named by the
  *   Message-ID the notice recorded before sending;
  * - a dispatch (approvals/delivery.ts, through channels/outbound.ts) goes from the staging
- *   assistant's line on its platform to the one number it names, exactly as approved.
+ *   assistant's line on its platform to the one number it names, exactly as approved; or, named
+ *   `group:<id>`, into a group conversation that line is a member of (an answer in a group,
+ *   staged by the audience rule: outward-reply.ts).
  * Each send is sendText's (texts-outbound.ts): its intent first, keyed so a retry never sends
  * again.
  */
@@ -57,6 +60,8 @@ async function sendNotice(db: Db, channel: TextChannel, message: OutboundChannel
   const line = owner?.assistantId ? await activeLineFor(db, owner.assistantId, channel) : null;
   const from = line ?? (channel === 'sms' ? (twilioConfig()?.smsFrom ?? null) : null);
   if (!from) return failed(`no ${channel} number to send the notice from`);
+  // Past the number's budget the notice is not texted (deliver.ts sends it by email instead).
+  if (!(await noticeTextAllowed(db, notice.accountId, to))) return failed(NOTICE_LIMITED);
   const template = channel === 'whatsapp' ? twilioConfig()?.whatsappNoticeTemplate : null;
   return sendText(db, {
     accountId: notice.accountId,
@@ -81,6 +86,25 @@ export function textChannelSender(channel: TextChannel, db: () => Db): ChannelSe
 
 const asMessageDelivery = (d: Delivery): MessageDelivery => (d.state === 'failed' || d.state === 'unknown' ? { outcome: d.state, reason: d.reason } : { outcome: 'accepted', providerMessageId: d.providerMessageId });
 
+const GROUP = 'group:';
+
+/** A dispatch into a group conversation: only one the assistant's line on this channel has received from (it is a member). */
+async function sendToGroup(db: Db, channel: TextChannel, m: OutboundMessage): Promise<MessageDelivery> {
+  const groupId = m.to.slice(GROUP.length);
+  if (!m.template && m.body.length > MAX_TEXT) return { outcome: 'failed', reason: `A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent` };
+  const from = await activeLineFor(db, m.assistantId!, channel);
+  if (!from) return { outcome: 'failed', reason: `The assistant has no ${channel} number (ask for a phone line): nothing was sent` };
+  const [member] = await db
+    .select({ id: inboundTexts.id })
+    .from(inboundTexts)
+    .where(and(eq(inboundTexts.accountId, m.accountId!), eq(inboundTexts.channel, channel), eq(inboundTexts.groupKey, groupId), eq(inboundTexts.toNumber, from)))
+    .limit(1);
+  if (!member) return { outcome: 'failed', reason: `The assistant's ${channel} number is not in that group: nothing was sent` };
+  return asMessageDelivery(
+    await sendText(db, { accountId: m.accountId!, channel, from, to: groupId, groupId, body: m.body, purpose: 'dispatch', intentKey: `dispatch:${m.idempotencyKey}`, dispatchId: m.dispatchId ?? null }),
+  );
+}
+
 /** The dispatch adapter for one text platform (channels/outbound.ts). */
 export function textDispatchAdapter(channel: TextChannel, db: () => Db): ChannelAdapter {
   return {
@@ -88,6 +112,7 @@ export function textDispatchAdapter(channel: TextChannel, db: () => Db): Channel
     async send(m: OutboundMessage): Promise<MessageDelivery> {
       if (!textProviderConfigured(channel)) return { outcome: 'failed', reason: `no provider configured for ${channel}` };
       if (!m.assistantId || !m.accountId) return { outcome: 'failed', reason: 'The message names no assistant to send it from: nothing was sent' };
+      if (m.to.startsWith(GROUP)) return sendToGroup(db(), channel, m);
       const to = m.to.replace(/[\s().-]/g, '');
       if (!E164.test(to)) return { outcome: 'failed', reason: `${m.to} is not a phone number in E.164 form (+ and the country code): nothing was sent` };
       if (!m.template && m.body.length > MAX_TEXT) return { outcome: 'failed', reason: `A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent` };

@@ -1,3 +1,4 @@
+import { storableText } from '@/db/storable';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { identifiers, inboundTexts, textOptOuts, type InboundTextRow, type TextChannel, type TextProvider } from '@/db/schema';
@@ -138,7 +139,7 @@ export async function receiveText(db: Db, t: ReceivedText, now = new Date()): Pr
         toNumber: t.to,
         groupKey: t.groupId,
         participants: t.participants,
-        body: t.body,
+        body: storableText(t.body),
         media: [
           ...t.attachments.map((a) => ({ contentType: a.contentType, fileId: null, refused: null })),
           ...t.mediaProblems.map((p) => ({ contentType: 'unknown', fileId: null, refused: p })),
@@ -164,8 +165,8 @@ export async function receiveText(db: Db, t: ReceivedText, now = new Date()): Pr
   return { status: decided.status, inboundTextId: id, reason: decided.reason };
 }
 
-/** "YES 4821" from the assistant's owner (proven number, verified identifier): their decision on a cart. */
+/** "YES 4821" from the assistant's owner (proven number, verified identifier), to the line that texted the code: their decision on a cart. */
 async function approvalFromOwner(db: Db, tx: Tx, line: { accountId: string; assistantId: string }, t: ReceivedText, now: Date) {
   const writer = await whoIsWriting(tx, line.accountId, line.assistantId, { kind: 'phone', value: t.from, proven: true });
-  return writer?.kind === 'owner' ? decideByText(db, tx, writer.user, t.body, now) : null;
+  return writer?.kind === 'owner' ? decideByText(db, tx, writer.user, t.body, { from: t.from, to: t.to }, now) : null;
 }

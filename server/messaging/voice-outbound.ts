@@ -1,3 +1,4 @@
+import { storableText } from '@/db/storable';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { cartDispatches, taskActivities, tasks, voiceCalls, type TranscriptLine, type VoiceCallOutcome, type VoiceCallRow, type VoiceCallStatus } from '@/db/schema';
@@ -223,7 +224,7 @@ async function finishOutbound(db: Db, callId: string, status: VoiceCallStatus, p
       const run = await runForReply(tx, task, now);
       const [activity] = await tx
         .insert(taskActivities)
-        .values({ taskId: task.id, accountId: task.accountId, kind: 'contact', platform: 'voice', content: callReport(call, outcome, durationSec, reason), runId: run.runId, createdAt: sql`clock_timestamp()` })
+        .values({ taskId: task.id, accountId: task.accountId, kind: 'contact', platform: 'voice', content: storableText(callReport(call, outcome, durationSec, reason)), runId: run.runId, createdAt: sql`clock_timestamp()` })
         .returning({ id: taskActivities.id });
       activityId = activity!.id;
     }

@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
+import { storableJson, storableText } from '@/db/storable';
 import { taskActivities, type TaskActivityRow, type TaskRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { invalidFields } from '@/server/http/errors';
@@ -47,6 +48,8 @@ export type NewActivity = Pick<TaskActivityRow, 'kind'> &
  */
 export async function recordActivities(tx: Tx, task: Pick<TaskRow, 'id' | 'accountId'>, items: NewActivity[]): Promise<void> {
   for (const item of items) {
-    await tx.insert(taskActivities).values({ ...item, taskId: task.id, accountId: task.accountId, createdAt: sql`clock_timestamp()` });
+    // Tool output, messages and the model's words come from outside: stored as Postgres can hold them (db/storable.ts).
+    const stored = { ...item, ...(item.content !== undefined ? { content: storableText(item.content) } : {}), toolInput: storableJson(item.toolInput), toolOutput: storableJson(item.toolOutput) };
+    await tx.insert(taskActivities).values({ ...stored, taskId: task.id, accountId: task.accountId, createdAt: sql`clock_timestamp()` });
   }
 }

@@ -1,3 +1,4 @@
+import { storableText } from '@/db/storable';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
@@ -51,14 +52,15 @@ export function contactContent(reply: Pick<InboundReply, 'from' | 'subject' | 't
   const who = reply.from.name ? `${reply.from.name} <${reply.from.address}>` : reply.from.address;
   const text = `Email from ${who}\nSubject: ${reply.subject}\n\n${reply.text.trim()}`;
   const cut = '\n[message truncated]';
-  return text.length <= MAX_MESSAGE_CHARS ? text : text.slice(0, MAX_MESSAGE_CHARS - cut.length) + cut;
+  // Someone else's words, stored as Postgres can hold them (db/storable.ts).
+  return storableText(text.length <= MAX_MESSAGE_CHARS ? text : text.slice(0, MAX_MESSAGE_CHARS - cut.length) + cut);
 }
 
 /** What the task shows for a reply it did not take: Steward's note, naming only the claimed address and the checks. */
 function unverifiedNote(reply: InboundReply, task: TaskRow): string {
   const checks = reply.senderUnproven ?? 'its sender could not be authenticated';
   const waiting = task.status === 'awaiting_non_user_response' ? ' The task keeps waiting.' : '';
-  return `An unverified message claiming to be from ${reply.from.address} arrived in this thread and was not taken as their reply (${checks}).${waiting}`;
+  return storableText(`An unverified message claiming to be from ${reply.from.address} arrived in this thread and was not taken as their reply (${checks}).${waiting}`);
 }
 
 /** The task Steward's sent mail belongs to, locked; only one this assistant sent for its task's owner. */

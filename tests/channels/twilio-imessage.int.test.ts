@@ -13,7 +13,7 @@ import { call, newAccount } from '../helpers/client';
  * JSON (send-message, send-group-message, the sb-api-key-id / sb-api-secret-key headers) and
  * posting received messages with the webhook secret in sb-signing-secret. The owner's iMessage
  * gets a chat turn whose answer goes back as an iMessage; in a group, another member's message is
- * kept as untrusted context and answered by no one; a wrong secret is 403 and stores nothing.
+ * kept as untrusted context and answered by no one (the owner's answer there waits for them, held); a wrong secret is 403 and stores nothing.
  */
 
 const h = useCartHarness();
@@ -89,7 +89,7 @@ describe('iMessage through Sendblue', () => {
     expect(row).toMatchObject({ provider: 'sendblue', channel: 'imessage', status: 'chat' });
   });
 
-  it('in a group, another member’s message is kept as untrusted context; the owner’s gets the answer in the group', async () => {
+  it('in a group, another member’s message is kept as untrusted context; the answer to the owner’s is held for them, not posted', async () => {
     const p = await owner();
     const group = randomUUID();
     const friend = '+19175559999';
@@ -104,8 +104,14 @@ describe('iMessage through Sendblue', () => {
     h.state.llm.enqueue({ text: 'Friday works for me.' });
     const second = randomUUID();
     await receive({ message_handle: second, content: 'Ada, does Friday work?', from_number: p.phone, sendblue_number: p.line, group_id: group, participants });
-    const reply = await h.until(async () => sent.find((s) => s.body.group_id === group) ?? null, 20_000);
-    expect(reply).toMatchObject({ path: '/api/send-group-message', body: { from_number: p.line, content: 'Friday works for me.' } });
+    // The whole group would read the answer and the turn read the member's words: it waits for the
+    // owner as a held send_message (the audience rule; tests/security/audience.int.test.ts), never posted by itself.
+    const reply = await h.until(async () => {
+      const rows = await h.db().select().from(chatMessages).where(eq(chatMessages.role, 'assistant'));
+      return rows.find((m) => m.content === 'Friday works for me.' && m.deliveryState === 'held') ?? null;
+    }, 20_000);
+    expect((reply.metadata as { delivery: { cartId: string } }).delivery.cartId).toBeTruthy();
+    expect(sent.filter((s) => s.body.group_id === group)).toEqual([]);
     const [ownMessage] = await h.db().select().from(chatMessages).where(eq(chatMessages.referenceId, second));
     // One chat for the group: the member's words and the owner's, the former read as untrusted data.
     expect(ownMessage!.chatId).toBe(contact!.chatId);

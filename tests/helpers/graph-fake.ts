@@ -21,10 +21,12 @@ type Subscription = { id: string; user: string; notificationUrl: string; clientS
 
 export type GraphFake = Awaited<ReturnType<typeof startGraphFake>>;
 
+/** Exchange Online's verdict as it stamps it: no authserv-id, EOP's compauth, and the AuthAs header only Exchange can set (mail from outside the tenant). */
 const EXCHANGE_AR = (domain: string, r: 'pass' | 'fail' | 'none') =>
-  r === 'none'
+  (r === 'none'
     ? 'spf=none (sender IP is 203.0.113.9) smtp.mailfrom=other.example; dkim=none (message not signed) header.d=none;dmarc=none action=none header.from=other.example;compauth=softpass reason=201'
-    : `spf=${r} (sender IP is 203.0.113.9) smtp.mailfrom=${domain}; dkim=${r} (signature was verified) header.d=${domain};dmarc=${r} action=none header.from=${domain};compauth=${r} reason=100`;
+    : `spf=${r} (sender IP is 203.0.113.9) smtp.mailfrom=${domain}; dkim=${r} (signature was verified) header.d=${domain};dmarc=${r} action=none header.from=${domain};compauth=${r} reason=100`) +
+  '\r\nX-MS-Exchange-Organization-AuthAs: Anonymous';
 
 const graphError = (res: http.ServerResponse, status: number, code: string, message: string) => sendJson(res, status, { error: { code, message } });
 

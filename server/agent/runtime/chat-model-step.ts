@@ -1,3 +1,4 @@
+import { storableJson, storableText } from '@/db/storable';
 import { and, eq, sql } from 'drizzle-orm';
 import { streamText } from 'ai';
 import { modelTelemetry } from '../models/telemetry';
@@ -136,8 +137,9 @@ async function streamedCall(db: Db, turnId: string, step: number, tools: ChatToo
   const [text, toolCalls, usage, finishReason] = await Promise.all([result.text, result.toolCalls, result.usage, result.finishReason]);
   const answer: ChatModelTurn = {
     kind: 'answer',
-    text,
-    toolCalls: toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input ?? {} })),
+    // What the model wrote may echo anything it read: as Postgres can store it, for every write that follows (db/storable.ts).
+    text: storableText(text),
+    toolCalls: toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: storableJson(c.input ?? {}) })),
     usage: stewardUsage(usage),
     modelId: resolved.modelId,
     finishReason,

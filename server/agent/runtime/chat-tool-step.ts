@@ -1,3 +1,4 @@
+import { storableJson } from '@/db/storable';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { chatToolCalls } from '@/db/schema';
@@ -66,8 +67,9 @@ export async function runChatToolStep(
       position,
       callId: call.toolCallId,
       toolName: call.toolName,
-      input: call.input ?? {},
-      output: outcome.output ?? null,
+      // The model's arguments and the tool's answer (outside content) as Postgres can hold them (db/storable.ts).
+      input: storableJson(call.input ?? {}),
+      output: storableJson(outcome.output ?? null),
       taskId: outcome.taskId ?? null,
     });
     const failed = Boolean(outcome.output && typeof outcome.output === 'object' && 'error' in outcome.output);

@@ -1,3 +1,4 @@
+import { storableText } from '@/db/storable';
 import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
@@ -104,7 +105,7 @@ async function recordAnswerBeforeLate(tx: Tx, task: Pick<TaskRow, 'id' | 'accoun
       taskId: task.id,
       accountId: task.accountId,
       kind: 'assistant',
-      content: text,
+      content: storableText(text),
       runId,
       createdAt: sql`(SELECT a.created_at - interval '1 microsecond' FROM task_activities a
         WHERE a.task_id = ${task.id} AND a.kind IN ('user', 'contact') ORDER BY a.created_at DESC, a.id DESC LIMIT 1 OFFSET ${late - 1})`,

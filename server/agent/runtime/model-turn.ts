@@ -1,3 +1,4 @@
+import { storableJson, storableText } from '@/db/storable';
 import { eq } from 'drizzle-orm';
 import { generateText } from 'ai';
 import { modelTelemetry } from '../models/telemetry';
@@ -96,8 +97,9 @@ export async function modelTurn(db: Db, runId: string, tools: ToolRegistry, now 
   });
   return {
     kind: 'answer',
-    text: result.text,
-    toolCalls: result.toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input ?? {} })),
+    // What the model wrote may echo anything it read: as Postgres can store it, for every write that follows (db/storable.ts).
+    text: storableText(result.text),
+    toolCalls: result.toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: storableJson(c.input ?? {}) })),
     usage: stewardUsage(result.usage),
     modelId: resolved.modelId,
     finishReason: result.finishReason,

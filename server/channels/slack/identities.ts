@@ -32,13 +32,18 @@ export async function linkChannelIdentity(tx: Tx, link: IdentityLink): Promise<v
     });
 }
 
-/** The Steward user an identity is linked to in the account, or null (an unlinked identity proves nothing). */
-export async function linkedUserId(tx: Tx, accountId: string, provider: ChannelProvider, workspaceId: string, externalUserId: string): Promise<string | null> {
+/**
+ * The Steward user an identity is linked to in the account, or null (an unlinked identity proves
+ * nothing). With `throughApp`, only a link made through that Slack app's install counts: a press
+ * another app received proves nothing about an identity linked elsewhere (issue 40).
+ */
+export async function linkedUserId(tx: Tx, accountId: string, provider: ChannelProvider, workspaceId: string, externalUserId: string, throughApp?: string): Promise<string | null> {
   const [row] = await tx
-    .select({ userId: channelIdentities.userId })
+    .select({ userId: channelIdentities.userId, appId: channelIdentities.appId })
     .from(channelIdentities)
     .where(and(eq(channelIdentities.accountId, accountId), eq(channelIdentities.provider, provider), eq(channelIdentities.workspaceId, workspaceId), eq(channelIdentities.externalUserId, externalUserId)));
-  return row?.userId ?? null;
+  if (!row || (throughApp !== undefined && row.appId !== throughApp)) return null;
+  return row.userId;
 }
 
 /** A user's linked identities on one provider, most recent first. */

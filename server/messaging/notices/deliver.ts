@@ -6,6 +6,7 @@ import { siteOrigin } from '@/server/hosted/origin';
 import { logger } from '@/server/logger';
 import { sendMail } from '@/server/mail/mailer';
 import { senderFor } from '../senders';
+import { NOTICE_LIMITED, noticeMailAllowed } from './budget';
 import { noteThread } from '../threads';
 import { newLinkToken, NOTICE_LINK_TTL_MS } from './create';
 
@@ -67,6 +68,8 @@ export async function deliverNotice(db: Db, noticeId: string, now = new Date()):
   let channel = notice.channel;
   let note: string | null = null;
   const byEmail = async (address: string) => {
+    // Past the destination's budget the notice stays in the app (budget.ts).
+    if (!(await noticeMailAllowed(db, notice.accountId, address))) return NOTICE_LIMITED;
     const { status } = await sendMail(db, { accountId: notice.accountId, to: address, subject: notice.subject, text, redact: [link], messageId, ...(from.email ? { replyTo: from.email } : {}) });
     return status === 'failed' ? 'the SMTP server refused it' : null;
   };

@@ -19,12 +19,54 @@ import { noteProgress, type JobEnd } from './store';
  * The token reaches git only for the clone and the push, through a credential helper that reads
  * it from that one command's environment: it is never written to the checkout's configuration,
  * a file or the job's record, and the agent's own commands run without it.
+ *
+ * The agent works in the checkout and the home with the user's rights, so what it may have left
+ * there is not trusted when the token is handed over (issue 40: "a coding job pushing to a
+ * repository other than the one connected"). The push names the connected repository's URL
+ * itself, never `origin` (the agent can change remotes); the helper answers only for that host
+ * and repository path (a URL rewrite, `url.*.insteadOf`, reaches nowhere with the token, and a
+ * checkout whose own configuration rewrites URLs is refused); the home's and the system's git
+ * configuration are not read; hooks, fsmonitor and askpass programs the agent could have set do
+ * not run; only the connected URL's protocol is allowed.
  */
 
 const GIT_STEP_MS = 5 * 60_000;
 
-/** A credential helper that answers with the token from the command's environment. */
-const AUTH = `-c credential.helper= -c 'credential.helper=!f() { echo username=x-access-token; echo "password=$STEWARD_GIT_TOKEN"; }; f'`;
+/**
+ * A credential helper that answers with the token from the command's environment, and only for
+ * the connected repository's host and path (git tells it both: credential.useHttpPath).
+ */
+const HELPER = `!f() { test "$1" = get || exit 0; h=; p=; while IFS== read -r k v; do case "$k" in host) h=$v;; path) p=$v;; esac; done; [ "$h" = "$STEWARD_GIT_HOST" ] && [ "\${p%.git}" = "\${STEWARD_GIT_PATH%.git}" ] || exit 0; echo username=x-access-token; echo "password=$STEWARD_GIT_TOKEN"; }; f`;
+
+/** What a token-bearing git command runs with: nothing the agent could have configured runs, and the token answers one repository. */
+const AUTH = (scheme: string) =>
+  [
+    '-c core.hooksPath=/dev/null',
+    '-c core.fsmonitor=false',
+    '-c http.sslVerify=true',
+    '-c protocol.allow=never',
+    `-c protocol.${scheme}.allow=always`,
+    '-c credential.useHttpPath=true',
+    '-c credential.helper=',
+    `-c 'credential.helper=${HELPER}'`,
+  ].join(' ');
+
+/** The environment of a token-bearing git command: the token, where it may go, and no configuration from the home or the system. */
+function withToken(token: string, repo: string): Record<string, string> {
+  const url = new URL(cloneUrl(repo));
+  return {
+    STEWARD_GIT_TOKEN: token,
+    STEWARD_REPO_URL: url.toString(),
+    STEWARD_GIT_HOST: url.host,
+    STEWARD_GIT_PATH: url.pathname.replace(/^\//, ''),
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_ASKPASS: '/bin/false',
+    GIT_TERMINAL_PROMPT: '0',
+  };
+}
+
+const schemeOf = (repo: string) => new URL(cloneUrl(repo)).protocol.replace(/:$/, '');
 
 function failed(what: string, r: CommandResult, secret: string): never {
   const said = `${r.stderr}\n${r.stdout}`.trim().split(secret).join('***').slice(-1500);
@@ -53,11 +95,12 @@ async function inCheckout(db: Db, job: WorkspaceJobRow, tier: ModelTier, sandbox
   const note = (text: string) => noteProgress(db, job.id, text);
   const checkout = `jobs/${job.id}/${repo.split('/')[1]}`;
   const branch = `steward/job-${job.id}`;
-  const withToken = { STEWARD_GIT_TOKEN: token };
+  const auth = AUTH(schemeOf(repo));
+  const tokenEnv = withToken(token, repo);
 
   await note(`cloning ${repo}`);
-  const clone = await git(sandbox, `git ${AUTH} clone --quiet --depth 50 -- "$STEWARD_REPO_URL" "$STEWARD_CHECKOUT"`, {
-    env: { ...withToken, STEWARD_REPO_URL: cloneUrl(repo), STEWARD_CHECKOUT: checkout },
+  const clone = await git(sandbox, `git ${auth} clone --quiet --depth 50 -- "$STEWARD_REPO_URL" "$STEWARD_CHECKOUT"`, {
+    env: { ...tokenEnv, STEWARD_CHECKOUT: checkout },
   });
   if (clone.exitCode !== 0) failed('git clone', clone, token);
   const head = await git(sandbox, 'git rev-parse --abbrev-ref HEAD', { cwd: checkout });
@@ -79,7 +122,11 @@ async function inCheckout(db: Db, job: WorkspaceJobRow, tier: ModelTier, sandbox
   if (Number(commit.stdout.trim()) === 0) throw new JobFailure('the coding agent changed nothing: no pull request was opened');
 
   await note(`pushing ${branch}`);
-  const push = await git(sandbox, `git ${AUTH} push --quiet origin "HEAD:refs/heads/$STEWARD_BRANCH"`, { cwd: checkout, env: { ...withToken, STEWARD_BRANCH: branch } });
+  // A checkout whose own configuration rewrites URLs (the agent could write .git/config) is not pushed from.
+  const rewrites = await git(sandbox, "git config --local --get-regexp '^url\\..*\\.(insteadof|pushinsteadof)$' || true", { cwd: checkout });
+  if (rewrites.stdout.trim()) throw new JobFailure('the checkout’s git configuration rewrites repository URLs (url.*.insteadOf): nothing was pushed');
+  // To the connected repository by its URL: never `origin`, which the agent may have pointed elsewhere.
+  const push = await git(sandbox, `git ${auth} push --quiet "$STEWARD_REPO_URL" "HEAD:refs/heads/$STEWARD_BRANCH"`, { cwd: checkout, env: { ...tokenEnv, STEWARD_BRANCH: branch } });
   if (push.exitCode !== 0) failed('git push', push, token);
 
   const pr = await openPullRequest(token, repo, { title, head: branch, base, body: `${summary}\n\n---\nOpened by a Steward coding job (${job.id}).`.trim() });

@@ -122,6 +122,45 @@ function supervisorMain(settings: SupervisorSettings): void {
     return full === settings.home || full.startsWith(settings.home + '/') ? full : null;
   };
 
+  /**
+   * Where a home path really leads, links followed (dangling ones too): what does not exist yet is
+   * appended as named. The file tools act on the home only (issue 40): a link in the home to / or
+   * /proc/self/environ leads nowhere for them, even though inside the sandbox it would reach only
+   * the sandbox's own files.
+   */
+  const realOf = (full: string): string => {
+    // Resolved by hand, one component at a time, so a dangling link still says where it points.
+    let parts = full.split('/').filter(Boolean);
+    let out = '/';
+    let hops = 0;
+    while (parts.length) {
+      const name = parts.shift()!;
+      if (name === '.') continue;
+      if (name === '..') {
+        out = pathMod.dirname(out);
+        continue;
+      }
+      const next = pathMod.join(out, name);
+      const st = fs.lstatSync(next, { throwIfNoEntry: false });
+      if (!st) return pathMod.join(next, ...parts);
+      if (st.isSymbolicLink()) {
+        // A loop of links leads nowhere a file tool may go.
+        if (++hops > 40) return '/';
+        const target = fs.readlinkSync(next);
+        parts = [...target.split('/').filter(Boolean), ...parts];
+        if (target.startsWith('/')) out = '/';
+        continue;
+      }
+      out = next;
+    }
+    return out;
+  };
+  const leadsHome = (full: string) => {
+    const real = realOf(full);
+    return real === settings.home || real.startsWith(settings.home + '/');
+  };
+  const outside = (p: string) => new Error(`${p} leads outside the home directory (through a link)`);
+
   /** The beginning and the end of a stream, up to `limit` bytes, and how much there was. */
   const capture = (limit: number) => {
     const half = Math.max(1, Math.floor(limit / 2));
@@ -228,8 +267,11 @@ function supervisorMain(settings: SupervisorSettings): void {
   const fileOp = (r: Exclude<SupervisorRequest, { op: 'run' | 'ping' | 'kill' | 'clean' }>): unknown => {
     const full = inHome(r.path);
     if (!full || full === settings.home) throw new Error(`${r.path} is not a file path inside the home directory`);
+    // The link itself may be written over or deleted (it is in the home); what it points to is never reached.
+    if (!leadsHome(r.op === 'read' ? full : pathMod.dirname(full))) throw outside(r.path);
     if (r.op === 'write') {
       fs.mkdirSync(pathMod.dirname(full), { recursive: true });
+      if (!leadsHome(pathMod.dirname(full))) throw outside(r.path);
       const bytes = Buffer.from(r.data, 'base64');
       const tmp = `${full}.steward-${process.pid}-${Date.now()}.part`;
       fs.writeFileSync(tmp, bytes, { mode: 0o644 });

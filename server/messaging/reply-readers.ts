@@ -1,0 +1,85 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { inboundTexts, type ChatMessageRow, type ChatRow } from '@/db/schema';
+import { parseSlackRef } from '@/server/channels/slack/refs';
+import { conversationById } from '@/server/channels/teams/conversations';
+import { parseTeamsRef } from '@/server/channels/teams/refs';
+import type { Readers } from './audience';
+
+/*
+ * Who can read a chat's answer where it would be sent (the audience rule, audience.ts, decides
+ * what follows): each channel's own answer to "who is in this thread", and how the answer is
+ * staged should anyone but the owner be.
+ * - texts (SMS, WhatsApp, iMessage): the number that wrote, or every member of the group
+ *   (inbound_texts.participants, the assistant's own line left out);
+ * - Slack: a DM (D…) or the owner's own user id (a mention answered in their DM) is the owner's;
+ *   any other conversation has members this layer does not know;
+ * - Teams: the owner's stored 1:1 conversation with the bot; any other one is unknown;
+ * - mail: the reply's recipients (replies.ts answers the owner alone: To their address, no Cc).
+ */
+
+/** How an answer others read is staged: the dispatch a send_message or send_email of it would be. */
+export type OutwardTarget = {
+  type: 'message' | 'email';
+  platform: string;
+  actionType: 'messaging' | 'email_as_assistant';
+  to: string[];
+  cc: string[];
+  subject: string | null;
+};
+
+export type ReplyReaders = Readers & { target: OutwardTarget };
+
+const TEXTS = new Set(['sms', 'whatsapp', 'imessage']);
+
+/** The readers of a group thread on a text channel: named `group:<id>` for the dispatch, so the adapter posts into that group. */
+async function textReaders(db: Db, channel: string, question: ChatMessageRow): Promise<ReplyReaders> {
+  const [text] = question.referenceId
+    ? await db
+        .select({ from: inboundTexts.fromNumber, to: inboundTexts.toNumber, group: inboundTexts.groupKey, participants: inboundTexts.participants })
+        .from(inboundTexts)
+        .where(and(eq(inboundTexts.providerMessageId, question.referenceId), eq(inboundTexts.channel, channel as 'sms')))
+        .limit(1)
+    : [];
+  const message = (to: string): OutwardTarget => ({ type: 'message', platform: channel, actionType: 'messaging', to: [to], cc: [], subject: null });
+  if (!text) return { readers: [], where: `the ${channel} thread`, target: message(question.from ?? '') };
+  if (!text.group) return { readers: [text.from], where: `your ${channel} thread`, target: message(text.from) };
+  const members = [...new Set([text.from, ...text.participants])].filter((p) => p !== text.to);
+  return { readers: members, where: `the ${channel} group with ${members.join(', ')}`, target: message(`group:${text.group}`) };
+}
+
+function slackReaders(question: ChatMessageRow): ReplyReaders {
+  const ref = parseSlackRef(question.referenceId);
+  const owner = question.from ?? '';
+  if (ref && (ref.channel.startsWith('D') || ref.channel.startsWith('U') || ref.channel.startsWith('W'))) {
+    return { readers: [owner], where: 'your Slack DM', target: { type: 'message', platform: 'slack', actionType: 'messaging', to: [ref.channel], cc: [], subject: null } };
+  }
+  const room = ref?.channel ?? 'an unknown conversation';
+  return { readers: [], where: `the Slack conversation ${room}`, target: { type: 'message', platform: 'slack', actionType: 'messaging', to: [room], cc: [], subject: null } };
+}
+
+async function teamsReaders(db: Db, chat: Pick<ChatRow, 'userId'>, question: ChatMessageRow): Promise<ReplyReaders> {
+  const ref = parseTeamsRef(question.referenceId);
+  const conversation = ref ? await conversationById(db, ref.conversationId) : null;
+  const owner = question.from ?? '';
+  const target: OutwardTarget = { type: 'message', platform: 'teams', actionType: 'messaging', to: [owner], cc: [], subject: null };
+  // Only the owner's own 1:1 conversation with the bot is stored (teams-inbound.ts serves no other).
+  if (conversation && conversation.userId === chat.userId) return { readers: [owner], where: 'your Teams chat', target };
+  return { readers: [], where: 'a Teams conversation', target };
+}
+
+/**
+ * Who reads the answer to `question` in `chat` on `channel`, sent to `to` and `cc` (mail), and
+ * how it would be staged for them.
+ */
+export async function replyReaders(db: Db, channel: string, chat: Pick<ChatRow, 'userId'>, question: ChatMessageRow, mail: { to: string[]; cc: string[]; subject: string | null }): Promise<ReplyReaders> {
+  if (TEXTS.has(channel)) return textReaders(db, channel, question);
+  if (channel === 'slack') return slackReaders(question);
+  if (channel === 'teams') return teamsReaders(db, chat, question);
+  const readers = [...mail.to, ...mail.cc];
+  return {
+    readers,
+    where: mail.cc.length || mail.to.length > 1 ? `the mail thread with ${readers.join(', ')}` : 'your mail thread',
+    target: { type: 'email', platform: 'email', actionType: 'email_as_assistant', to: mail.to, cc: mail.cc, subject: mail.subject },
+  };
+}
