@@ -94,7 +94,7 @@ describe('time-driven triggers', () => {
       const open = await db().select({ id: taskRuns.id }).from(taskRuns).where(and(inArray(taskRuns.id, ids), inArray(taskRuns.status, ['queued', 'running'])));
       return open.length ? null : true;
     }, 60_000);
-  });
+  }, 150_000);
 
   it('condition fires on the false→true edge only', async () => {
     h.state.llm.setFallback({ text: 'ok' });
