@@ -46,3 +46,4 @@ export * from './scim';
 export * from './texts';
 export * from './channel-apps';
 export * from './voice';
+export * from './console';

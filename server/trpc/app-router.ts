@@ -4,6 +4,7 @@ import { approvalsRouter } from './routers/approvals';
 import { authRouter } from './routers/auth';
 import { channelsRouter } from './routers/channels';
 import { chatsRouter } from './routers/chats';
+import { consoleRouter } from './routers/console';
 import { contactsRouter } from './routers/contacts';
 import { filesRouter } from './routers/files';
 import { handoffsRouter } from './routers/handoffs';
@@ -26,6 +27,7 @@ export const appRouter = router({
   auth: authRouter,
   channels: channelsRouter,
   chats: chatsRouter,
+  console: consoleRouter,
   contacts: contactsRouter,
   files: filesRouter,
   handoffs: handoffsRouter,
