@@ -36,8 +36,7 @@ const AREAS = [
 ];
 // budgets: credit budgets and the per-call reservations; a feature, since a top-up resumes tasks
 // (tasks) and a crossed threshold is a webhook event (webhooks), and the agent runtime reserves through it.
-// console: the hosted console's own parts (members, roles, its actor, the overview, exports); a feature, since it reads the agent's model settings.
-const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes', 'console'];
+const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes'];
 
 const folders = (names) => `^server/(${names.join('|')})/`;
 const FEATURE = folders(FEATURES);

@@ -4,9 +4,7 @@ import { useState } from 'react';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
 import { Field } from '@/app/_ui/field';
 import { useNotify } from '@/app/_ui/toast';
-import { Plus } from 'lucide-react';
-import { Button } from '@/app/_ui/button';
-import { Input, Select } from '@/app/_ui/controls';
+import s from '@/app/_ui/hosted.module.css';
 
 /** Starts a chat with one of the person's assistants and opens it. */
 export function NewChat({ assistants }: { assistants: Array<{ id: string; name: string }> }) {
@@ -18,7 +16,7 @@ export function NewChat({ assistants }: { assistants: Array<{ id: string; name: 
   if (!assistants.length) return <p>You have no assistant yet: ask your administrator to give you one.</p>;
   return (
     <form
-      className="mb-4 grid grid-cols-1 items-end gap-3 rounded-lg border border-border bg-raised p-3 sm:grid-cols-[minmax(0,1fr)_minmax(0,2fr)_auto]"
+      className={s.row}
       aria-label="Start a chat"
       onSubmit={async (e) => {
         e.preventDefault();
@@ -33,21 +31,20 @@ export function NewChat({ assistants }: { assistants: Array<{ id: string; name: 
       }}
     >
       <Field id="new-chat-assistant" label="Assistant">
-        <Select id="new-chat-assistant" value={assistantId} onChange={(e) => setAssistantId(e.target.value)}>
+        <select id="new-chat-assistant" value={assistantId} onChange={(e) => setAssistantId(e.target.value)}>
           {assistants.map((a) => (
             <option key={a.id} value={a.id}>
               {a.name}
             </option>
           ))}
-        </Select>
+        </select>
       </Field>
       <Field id="new-chat-title" label="Title (optional)">
-        <Input id="new-chat-title" value={title} maxLength={500} onChange={(e) => setTitle(e.target.value)} />
+        <input id="new-chat-title" value={title} maxLength={500} onChange={(e) => setTitle(e.target.value)} />
       </Field>
-      <Button type="submit" disabled={pending || !assistantId}>
-        <Plus aria-hidden="true" />
+      <button className={s.button} type="submit" disabled={pending || !assistantId}>
         Start a chat
-      </Button>
+      </button>
     </form>
   );
 }

@@ -43,18 +43,6 @@ export const AUDIT_ACTIONS = [
   'budget.changed',
   'budget.topped_up',
   'budget.deleted',
-  // The console's changes (spec 6: every change is an audit event with the member as actor).
-  'console_member.added',
-  'console_member.removed',
-  'console_member.role_changed',
-  'model.changed',
-  'model_tiers.changed',
-  'limits.changed',
-  'capabilities.changed',
-  'phone_line.assigned',
-  'phone_line.dismissed',
-  'slack_app.created',
-  'webhook_delivery.resent',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
