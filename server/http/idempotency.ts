@@ -21,8 +21,19 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 export const KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
 const KEEP = '24 hours';
-/** A `running` row whose process died (no answer stored) may be taken over after this. */
-const LEASE = '2 minutes';
+/**
+ * A `running` row is held by the process answering it for LEASE_MS at a time, and that process
+ * renews every row it holds each RENEW_EVERY_MS (one statement for all of them). A live request,
+ * however long, is never taken over; a row whose process died (kill -9, a lost machine) lapses
+ * within LEASE_MS and the next retry of the same request takes it over.
+ */
+export const LEASE_MS = 10_000;
+export const RENEW_EVERY_MS = 3_000;
+/**
+ * A safety net: a hold older than this is renewed no more (a request answers long before; a hold
+ * never settled, which the kernel does not make, would otherwise block its key for 24 hours).
+ */
+const MAX_HOLD_MS = 30 * 60_000;
 /** How long a retry waits for the first request's answer before 409 idempotency_key_in_use. */
 const WAIT_MS = 5_000;
 
@@ -69,38 +80,91 @@ type Stored = { fingerprint: string; state: 'running' | 'done' | 'streaming'; st
  * twice in one batch is claimed once; the other request finds it running and waits.
  */
 const CLAIM = `INSERT INTO idempotency_keys AS k (scope, key, fingerprint, state, locked_until, created_at, expires_at)
-  SELECT v.scope, v.key, v.fingerprint, 'running', now() + interval '${LEASE}', now(), now() + interval '${KEEP}'
+  SELECT v.scope, v.key, v.fingerprint, 'running', now() + interval '${LEASE_MS} milliseconds', now(), now() + interval '${KEEP}'
   FROM unnest($1::text[], $2::text[], $3::text[]) AS v(scope, key, fingerprint)
   ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'running', status = NULL, headers = NULL, body = NULL,
     stream_ref = NULL, locked_until = excluded.locked_until, created_at = excluded.created_at, expires_at = excluded.expires_at
   WHERE k.expires_at <= now() OR (k.state = 'running' AND k.locked_until < now() AND k.fingerprint = excluded.fingerprint)
-  RETURNING k.scope, k.key`;
+  RETURNING k.scope, k.key, k.created_at::text AS held`;
 const READ = `SELECT fingerprint, state, status, headers, body, stream_ref FROM idempotency_keys WHERE scope = $1 AND key = $2 AND expires_at > now()`;
 /** Keeps several answers in one statement (group-commit.ts). */
 const KEEP_ANSWERS = `UPDATE idempotency_keys AS k SET state = 'done', status = v.status, headers = v.headers::jsonb, body = v.body, locked_until = NULL
   FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[]) AS v(scope, key, status, headers, body)
   WHERE k.scope = v.scope AND k.key = v.key`;
 
+/**
+ * Renews the rows this process holds, in one statement. A row is this process's while its
+ * `created_at` is the one its claim wrote: a row taken over meanwhile (this process stalled past
+ * its lease) is someone else's and stays untouched.
+ */
+const RENEW = `UPDATE idempotency_keys AS k SET locked_until = now() + interval '${LEASE_MS} milliseconds'
+  FROM unnest($1::text[], $2::text[], $3::text[]) AS v(scope, key, held)
+  WHERE k.scope = v.scope AND k.key = v.key AND k.created_at = v.held::timestamptz AND k.state = 'running'`;
+
 type Claim = { scope: string; key: string; fingerprint: string };
+/** A claim won: the row's `created_at` as text (what makes it this claim's row), or null when not won. */
+type Won = string | null;
 type Kept = { scope: string; key: string; status: number; headers: string; body: string };
 
-/** The pool's two group commits, made once per pool. */
-const batches = new WeakMap<pg.Pool, { claim: GroupCommit<Claim, boolean>; keep: GroupCommit<Kept, void> }>();
+type Hold = { scope: string; key: string; held: string; since: number };
+
+/**
+ * The rows this process holds on one pool, renewed together by one timer that runs only while
+ * there are any, give or take a tick (unref'd: it never keeps a process alive).
+ */
+class Holds {
+  private readonly rows = new Set<Hold>();
+  private timer: NodeJS.Timeout | undefined;
+  constructor(private readonly pool: pg.Pool) {}
+
+  add(h: Hold) {
+    this.rows.add(h);
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.renew(), RENEW_EVERY_MS);
+      this.timer.unref();
+    }
+  }
+
+  drop(h: Hold) {
+    this.rows.delete(h);
+  }
+
+  private async renew() {
+    const now = Date.now();
+    for (const h of this.rows) if (now - h.since > MAX_HOLD_MS) this.drop(h);
+    const rows = [...this.rows];
+    // The timer stops on a tick that finds nothing held (not on each drop: a busy server would make one per request).
+    if (!rows.length) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    try {
+      await this.pool.query({ name: 'idem_renew', text: RENEW, values: [rows.map((h) => h.scope), rows.map((h) => h.key), rows.map((h) => h.held)] });
+    } catch {
+      // The next tick tries again; a row left unrenewed past its lease is taken over by a retry, as after a crash.
+    }
+  }
+}
+
+/** The pool's two group commits and its holds, made once per pool. */
+const batches = new WeakMap<pg.Pool, { claim: GroupCommit<Claim, Won>; keep: GroupCommit<Kept, void>; holds: Holds }>();
 function batchesOf(pool: pg.Pool) {
   let b = batches.get(pool);
   if (!b) {
     b = {
-      claim: new GroupCommit<Claim, boolean>(async (items) => {
+      holds: new Holds(pool),
+      claim: new GroupCommit<Claim, Won>(async (items) => {
         const first = new Map<string, number>();
         items.forEach((c, i) => first.has(`${c.scope}\u0000${c.key}`) || first.set(`${c.scope}\u0000${c.key}`, i));
         const unique = [...first.values()].map((i) => items[i]!);
-        const { rows } = await pool.query<{ scope: string; key: string }>({
+        const { rows } = await pool.query<{ scope: string; key: string; held: string }>({
           name: 'idem_claim_many',
           text: CLAIM,
           values: [unique.map((c) => c.scope), unique.map((c) => c.key), unique.map((c) => c.fingerprint)],
         });
-        const won = new Set(rows.map((r) => `${r.scope}\u0000${r.key}`));
-        return items.map((c, i) => first.get(`${c.scope}\u0000${c.key}`) === i && won.has(`${c.scope}\u0000${c.key}`));
+        const won = new Map(rows.map((r) => [`${r.scope}\u0000${r.key}`, r.held]));
+        return items.map((c, i) => (first.get(`${c.scope}\u0000${c.key}`) === i ? (won.get(`${c.scope}\u0000${c.key}`) ?? null) : null));
       }),
       keep: new GroupCommit<Kept, void>(async (items) => {
         await pool.query({
@@ -120,26 +184,43 @@ const RELEASE = `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One request's hold on its key, from the claim to the answer kept (or the claim released). */
+/**
+ * One request's hold on its key, from the claim to the answer kept (or the claim released). While
+ * it holds the key, this process renews the row's lease; settling ends the renewal whatever the
+ * statement's outcome (a row that could not be settled lapses like a dead process's).
+ */
 export class IdempotentRequest {
+  private readonly hold: Hold;
+
   constructor(
     private readonly pool: pg.Pool,
     readonly scope: string,
     readonly key: string,
-  ) {}
+    held: string,
+  ) {
+    this.hold = { scope, key, held, since: Date.now() };
+    batchesOf(pool).holds.add(this.hold);
+  }
+
+  private settled() {
+    batchesOf(this.pool).holds.drop(this.hold);
+  }
 
   /** Keeps a JSON or text answer to replay. */
   async keep(reply: TextReply): Promise<void> {
+    this.settled();
     await batchesOf(this.pool).keep.add({ scope: this.scope, key: this.key, status: reply.status, headers: JSON.stringify(reply.headers), body: reply.body });
   }
 
   /** A stream was answered: retries get 409 while `ref`'s work runs, then its summary. */
   async keepStream(ref: string): Promise<void> {
+    this.settled();
     await this.pool.query({ name: 'idem_stream', text: KEEP_STREAM, values: [this.scope, this.key, ref] });
   }
 
   /** Nothing to keep (a failure a retry should repeat, an answer that cannot be replayed): the key is free again. */
   async release(): Promise<void> {
+    this.settled();
     await this.pool.query({ name: 'idem_release', text: RELEASE, values: [this.scope, this.key] });
   }
 }
@@ -158,7 +239,8 @@ export async function claimOrReplay(
 ): Promise<IdempotentRequest | TextReply> {
   const deadline = Date.now() + WAIT_MS;
   for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
-    if (await batchesOf(pool).claim.add({ scope, key, fingerprint })) return new IdempotentRequest(pool, scope, key);
+    const won = await batchesOf(pool).claim.add({ scope, key, fingerprint });
+    if (won !== null) return new IdempotentRequest(pool, scope, key, won);
     const { rows } = await pool.query<Stored>({ name: 'idem_read', text: READ, values: [scope, key] });
     const held = rows[0];
     // Gone between the two statements (released, or expired): claim again.
