@@ -36,7 +36,9 @@ const AREAS = [
 ];
 // budgets: credit budgets and the per-call reservations; a feature, since a top-up resumes tasks
 // (tasks) and a crossed threshold is a webhook event (webhooks), and the agent runtime reserves through it.
-const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes'];
+// calendars: the user's Google, Microsoft 365 and CalDAV calendars (connections, sync, the read API); a feature,
+// since its OAuth connections go through the mailbox's flow (mailboxes) and its sync fires workflow triggers.
+const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes', 'calendars'];
 
 const folders = (names) => `^server/(${names.join('|')})/`;
 const FEATURE = folders(FEATURES);

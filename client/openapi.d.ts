@@ -991,6 +991,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/calendar/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start connecting the user’s Google or Microsoft 365 calendars (redirect to /oauth/begin, for the user’s browser)
+         * @description For a customer backend acting as the user: send the user’s browser to the returned Location. The same OAuth client as the mailbox (Google: `https://www.googleapis.com/auth/calendar`, with the scopes already granted kept; Microsoft: `Calendars.ReadWrite`); a user whose mailbox is connected only consents to calendars. The provider sends the browser back to /oauth/callback/gmail or /oauth/callback/outlook, which answers `{ok, connection}`.
+         */
+        get: operations["oauth.calendar.authorize.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/calendar/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted app’s link to connect the signed-in person’s Google or Microsoft 365 calendars (their session; redirect)
+         * @description Link to it from a hosted-app page: `/api/oauth/calendar/connect?provider=google&returnTo=/settings`; the browser comes back with `?calendar=connected` or `denied`. Signed out: to sign-in and back. Started by another site: 403.
+         */
+        get: operations["oauth.calendar.connect.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/callback/{provider}": {
         parameters: {
             query?: never;
@@ -1017,7 +1057,7 @@ export interface paths {
         };
         /**
          * Where Google sends the user back after they connect their mailbox (the signed state, used once, in the browser that began; PKCE)
-         * @description A connection started from the hosted app goes back to it (`?mailbox=connected` or `denied`); one started through the API answers with the mailbox.
+         * @description A connection started from the hosted app goes back to it (`?mailbox=connected` or `denied`); one started through the API answers with the mailbox. A calendar connection (GET /oauth/calendar/authorize) comes back here too and answers with the calendar connection (`?calendar=connected` or `denied`).
          */
         get: operations["oauth.callback.gmail.get"];
         put?: never;
@@ -1037,7 +1077,7 @@ export interface paths {
         };
         /**
          * Where Microsoft sends the user back after they connect their mailbox (the signed state, used once, in the browser that began; PKCE)
-         * @description A connection started from the hosted app goes back to it (`?mailbox=connected` or `denied`); one started through the API answers with the mailbox.
+         * @description A connection started from the hosted app goes back to it (`?mailbox=connected` or `denied`); one started through the API answers with the mailbox. A calendar connection (GET /oauth/calendar/authorize) comes back here too and answers with the calendar connection (`?calendar=connected` or `denied`).
          */
         get: operations["oauth.callback.outlook.get"];
         put?: never;
@@ -8273,6 +8313,60 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "oauth.calendar.authorize.get": {
+        parameters: {
+            query: {
+                provider: "google" | "microsoft";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "oauth.calendar.connect.get": {
+        parameters: {
+            query: {
+                provider: "google" | "microsoft";
+                returnTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "oauth.callback.get": {
         parameters: {
             query: {
@@ -8356,6 +8450,29 @@ export interface operations {
                         } | null;
                         /** @enum {boolean} */
                         ok: true;
+                    } | {
+                        connection: {
+                            calendars: ({
+                                color: string | null;
+                                id: string;
+                                name: string;
+                                primary: boolean;
+                                readOnly: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            id: string;
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            /** @enum {string} */
+                            provider: "caldav" | "google" | "microsoft";
+                            /** @enum {string} */
+                            status: "active" | "failing" | "revoked";
+                            url: string | null;
+                            username: string | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
                     };
                 };
             };
@@ -8402,6 +8519,29 @@ export interface operations {
                             /** @enum {string} */
                             status: "connected" | "auth_error";
                         } | null;
+                        /** @enum {boolean} */
+                        ok: true;
+                    } | {
+                        connection: {
+                            calendars: ({
+                                color: string | null;
+                                id: string;
+                                name: string;
+                                primary: boolean;
+                                readOnly: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            id: string;
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            /** @enum {string} */
+                            provider: "caldav" | "google" | "microsoft";
+                            /** @enum {string} */
+                            status: "active" | "failing" | "revoked";
+                            url: string | null;
+                            username: string | null;
+                        };
                         /** @enum {boolean} */
                         ok: true;
                     };

@@ -30,6 +30,7 @@ import { skillEndpoints } from '@/server/workflows/endpoints';
 import { workflowTriggerEndpoints } from '@/server/workflows/trigger-endpoints';
 import { budgetEndpoints } from '@/server/budgets/endpoints';
 import { mailboxEndpoints } from '@/server/mailboxes/endpoints';
+import { calendarOAuthEndpoints } from '@/server/calendars/oauth-endpoints';
 import { auditEndpoints } from '@/server/audit/endpoints';
 import { noticeEndpoints } from '@/server/messaging/notices/endpoints';
 import { slackTeamsEndpoints } from '@/server/messaging/channel-endpoints';
@@ -74,6 +75,7 @@ export const endpoints: AnyEndpoint[] = [
   ...mcpSkillEndpoints,
   ...budgetEndpoints,
   ...mailboxEndpoints,
+  ...calendarOAuthEndpoints,
   ...withTurnSummaries(chatTurnEndpoints),
   ...auditEndpoints,
   ...noticeEndpoints,

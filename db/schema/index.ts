@@ -46,4 +46,6 @@ export * from './scim';
 export * from './texts';
 export * from './channel-apps';
 export * from './voice';
+export * from './calendar-grants';
+export * from './calendars';
 export * from './console';

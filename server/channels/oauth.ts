@@ -13,9 +13,9 @@ import { teamFor } from '@/server/teams/access';
 import type { CallbackQuery } from './contracts';
 import { bindingCookieName, bindState, consumeState, issueState, pkceChallenge, pkceVerifier, type MailboxOAuthProvider, type OAuthState } from './oauth-state';
 import { gmailConfig } from './gmail/config';
-import { gmailAuthorizeUrl } from './gmail/oauth';
+import { GOOGLE_CALENDAR_SCOPES, gmailAuthorizeUrl } from './gmail/oauth';
 import { graphConfig } from './graph/config';
-import { graphAuthorizeUrl } from './graph/oauth';
+import { GRAPH_CALENDAR_SCOPES, graphAuthorizeUrl } from './graph/oauth';
 import { exchangeCode, publicBase, teamsConfig } from './providers';
 import { recordSlackFlow, slackClientFor, slackFlowTarget, type SlackClient } from './slack/oauth-app';
 import { teamsTenantOf } from './teams/tenant';
@@ -46,9 +46,22 @@ const isMailbox = (p: OAuthState['provider']): p is MailboxOAuthProvider => p ==
 /** Where Google and Microsoft send the user back after connecting their mailbox. */
 export const mailboxCallbackUrl = (requestUrl: string, provider: MailboxOAuthProvider) => callbackUrl(requestUrl, provider);
 
-/** The mailbox provider's consent page, with the flow's PKCE challenge (its verifier is derived again at the callback). */
-async function mailboxAuthorizeUrl(db: Db, provider: MailboxOAuthProvider, token: string, requestUrl: string): Promise<string> {
-  const flow = { state: token, codeChallenge: pkceChallenge(await pkceVerifier(db, token)), redirectUri: mailboxCallbackUrl(requestUrl, provider) };
+/**
+ * The mailbox provider's consent page, with the flow's PKCE challenge (its verifier is derived
+ * again at the callback). A calendar connection (purpose `calendar`) goes through the same client
+ * and callback, asking for the calendar scopes instead, with the connected mailbox's address as
+ * the login hint so the same account grants them.
+ */
+async function mailboxAuthorizeUrl(db: Db, state: OAuthState & { provider: MailboxOAuthProvider }, token: string, requestUrl: string): Promise<string> {
+  const provider = state.provider;
+  const calendar = state.purpose === 'calendar';
+  const flow = {
+    state: token,
+    codeChallenge: pkceChallenge(await pkceVerifier(db, token)),
+    redirectUri: mailboxCallbackUrl(requestUrl, provider),
+    ...(calendar ? { scopes: provider === 'gmail' ? GOOGLE_CALENDAR_SCOPES : GRAPH_CALENDAR_SCOPES } : {}),
+    ...(calendar && state.target?.loginHint ? { loginHint: state.target.loginHint } : {}),
+  };
   return provider === 'gmail' ? gmailAuthorizeUrl(gmailConfig(), flow) : graphAuthorizeUrl(graphConfig(), flow);
 }
 
@@ -91,7 +104,7 @@ export async function startTeams(db: Db, actor: Actor, target: 'team' | 'org', t
 /** The browser opens the begin link: it is bound to the flow and sent to the provider. */
 export async function beginOAuth(db: Db, token: string, requestUrl: string, cookieHeader: string | null) {
   const { state, cookie } = await bindState(db, token, cookieHeader);
-  const location = isMailbox(state.provider) ? await mailboxAuthorizeUrl(db, state.provider, token, requestUrl) : await authorizeUrl(db, state, token, requestUrl);
+  const location = isMailbox(state.provider) ? await mailboxAuthorizeUrl(db, { ...state, provider: state.provider }, token, requestUrl) : await authorizeUrl(db, state, token, requestUrl);
   return redirect(location, { 'Set-Cookie': bindingCookie(requestUrl, cookie.name, cookie.value, 600) });
 }
 

@@ -1,3 +1,5 @@
+import { finishCalendarConnect, isCalendarState } from '@/server/calendars/oauth-connect';
+import { OAuthCalendarConnectionResponse } from '@/server/calendars/oauth-contracts';
 import { defineEndpoint } from '@/server/http/endpoint';
 import { startMailboxConnect, finishMailboxConnect } from './connect';
 import { AuthorizeQuery, DisconnectResponse, GraphNotificationQuery, HostedConnectQuery, MailboxCallbackQuery, MailboxResponse, RedirectResponse } from './contracts';
@@ -12,13 +14,16 @@ const callback = (provider: 'gmail' | 'outlook', who: string) =>
     method: 'GET',
     path: `/oauth/callback/${provider}`,
     summary: `Where ${who} sends the user back after they connect their mailbox (the signed state, used once, in the browser that began; PKCE)`,
-    description: 'A connection started from the hosted app goes back to it (`?mailbox=connected` or `denied`); one started through the API answers with the mailbox.',
+    description:
+      'A connection started from the hosted app goes back to it (`?mailbox=connected` or `denied`); one started through the API answers with the mailbox. A calendar connection (GET /oauth/calendar/authorize) comes back here too and answers with the calendar connection (`?calendar=connected` or `denied`).',
     tags,
     auth: 'none',
     query: MailboxCallbackQuery,
-    response: MailboxResponse,
+    response: MailboxResponse.or(OAuthCalendarConnectionResponse),
     errors: [400, 403],
-    handle: ({ db, query, req }) => finishMailboxConnect(db, provider, query, req.url, req.headers.get('cookie')),
+    // The same client and redirect URI connect the user's calendars: a calendar flow's state is finished there.
+    handle: ({ db, query, req }) =>
+      isCalendarState(query.state) ? finishCalendarConnect(db, provider, query, req.url, req.headers.get('cookie')) : finishMailboxConnect(db, provider, query, req.url, req.headers.get('cookie')),
   });
 
 export const mailboxEndpoints = [

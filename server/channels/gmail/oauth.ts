@@ -9,13 +9,20 @@ import type { GmailConfig } from './config';
 
 export const GMAIL_SCOPES = ['https://www.googleapis.com/auth/gmail.readonly', 'https://www.googleapis.com/auth/gmail.send'];
 
+/** The user's calendars, read and written (spec 6), asked for by the same client as mail: with `include_granted_scopes`, a user who connected Gmail consents only to this. */
+export const GOOGLE_CALENDAR_SCOPES = ['https://www.googleapis.com/auth/calendar'];
+
+/** A flow's consent page: mail scopes unless it asks for others (calendars); `loginHint` picks the account already connected. */
+export type GoogleFlow = { state: string; codeChallenge: string; redirectUri: string; scopes?: readonly string[]; loginHint?: string };
+
 /** The consent page for one flow. `prompt=consent` makes Google hand out a refresh token even to a returning user. */
-export function gmailAuthorizeUrl(cfg: GmailConfig, flow: { state: string; codeChallenge: string; redirectUri: string }): string {
+export function gmailAuthorizeUrl(cfg: GmailConfig, flow: GoogleFlow): string {
   const url = new URL(cfg.authorizeUrl);
   url.searchParams.set('client_id', cfg.clientId);
   url.searchParams.set('redirect_uri', flow.redirectUri);
   url.searchParams.set('response_type', 'code');
-  url.searchParams.set('scope', GMAIL_SCOPES.join(' '));
+  url.searchParams.set('scope', (flow.scopes ?? GMAIL_SCOPES).join(' '));
+  if (flow.loginHint) url.searchParams.set('login_hint', flow.loginHint);
   url.searchParams.set('access_type', 'offline');
   url.searchParams.set('prompt', 'consent');
   url.searchParams.set('include_granted_scopes', 'true');

@@ -104,6 +104,13 @@ export class FakeOAuth {
     return grant && !grant.revoked ? grant.user : null;
   }
 
+  /** The scopes (space-separated, as consented) of the grant an Authorization header's access token belongs to, or null. */
+  scopeOf(header: string | undefined): string | null {
+    const t = /^Bearer (.+)$/.exec(header ?? '')?.[1];
+    const a = t ? this.access.get(t) : undefined;
+    return a && a.valid ? (this.grants.get(a.grant)?.scope ?? null) : null;
+  }
+
   /** The user withdraws access (or the grant is revoked by token): every token of their grants stops working. */
   revokeUser(user: string) {
     for (const g of this.grants.values()) if (g.user === user) g.revoked = true;
