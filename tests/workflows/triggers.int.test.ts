@@ -93,8 +93,8 @@ describe('time-driven triggers', () => {
     await h.until(async () => {
       const open = await db().select({ id: taskRuns.id }).from(taskRuns).where(and(inArray(taskRuns.id, ids), inArray(taskRuns.status, ['queued', 'running'])));
       return open.length ? null : true;
-    }, 60_000);
-  }, 150_000);
+    }, 150_000);
+  }, 240_000);
 
   it('condition fires on the false→true edge only', async () => {
     h.state.llm.setFallback({ text: 'ok' });
