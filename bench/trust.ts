@@ -18,6 +18,7 @@ import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
 import { benchSwitches } from '../server/agent/runtime/bench-switches';
 import { modelStep } from '../server/agent/runtime/model-step';
+import { taskHost } from '../server/agent/runtime/task-host';
 import { coreTaskTools } from '../server/agent/runtime/tools/core';
 import { startScriptedModel } from '../tests/helpers/scripted-model';
 import { apiServerEnv, spread, start, stop, waitReady } from './processes';
@@ -70,7 +71,7 @@ export async function bench() {
       const on = i % 2 === 0;
       benchSwitches.trustChecks = on;
       const t0 = performance.now();
-      const turn = await modelStep(database.db, runId, i, tools);
+      const turn = await modelStep(database.db, taskHost(runId), i + 1, tools);
       const ms = performance.now() - t0;
       if (turn.kind !== 'answer') throw new Error(`a bench model step answered ${turn.kind}`);
       if (i >= WARMUP) samples[on ? 'on' : 'off'].push(ms);

@@ -1,33 +1,26 @@
 import { cron } from 'inngest';
 import { sharedDatabase } from '@/db/client';
+import { LIMIT_VARIABLES } from '@/server/accounts/limits';
+import { chatHost } from '@/server/agent/runtime/chat-host';
+import { agentLoop } from '@/server/agent/runtime/loop';
+import type { RunLimits } from '@/server/agent/runtime/start-run';
 import { deliverTurnReply } from '@/server/messaging/replies';
-import { spentBudgetChatMessage } from '@/server/budgets/messages';
-import { chatModelStep } from '@/server/agent/runtime/chat-model-step';
-import { runChatToolStep, type ChatToolStep } from '@/server/agent/runtime/chat-tool-step';
-import { chatTools, MAX_CHAT_TOOL_STEPS } from '@/server/chats/tools';
 import { sweepTurnEvents } from '@/server/chats/turn-events';
-import { beginTurn, finishTurn, type TurnEnd } from '@/server/chats/turn-run';
+import { beginTurn, finishTurn } from '@/server/chats/turn-run';
 import { inngest } from '../client';
 import { events } from '../events';
+import { loopSteps } from '../loop-steps';
 
 const db = () => sharedDatabase().db;
 
-const FROZEN: TurnEnd = {
-  kind: 'error',
-  code: 'KILL_SWITCH_ENGAGED',
-  message: 'This account is frozen (its kill switch is engaged): the assistant makes no model or tool calls. Send the message again once the account is released.',
-};
-/** How long a turn waits before asking again (the k-th time) when calls in flight may spend what its owner's budgets have left: 2 s, doubling up to 30 s. */
-const creditsRetry = (k: number) => `${Math.min(2 ** k, 30)}s`;
-
-const stepLimit = (): TurnEnd => ({
-  kind: 'answered',
-  text: `I stopped after ${MAX_CHAT_TOOL_STEPS} tool steps, the most one reply may take. Send a message to let me continue.`,
-});
+/** A start stored before turns carried their limits: the spec's defaults (a replay must decide as the first pass did). */
+const DEFAULT_LIMITS: RunLimits = { maxModelCalls: LIMIT_VARIABLES.runMaxModelCalls.fallback, maxToolCalls: LIMIT_VARIABLES.runMaxToolCalls.fallback };
 
 /**
  * One chat turn (docs/chat-streaming.md), run by the engine and not by the request that started
- * it: a client that drops does not stop it. Every model call (`model-<n>`, streamed into
+ * it: a client that drops does not stop it. It is the agent loop (server/agent/runtime/loop.ts)
+ * with the chat turn as its host (chat-host.ts), so the run limits of spec 5 (model calls, tool
+ * calls) hold for it as for a task run. Every model call (`model-<n>`, streamed into
  * `interim_message` events) and every tool call (`tool-<n>-<i>`) is its own step, so after a
  * restart finished calls are replayed from their stored results and no tool effect repeats. Turns
  * of one chat run one at a time, in order. The end step (`end`) saves the reply and writes the
@@ -50,37 +43,13 @@ export const chatTurn = inngest.createFunction(
   },
   async ({ event, step }) => {
     const { turnId } = event.data;
-    const tools = chatTools();
     const started = await step.run('start', () => beginTurn(db(), turnId));
     if (!started.go) return started;
-
-    let end: TurnEnd | null = null;
-    for (let n = 1; !end; n++) {
-      let turn = await step.run(`model-${n}`, () => chatModelStep(db(), turnId, n, tools));
-      for (let k = 1; turn.kind === 'credits_busy'; k++) {
-        await step.sleep(`credits-${n}-${k}`, creditsRetry(k));
-        turn = await step.run(`model-${n}-${k}`, () => chatModelStep(db(), turnId, n, tools));
-      }
-      if (turn.kind === 'stopped') return { go: false, reason: turn.reason };
-      if (turn.kind === 'credits_exhausted') end = { kind: 'error', code: 'credits_exhausted', message: spentBudgetChatMessage(turn.budget) };
-      else if (turn.kind === 'not_configured') end = { kind: 'error', code: 'model_not_configured', message: turn.message };
-      else if (turn.kind === 'frozen') end = FROZEN;
-      else if (!turn.toolCalls.length) end = { kind: 'answered', text: turn.text };
-      else {
-        let done: ChatToolStep = { stop: false };
-        for (const [i, call] of turn.toolCalls.entries()) {
-          done = await step.run(`tool-${n}-${i}`, () => runChatToolStep(db(), turnId, n, i, call, tools));
-          if (done.stop) break;
-        }
-        if (done.frozen) end = FROZEN;
-        else if (done.stop) return { go: false, reason: 'the turn was stopped' };
-        else if (n >= MAX_CHAT_TOOL_STEPS) end = stepLimit();
-      }
-    }
-    const closing = end;
-    const ended = await step.run('end', () => finishTurn(db(), turnId, closing));
+    const limits = 'limits' in started && started.limits ? started.limits : DEFAULT_LIMITS;
+    const { end, ended } = await agentLoop(loopSteps(step), db, chatHost(turnId, limits));
+    if (!ended) return { go: false, reason: end.kind === 'stopped' ? end.reason : 'the turn was stopped' };
     // A turn of a channel chat (the owner's email) answers on that channel, in the same thread.
-    if (closing.kind === 'answered') await step.run('deliver', () => deliverTurnReply(db(), turnId));
+    if (end.kind === 'answered' || end.kind === 'step_limit') await step.run('deliver', () => deliverTurnReply(db(), turnId));
     return ended;
   },
 );

@@ -2,22 +2,19 @@ import { eq } from 'drizzle-orm';
 import { sharedDatabase } from '@/db/client';
 import { taskRuns } from '@/db/schema';
 import { LIMIT_VARIABLES } from '@/server/accounts/limits';
-import { addUsage, noUsage } from '@/server/agent/models/usage';
-import { endRun, type RunEnd } from '@/server/agent/runtime/end-run';
-import { modelStep } from '@/server/agent/runtime/model-step';
+import { endRun } from '@/server/agent/runtime/end-run';
+import { agentLoop } from '@/server/agent/runtime/loop';
 import { recordRunTrace } from '@/server/agent/runtime/run-trace';
 import { runsToWake, startRun, type RunLimits } from '@/server/agent/runtime/start-run';
-import { runToolStep, type ToolStep } from '@/server/agent/runtime/tool-step';
-import { MAX_TOOL_STEPS, taskToolsForRun } from '@/server/agent/runtime/tools/core';
+import { taskHost } from '@/server/agent/runtime/task-host';
 import { inngest } from '../client';
 import { events } from '../events';
+import { loopSteps } from '../loop-steps';
 
 const db = () => sharedDatabase().db;
 
 /** How long a run waits for a slot before it asks again anyway: the safety net for a grant it missed. */
 const SLOT_WAIT = '30s';
-/** How long a run waits before asking again (the k-th time) when calls in flight may spend what its budgets have left: 2 s, doubling up to 30 s. */
-const creditsRetry = (k: number) => `${Math.min(2 ** k, 30)}s`;
 
 /**
  * Matches the grant addressed to this run. Written for both readings of `event` and `async`
@@ -41,7 +38,8 @@ async function grantSlots(userId: string | null, accountId: string) {
 const DEFAULT_LIMITS: RunLimits = { maxModelCalls: LIMIT_VARIABLES.runMaxModelCalls.fallback, maxToolCalls: LIMIT_VARIABLES.runMaxToolCalls.fallback };
 
 /**
- * One run of a task (spec 4: the durable runtime). Every model call (`model-<n>`) and every tool
+ * One run of a task (spec 4: the durable runtime): the agent loop (server/agent/runtime/loop.ts)
+ * with the task run as its host (task-host.ts). Every model call (`model-<n>`) and every tool
  * call (`tool-<n>-<i>`) is its own step (a model step also records its usage row), so a restart
  * replays finished calls from their stored results: the model is never asked twice for a finished
  * step and no tool effect repeats. One run per task at a time (concurrency keyed by the task id).
@@ -77,9 +75,6 @@ export const taskRun = inngest.createFunction(
   },
   async ({ event, step }) => {
     const { runId, accountId } = event.data;
-    // Built inside each step (the owner's MCP skills are read from the database): a step replayed
-    // from its stored result builds nothing, and a step that runs sees the skills as they are.
-    const tools = () => taskToolsForRun(db(), runId);
     let started = await step.run('start', () => startRun(db(), runId));
     for (let k = 1; !started.go && 'wait' in started; k++) {
       await step.waitForEvent(`slot-${k}`, { event: events.taskRunSlotGranted, timeout: SLOT_WAIT, if: grantedTo(runId) });
@@ -89,59 +84,12 @@ export const taskRun = inngest.createFunction(
     const limits = started.limits ?? DEFAULT_LIMITS;
     const userId = started.userId ?? null;
 
-    let usage = noUsage();
-    let modelId: string | null = null;
-    let toolCalls = 0;
-
-    for (let n = 1; ; n++) {
-      let turn = await step.run(`model-${n}`, async () => modelStep(db(), runId, n - 1, await tools()));
-      for (let k = 1; turn.kind === 'credits_busy'; k++) {
-        await step.sleep(`credits-${n}-${k}`, creditsRetry(k));
-        turn = await step.run(`model-${n}-${k}`, async () => modelStep(db(), runId, n - 1, await tools()));
-      }
-      // Another model call stays within the run's MAX_TOOL_STEPS and its model-call limit.
-      const mayContinue = n < Math.min(MAX_TOOL_STEPS, limits.maxModelCalls);
-      let how: RunEnd | null = null;
-      if (turn.kind === 'stopped') how = { kind: 'stopped', reason: turn.reason };
-      else if (turn.kind === 'not_configured') how = { kind: 'not_configured', message: turn.message };
-      else if (turn.kind === 'frozen') how = { kind: 'frozen' };
-      else if (turn.kind === 'credits_exhausted') how = { kind: 'credits_blocked', budget: turn.budget };
-      else if (turn.kind === 'answer') {
-        usage = addUsage(usage, turn.usage);
-        modelId = turn.modelId;
-        if (!turn.toolCalls.length) how = { kind: 'answered', text: turn.text, seq: n - 1, seenUserMessages: turn.seenUserMessages, mayContinue };
-        else {
-          let done: ToolStep = { endsRun: false };
-          for (const [i, call] of turn.toolCalls.entries()) {
-            // Past the run's tool-call limit, the calls the model still asked for are not run.
-            if (toolCalls >= limits.maxToolCalls) break;
-            toolCalls++;
-            done = await step.run(`tool-${n}-${i}`, async () => runToolStep(db(), runId, call, i === 0 ? turn.text : '', await tools(), turn.seenUserMessages));
-            // Once a call ended the run (complete_task, ask_user, a frozen account...), the calls after it are not run.
-            if (done.endsRun) break;
-          }
-          const seen = turn.seenUserMessages;
-          if (done.frozen) how = { kind: 'frozen' };
-          else if (done.endsRun) how = { kind: 'tool', mayContinue };
-          else if (toolCalls >= limits.maxToolCalls) how = { kind: 'step_limit', seenUserMessages: seen, limit: { name: 'tool_calls', max: limits.maxToolCalls } };
-          else if (!mayContinue) {
-            const byModelCalls = limits.maxModelCalls < MAX_TOOL_STEPS;
-            how = { kind: 'step_limit', seenUserMessages: seen, ...(byModelCalls ? { limit: { name: 'model_calls' as const, max: limits.maxModelCalls } } : {}) };
-          }
-        }
-      }
-      if (!how) continue;
-      // One end step per model call (`end-<n>`): it may answer that the run goes on (a message
-      // came in that the model did not read), and a step id never changes meaning on replay.
-      const closing = how;
-      const ended = await step.run(`end-${n}`, () => endRun(db(), runId, closing, usage, modelId));
-      if (ended.continued) continue;
-      // The run's trace is its own step after the end: a trace that fails to record retries alone
-      // and never undoes the task's final move.
-      await step.run('trace', () => recordRunTrace(db(), runId));
-      const wake = userId ? await step.run('slot-next', () => runsToWake(db(), userId, accountId)) : [];
-      if (wake.length && userId) await step.sendEvent('slot-granted', wake.map((grantFor) => events.taskRunSlotGranted.create({ grantFor, userId, accountId })));
-      return ended;
-    }
+    const { ended } = await agentLoop(loopSteps(step), db, taskHost(runId, limits));
+    // The run's trace is its own step after the end: a trace that fails to record retries alone
+    // and never undoes the task's final move.
+    await step.run('trace', () => recordRunTrace(db(), runId));
+    const wake = userId ? await step.run('slot-next', () => runsToWake(db(), userId, accountId)) : [];
+    if (wake.length && userId) await step.sendEvent('slot-granted', wake.map((grantFor) => events.taskRunSlotGranted.create({ grantFor, userId, accountId })));
+    return ended;
   },
 );

@@ -49,8 +49,12 @@ const Tokens = {
   totalTokens: z.number(),
 };
 
+/** Phone time of the chat's or task's calls (issue 48): ended calls, seconds, minutes rounded up per call. */
+export const CallUsage = z.object({ calls: z.number().int(), seconds: z.number().int(), minutes: z.number().int() });
+
 export const ChatUsageResponse = z.object({
   ok: z.literal(true),
+  calls: CallUsage,
   total: z.object({ ...Tokens, runs: z.number(), turns: z.number() }),
   rows: z.array(
     z.object({

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { chats, chatToolCalls, chatTurns, type ChatTurnRow } from '@/db/schema';
+import { limitsFor } from '@/server/accounts/limits';
 import { appendChatMessage } from './messages';
 import { presentChatMessage } from './present';
 import { publishTurnEvents } from './stream-hub';
@@ -9,7 +10,7 @@ import { appendTurnEvents, type TurnEvent } from './turn-events';
 
 /*
  * A turn's life on the engine (inngest/functions/chat-turn.ts): begin (queued → running), then
- * model and tool steps (server/agent/runtime/chat-*.ts), then finish: the reply saved as the
+ * model and tool steps (the agent loop, server/agent/runtime/chat-host.ts), then finish: the reply saved as the
  * chat's assistant message with the `message` event, or an `error` event. Every step is one
  * transaction under the turn row's lock and does nothing when the turn has already moved past it,
  * so a replayed or retried step never writes twice.
@@ -38,7 +39,10 @@ async function committed<T>(db: Db, turnId: string, work: (tx: Tx) => Promise<{ 
   return result;
 }
 
-export type TurnStart = { go: true } | { go: false; reason: string };
+/** What one turn may do (spec 5, Limits: a turn is a run of the assistant), fixed when it begins, as a task run's are. */
+export type TurnLimits = { maxModelCalls: number; maxToolCalls: number };
+
+export type TurnStart = { go: true; limits: TurnLimits } | { go: false; reason: string };
 
 /** The first step: queued → running with `status_update {state: "running"}`; a turn already running (this step replayed) goes on. */
 export function beginTurn(db: Db, turnId: string, now = new Date()): Promise<TurnStart> {
@@ -46,11 +50,13 @@ export function beginTurn(db: Db, turnId: string, now = new Date()): Promise<Tur
     const locked = await lockedTurn(tx, turnId);
     if (!locked) return { result: { go: false, reason: 'the turn or its chat no longer exists' }, events: [] };
     const { turn } = locked;
-    if (turn.status === 'running') return { result: { go: true }, events: [] };
-    if (turn.status !== 'queued') return { result: { go: false, reason: `the turn is ${turn.status}` }, events: [] };
+    if (turn.status !== 'running' && turn.status !== 'queued') return { result: { go: false, reason: `the turn is ${turn.status}` }, events: [] };
+    const found = await limitsFor(tx, turn.accountId);
+    const limits = { maxModelCalls: found.runMaxModelCalls, maxToolCalls: found.runMaxToolCalls };
+    if (turn.status === 'running') return { result: { go: true, limits }, events: [] };
     await tx.update(chatTurns).set({ status: 'running', startedAt: now }).where(eq(chatTurns.id, turnId));
     const events = await appendTurnEvents(tx, turnId, [{ kind: 'status_update', data: { state: 'running' } }]);
-    return { result: { go: true }, events };
+    return { result: { go: true, limits }, events };
   });
 }
 

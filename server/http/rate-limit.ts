@@ -1,5 +1,6 @@
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type pg from 'pg';
+import type { Db } from '@/db/client';
 import type { Actor } from '@/server/access/actor';
 import { AppError, BareRefusal } from './errors';
 
@@ -199,6 +200,9 @@ export class RateLimits {
  * asked, the caller's address — in Postgres, so every instance agrees. Counting is the same
  * RateLimiterPostgres store the kernel's limits use, written once here for every such budget.
  */
+
+/** The pool a Db was built on (drizzle keeps it as $client): the budgets' counters live in the same database. */
+export const poolOf = (db: Db): pg.Pool => (db as Db & { $client: pg.Pool }).$client;
 
 /** One budget: `points` sends per `windowS` seconds, counted under `prefix`. */
 export type SendBudget = { prefix: string; points: number; windowS: number };

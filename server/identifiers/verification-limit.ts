@@ -1,6 +1,5 @@
-import type pg from 'pg';
 import type { Db } from '@/db/client';
-import { budgetUsed, consumeSendBudgets, type SendBudget } from '@/server/http/rate-limit';
+import { budgetUsed, consumeSendBudgets, poolOf, type SendBudget } from '@/server/http/rate-limit';
 
 /*
  * How often a code may be sent (each one is a text or a mail to someone's number or mailbox, which
@@ -24,9 +23,6 @@ const DESTINATION_ANYWHERE: SendBudget = { prefix: 'idcode-dest-all', points: CO
 const USER: SendBudget = { prefix: 'idcode-user', points: CODES_PER_USER, windowS: WINDOW_S };
 const ADDRESS: SendBudget = { prefix: 'idcode-ip', points: CODES_PER_ADDRESS, windowS: WINDOW_S };
 const WRONG: SendBudget = { prefix: 'idcode-wrong', points: WRONG_CODES_PER_DESTINATION, windowS: WINDOW_S };
-
-// drizzle keeps the pool it was built on as $client; the counters live in the same database.
-const poolOf = (db: Db) => (db as Db & { $client: pg.Pool }).$client;
 
 export type CodeRequest = { accountId: string; userId: string; type: string; value: string; ip: string | null };
 

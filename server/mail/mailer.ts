@@ -92,6 +92,30 @@ export type OutboundMail = {
 };
 
 /**
+ * The one way a message is built (RFC 5322, by nodemailer's MailComposer), for the SMTP adapter
+ * below and for mail sent from the user's own mailbox (server/mailboxes/send.ts): exactly the
+ * given headers and text, dated now, with the thread headers, the automated marks, attachments
+ * and an iTIP alternative when given. Compiled, not yet rendered: `build()` renders it.
+ */
+export function composeMail(mail: Omit<OutboundMail, 'cc' | 'bcc'> & { cc?: string[]; bcc?: string[] }) {
+  return new MailComposer({
+    from: mail.from,
+    to: mail.to,
+    cc: mail.cc,
+    bcc: mail.bcc,
+    subject: mail.subject,
+    text: mail.text,
+    messageId: mail.messageId,
+    ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
+    ...(mail.references?.length ? { references: mail.references } : {}),
+    ...(mail.automated ? { headers: { ...AUTOMATED_HEADERS } } : {}),
+    ...(mail.attachments?.length ? { attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })) } : {}),
+    date: new Date(),
+    ...(mail.calendar ? { icalEvent: { method: mail.calendar.method, content: mail.calendar.content, filename: 'invite.ics' } } : {}),
+  }).compile();
+}
+
+/**
  * What became of one outbound message. `failed`: the SMTP server certainly did not take it (it
  * answered with a refusal, or the message never reached it). `unknown`: the message may have been
  * taken: the connection broke, or timed out, after the message was handed over and before the
@@ -249,21 +273,7 @@ export async function deliverMail(mail: OutboundMail, smtpUrl = process.env.SMTP
   let raw: Buffer;
   let envelope: { from: string | false; to: string[] };
   try {
-    const node = new MailComposer({
-      from: mail.from,
-      to: mail.to,
-      cc: mail.cc,
-      bcc: mail.bcc,
-      subject: mail.subject,
-      text: mail.text,
-      messageId: mail.messageId,
-      ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
-      ...(mail.references?.length ? { references: mail.references } : {}),
-      ...(mail.automated ? { headers: { ...AUTOMATED_HEADERS } } : {}),
-      ...(mail.attachments?.length ? { attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })) } : {}),
-      date: new Date(),
-      ...(mail.calendar ? { icalEvent: { method: mail.calendar.method, content: mail.calendar.content, filename: 'invite.ics' } } : {}),
-    }).compile();
+    const node = composeMail(mail);
     envelope = node.getEnvelope() as typeof envelope;
     raw = await node.build();
   } catch (e) {

@@ -1,7 +1,7 @@
-import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Db } from '@/db/client';
 import { mailboxSends, type MailboxProvider } from '@/db/schema';
 import { ProviderHttpError } from '@/server/channels/providers';
+import { composeMail } from '@/server/mail/mailer';
 import { clientFor } from './client';
 import { mailboxOfUser } from './store';
 import { providerConfigured } from './sync';
@@ -26,19 +26,9 @@ export type MailboxSendResult = { outcome: 'accepted'; detail: string; record: M
 
 const label = (p: MailboxProvider) => (p === 'gmail' ? 'Gmail' : 'Microsoft 365');
 
+/** Built as the SMTP path builds mail (server/mail/mailer.ts composeMail), with the user's mailbox as From. */
 async function build(from: string, mail: MailToSend): Promise<Buffer> {
-  const node = new MailComposer({
-    from,
-    to: mail.to,
-    cc: mail.cc,
-    bcc: mail.bcc,
-    subject: mail.subject,
-    text: mail.text,
-    messageId: mail.messageId,
-    ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
-    ...(mail.references?.length ? { references: mail.references } : {}),
-    date: new Date(),
-  }).compile();
+  const node = composeMail({ ...mail, from });
   // The provider delivers to Bcc recipients from the header, and removes it from what they receive.
   node.keepBcc = true;
   return node.build();

@@ -2,17 +2,16 @@ import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { APPROVE_ACTION, decidedMessage, REJECT_ACTION } from '@/server/channels/slack/blocks';
 import { BlockActions, ButtonValue } from '@/server/channels/slack/contracts';
-import { slackWebhookApp } from '@/server/channels/slack/credentials';
 import { slackBot } from '@/server/channels/slack/installations';
-import { verifySlackSignature } from '@/server/channels/slack/signature';
 import { postEphemeral, updateMessage, type Block } from '@/server/channels/slack/web-api';
-import { AppError, invalidFields, notFound } from '@/server/http/errors';
+import { invalidFields } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
 import { decideByButton, type ButtonPress, type PressOutcome } from './button-approvals';
 import { markCardDecided, outcomeText } from './channel-approvals';
+import { verifiedSlackRequest } from './slack-request';
 import { ensureChannelWork } from './channel-work';
-import { emptyOk, parseJson, parseWith, rawBody } from './webhook-body';
+import { emptyOk, parseJson, parseWith } from './webhook-body';
 
 /*
  * POST /api/slack/interactivity/{appId} (spec 5): Block Kit button presses of one assistant's app,
@@ -29,15 +28,7 @@ const Form = z.object({ payload: z.string().min(2).max(900_000) });
 const BlocksOf = z.array(z.record(z.string(), z.unknown())).max(50);
 
 export async function slackInteractivity(db: Db, req: ApiRequest, appId: string): Promise<Response> {
-  const found = await slackWebhookApp(db, appId);
-  if (!found) throw notFound('Slack app');
-  const { app, secrets } = found;
-  const raw = await rawBody(req);
-  const check = verifySlackSignature(req.headers, raw, [secrets.signingSecret]);
-  if (!check.ok) {
-    logger.warn({ appId, reason: check.reason }, 'slack interactivity: refused an unsigned, badly signed or stale request');
-    throw new AppError(401, 'invalid_signature', 'X-Slack-Signature: missing, wrong, or older than five minutes');
-  }
+  const { app, raw } = await verifiedSlackRequest(db, req, appId, 'interactivity');
   ensureChannelWork(db);
   const form = parseWith(Form, Object.fromEntries(new URLSearchParams(raw)));
   const payload = parseWith(BlockActions, parseJson(form.payload, 'payload'), 'payload');

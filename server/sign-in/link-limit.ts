@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Db } from '@/db/client';
-import { consumeSendBudgets, type SendBudget } from '@/server/http/rate-limit';
+import { consumeSendBudgets, poolOf, type SendBudget } from '@/server/http/rate-limit';
 import { mailboxKey, signInAddress } from './sign-in-address';
 
 const WINDOW_S = 15 * 60;
@@ -47,6 +47,4 @@ async function consume(pool: pg.Pool, b: Budgets, accountId: string, email: stri
 export const consumeLinkRequest = (pool: pg.Pool, accountId: string, email: string, ip: string) => consume(pool, LINKS, accountId, email, ip);
 
 /** auth.start: at most 10 per mailbox and 60 per client IP every 15 minutes. Returns the normalized address. */
-export const consumeStartRequest = (db: Db, accountId: string, email: string, ip: string) =>
-  // drizzle keeps the pool it was built on as $client; the counters live in the same database.
-  consume((db as Db & { $client: pg.Pool }).$client, STARTS, accountId, email, ip);
+export const consumeStartRequest = (db: Db, accountId: string, email: string, ip: string) => consume(poolOf(db), STARTS, accountId, email, ip);

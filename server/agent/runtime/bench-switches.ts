@@ -5,6 +5,6 @@
  * that turns a check off in a deployment.
  */
 export const benchSwitches = {
-  /** Taint derivation before a model call (model-turn.ts) and the budget reservation around it (model-step.ts). */
+  /** Taint derivation before a model call and the budget reservation around it (model-step.ts, for both hosts). */
   trustChecks: true,
 };

@@ -1,86 +1,90 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { ModelMessage } from 'ai';
 import type { Db } from '@/db/client';
-import { assistants, taskActivities, taskRuns, type TaintSource, type TaskRow } from '@/db/schema';
+import { assistants, type TaintSource } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
-import { cartOutcomeNotes } from '@/server/approvals/outcomes';
-import { subtaskReports } from '@/server/tasks/subtasks';
-import { getScheduling } from '@/server/users/scheduling';
-import { conversationMessages } from './conversation';
 import { conversationFiles, tierSeesImages } from '@/server/files/attached';
+import { getScheduling } from '@/server/users/scheduling';
 import { skillSections, skillsSection } from '@/server/workflows/skill-context';
 import { benchSwitches } from './bench-switches';
-import { personaFor } from './persona';
+import type { ConversationFiles } from './conversation';
+import type { ModelContext } from './host';
 import { memoriesMessage, noMemories, recallForRun } from './memories';
-import { taskRecallInput } from './recall-subject';
-import { strangerOf } from '@/server/tasks/strangers';
-import { activityTaint, subtaskTaint } from './taint';
-import { systemMessage } from './system-message';
-import { subtasksMessage, wakeNote } from './wake-note';
+import { personaFor } from './persona';
+import type { RecallSubject } from './recall-subject';
+import { systemMessage, type WorkingHours } from './system-message';
 
-/** The newest activities a run replays; older ones are summarised by the task's plan and summary. */
-const MAX_ACTIVITIES = 400;
-
-/** An image shown to the model is a document's content: outside content, like read_file's text. */
-const imageTaint = (ids: Iterable<string>): TaintSource[] => [...ids].map((ref) => ({ kind: 'file' as const, ref }));
-
-/** The task as the first user message: its title and description exactly as the user wrote them. */
-export const taskMessage = (task: Pick<TaskRow, 'title' | 'description'>) =>
-  task.description ? `Task: ${task.title}\n\n${task.description}` : `Task: ${task.title}`;
-
-/**
- * What the model sees on every call of a run, in the contract's order (spec: What the model
- * sees): the system message (with why this run started, when an alarm, the subtasks or a cart's
- * outcome woke it, and the outcomes of carts since the previous run),
- * the owner's memories, the task, then its conversation so far (the newest user message last, as
- * it was recorded). A task with subtasks also gets their report, as untrusted data, between the
- * earlier runs' conversation and this run's. Everything is read as the task's owner; a task's
- * conversation is its own only (a subtask never sees its parent's). `taint` lists every part of it
- * that came from outside the owner (taint.ts): the caller records it before the model reads it.
+/*
+ * The one context builder of the agent loop (spec: What the model sees), for both hosts: the
+ * system message (who the assistant is and works for, when it is, the host's rules, the skills
+ * that apply, and a task run's note on why it started), the owner's memories (recall, chosen
+ * for what the run is about), then the host's conversation: a task's (task-conversation.ts) or a
+ * chat's (chat-conversation.ts). Everything is read as the owner. A conversation with a stranger
+ * (the audience rule, messaging/audience.ts) reads nothing private of the owner: no memories,
+ * no files, no skills, no persona, and the system message says whom the run answers.
  */
-export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: Date): Promise<{ system: string; messages: ModelMessage[]; taint: TaintSource[] }> {
-  // A conversation with a stranger reads nothing private of the owner (tasks/strangers.ts): no memories, no files, no mailbox.
-  const stranger = strangerOf(task);
-  // Read once (a query builder runs again on every then): the conversation, and what recall takes from it.
-  const newestActivities = Promise.resolve(
-    db.select().from(taskActivities).where(eq(taskActivities.taskId, task.id)).orderBy(desc(taskActivities.createdAt), desc(taskActivities.id)).limit(MAX_ACTIVITIES),
-  );
-  const [[assistant], scheduling, memories, activities, [run], subtasks] = await Promise.all([
+
+/** Who the run is for and with what it runs: the rows the builder reads beside the conversation. */
+export type ContextSource = {
+  host: 'task' | 'chat';
+  accountId: string;
+  userId: string;
+  assistantId: string;
+  /** The skills a task names (none: all that apply); a chat names none. */
+  skills?: readonly string[];
+  /** Whom a conversation with a stranger answers (tasks/strangers.ts); null: the owner. */
+  stranger: string | null;
+};
+
+/** A host's conversation, as read for one model call. */
+export type Conversation = {
+  /** The model tier whose model reads it (images are shown to a tier that sees them). */
+  tier: string;
+  /** The files its messages carry (named where attached; images shown). */
+  fileIds: string[];
+  /** Steward's note on why the run started (a task run), given the owner's timezone. */
+  wakeNote?: (timezone: string) => string[];
+  /** Its messages after the memories, with its files. */
+  messages: (attached: ConversationFiles) => ModelMessage[];
+  /** The outside content in it, in order, the memories' sources given (taint.ts); a host that keeps no mark answers []. */
+  taint: (attached: ConversationFiles, memories: TaintSource[]) => TaintSource[];
+};
+
+/** What a host reads: its conversation, and (as soon as it is known) what the run is about, so recall starts early. */
+export type ConversationRead = { subject: Promise<RecallSubject>; conversation: Promise<Conversation> };
+
+export async function modelContext(db: Db, actor: UserActor, source: ContextSource, read: ConversationRead, now: Date): Promise<ModelContext> {
+  const { stranger } = source;
+  const who = { accountId: source.accountId, userId: source.userId };
+  // Recall: the memories relevant to what the run is about, pinned ones, recent ones (memories.ts).
+  const recalled = stranger ? Promise.resolve(noMemories()) : read.subject.then((subject) => recallForRun(db, actor, subject, now));
+  // Awaited below; a failure before then must not go unhandled.
+  recalled.catch(() => undefined);
+  const [[assistant], scheduling, conversation, skills] = await Promise.all([
     db
       .select()
       .from(assistants)
-      .where(and(eq(assistants.id, task.assistantId), eq(assistants.accountId, task.accountId), isNull(assistants.deletedAt))),
+      .where(and(eq(assistants.id, source.assistantId), eq(assistants.accountId, source.accountId), isNull(assistants.deletedAt))),
     getScheduling(db, actor, actor.user.id),
-    // Recall: the memories relevant to the task and its latest messages, pinned ones, recent ones (memories.ts).
-    stranger ? Promise.resolve(noMemories()) : newestActivities.then((newest) => recallForRun(db, actor, taskRecallInput(task, [...newest].reverse()), now)),
-    newestActivities,
-    // The run this context is for: the task's one running run.
-    db
-      .select({ id: taskRuns.id, trigger: taskRuns.trigger })
-      .from(taskRuns)
-      .where(and(eq(taskRuns.taskId, task.id), eq(taskRuns.status, 'running')))
-      .orderBy(desc(taskRuns.startedAt))
-      .limit(1),
-    subtaskReports(db, task),
-  ]);
-  const [carts, persona, skills] = await Promise.all([
-    run ? cartOutcomeNotes(db, task.id, run.id) : Promise.resolve([]),
-    personaFor(db, assistant ?? null, actor.user),
+    read.conversation,
     // The user's and the account's instructions and prompt skills; a stranger conversation gets none of the owner's configuration.
-    stranger ? Promise.resolve([]) : skillSections(db, { accountId: task.accountId, userId: task.userId }, task.skills),
+    stranger ? Promise.resolve([]) : skillSections(db, who, source.skills ?? []),
   ]);
-  activities.reverse();
-  // The files the conversation carries, read as the owner: named where attached, images shown to a tier that sees them.
-  // A stranger conversation is shown none of the owner's files, whoever attached them.
-  const attached = await conversationFiles(db, actor, stranger ? [] : activities.flatMap((a) => a.fileIds ?? []), tierSeesImages(task.modelTier));
-  const workingHours = scheduling.schedulingPreferences.availability.workingHours as Parameters<typeof systemMessage>[0]['workingHours'];
+  const [persona, attached, memories] = await Promise.all([
+    personaFor(db, assistant ?? null, actor.user),
+    // The files the conversation carries, read as the owner; a stranger conversation is shown none of the owner's files, whoever attached them.
+    conversationFiles(db, actor, stranger ? [] : conversation.fileIds, tierSeesImages(conversation.tier)),
+    recalled,
+  ]);
+  const workingHours = scheduling.schedulingPreferences.availability.workingHours as WorkingHours;
   // The system message travels in the SDK's `system` option: it is sent first, and only Steward writes it.
   const system = systemMessage({
+    host: source.host,
     assistant: assistant ?? null,
     user: actor.user,
     workingHours,
     now,
-    wakeNote: wakeNote(task, run?.trigger ?? null, subtasks, actor.user.timezone, carts),
+    wakeNote: conversation.wakeNote?.(actor.user.timezone),
     // A stranger conversation knows nothing of the owner's organization or team either.
     persona: stranger ? [] : persona.lines,
     skills: skillsSection(skills),
@@ -90,12 +94,7 @@ export async function runContext(db: Db, actor: UserActor, task: TaskRow, now: D
   const messages: ModelMessage[] = [];
   const remembered = memoriesMessage(memories);
   if (remembered) messages.push({ role: 'user', content: remembered });
-  messages.push({ role: 'user', content: taskMessage(task) });
-  const current = run ? activities.findIndex((a) => a.runId === run.id) : -1;
-  const [before, during] = current < 0 ? [activities, []] : [activities.slice(0, current), activities.slice(current)];
-  messages.push(...conversationMessages(before, attached));
-  if (subtasks.length) messages.push({ role: 'user', content: subtasksMessage(subtasks) });
-  messages.push(...conversationMessages(during, attached));
-  const taint = benchSwitches.trustChecks ? [...activityTaint(activities), ...subtaskTaint(subtasks), ...memories.taint, ...imageTaint(attached.images.keys())] : [];
+  messages.push(...conversation.messages(attached));
+  const taint = benchSwitches.trustChecks ? conversation.taint(attached, memories.taint) : [];
   return { system, messages, taint };
 }

@@ -4,7 +4,7 @@ import { attachedLine, type AttachedFile, type ShownImage } from '@/server/files
 import { asUntrustedData, UNTRUSTED_TAG } from './untrusted';
 
 /**
- * The files a conversation carries (context.ts reads them as the task's owner): each is named
+ * The files a conversation carries (context.ts reads them as the owner): each is named
  * where it was attached, and images a tier's model accepts are shown there too.
  */
 export type ConversationFiles = { files: ReadonlyMap<string, AttachedFile>; images: ReadonlyMap<string, ShownImage> };

@@ -35,7 +35,7 @@ export const FROZEN_RUN_ERROR = 'KILL_SWITCH_ENGAGED';
  * - stopped: the run was stopped or the task moved meanwhile: only the run row is closed;
  * - frozen: the account's kill switch is engaged: the task goes on hold, the run is cancelled.
  *
- * `seenUserMessages` is what the last model call read (model-turn.ts), `seq` that call's place in
+ * `seenUserMessages` is what the last model call read (model-step.ts, task-host.ts), `seq` that call's place in
  * the run (from 0); `mayContinue` whether the run may make another model call (it has not reached
  * MAX_TOOL_STEPS).
  */

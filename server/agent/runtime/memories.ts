@@ -13,8 +13,8 @@ import type { RecallSubject } from './recall-subject';
 import { asUntrustedData } from './untrusted';
 
 /*
- * Recall (spec 6): what of the user's memory reaches a task run or a chat turn. Both context
- * builders (context.ts, chat-context.ts) call recallForRun, with what the run is about
+ * Recall (spec 6): what of the user’s memory reaches a task run or a chat turn. The one context
+ * builder (context.ts) calls recallForRun for both hosts, with what the run is about
  * (recall-subject.ts). Chosen, within STEWARD_MEMORY_CONTEXT_CHARS (16,000 by default):
  *
  *   1. every pinned memory (the user said it always matters);

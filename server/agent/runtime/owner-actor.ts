@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { accounts, users, type TaskRow } from '@/db/schema';
 import type { Actor, UserActor } from '@/server/access/actor';
+import type { ChatRef } from '@/server/chats/tools/registry';
 
 /**
  * The actor a run acts as: the task's owner, with a user-level credential's rights and no more
@@ -28,6 +29,15 @@ export async function ownerActor(db: Tx, task: Pick<TaskRow, 'accountId' | 'user
     account: { killSwitch: row.account.killSwitch, rateLimitReads: row.account.rateLimitReads, rateLimitWrites: row.account.rateLimitWrites },
   };
 }
+
+/**
+ * The actor a chat turn acts as: the chat's owner with a user-level credential's rights, as a task
+ * run acts for its task's owner (null when the owner can no longer act). The agent credential
+ * names the chat where a task run names its task: nothing checks it but the memories service,
+ * which then files a saved memory under the user's primary assistant.
+ */
+export const chatOwnerActor = (db: Tx, chat: ChatRef, turnId: string): Promise<UserActor | null> =>
+  ownerActor(db, { accountId: chat.accountId, userId: chat.userId, id: chat.id }, turnId);
 
 /**
  * Whether the owner's account is frozen (its kill switch engaged). Read fresh at the start of

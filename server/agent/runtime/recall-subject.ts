@@ -41,7 +41,7 @@ export function chatRecallInput(answered: Pick<ChatMessageRow, 'id' | 'content'>
   return { about: cut(answered?.content ?? ''), recent: before.slice(-RECENT).reverse().map((m) => cut(m.content)) };
 }
 
-/** The task's subject, read as runContext reads it. */
+/** The task's subject, read as runContext reads it (task-conversation.ts). */
 export async function loadTaskSubject(db: Db, task: Pick<TaskRow, 'id' | 'title' | 'description'>): Promise<RecallSubject> {
   const rows = await db
     .select({ kind: taskActivities.kind, content: taskActivities.content })
@@ -52,7 +52,7 @@ export async function loadTaskSubject(db: Db, task: Pick<TaskRow, 'id' | 'title'
   return taskRecallInput(task, rows.reverse());
 }
 
-/** The subject of a chat's latest turn (the message it answers and those before it), read as chatContext reads it. */
+/** The subject of a chat's latest turn (the message it answers and those before it), read as chatContext reads it (chat-conversation.ts). */
 export async function loadChatSubject(db: Db, chatId: string): Promise<RecallSubject> {
   const [turn] = await db.select({ messageId: chatTurns.messageId }).from(chatTurns).where(eq(chatTurns.chatId, chatId)).orderBy(desc(chatTurns.createdAt)).limit(1);
   const [answered] = turn ? await db.select().from(chatMessages).where(and(eq(chatMessages.id, turn.messageId), eq(chatMessages.chatId, chatId))) : [];

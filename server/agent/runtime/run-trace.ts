@@ -4,7 +4,7 @@ import type { Db } from '@/db/client';
 import { taskActivities, taskModelCalls, taskRuns, tasks, traces } from '@/db/schema';
 import { recordTrace } from '@/server/prompts/traces';
 import type { TraceInput } from '@/server/prompts/traces-contracts';
-import { taskMessage } from './context';
+import { taskMessage } from './task-conversation';
 import { conversationMessages } from './conversation';
 
 type TraceMessage = NonNullable<TraceInput['messages']>[number];

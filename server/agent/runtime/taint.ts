@@ -4,7 +4,7 @@ import type { SubtaskReport } from '@/server/tasks/subtasks';
 /*
  * Which parts of a run's context came from outside its owner (spec 5, Taint and held
  * dispatches). Two places ask: a tool step, for the result it just added (tool-step.ts), and
- * every model call, for the whole context it is about to send (model-turn.ts), so no entry
+ * every model call, for the whole context it is about to send (model-step.ts), so no entry
  * point is missed: a contact's reply, another person's message, what fired a workflow, a tool
  * that reads the web, a document, a mailbox or an MCP server, a subtask's report written from
  * such content, and a memory that a tainted run saved.

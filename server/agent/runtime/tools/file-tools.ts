@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { UserActor } from '@/server/access/actor';
-import { defineChatTool } from '@/server/chats/tools/registry';
 import { PAGE_CHARS, readFilePage } from '@/server/files/read';
 import { defineTool } from './registry';
 
@@ -29,16 +28,13 @@ export async function readFileAs(db: unknown, actor: UserActor, input: z.infer<t
   return { output: { ...page, ...(page.page < page.pageCount ? { nextPage: page.page + 1 } : {}) } };
 }
 
-export const readFile = defineTool({
+/** Looks at no subject: one tool for task runs and chat turns. */
+export const readFile = defineTool<typeof ReadFileInput, unknown>({
   name: 'read_file',
   description: READ_FILE_DESCRIPTION,
   input: ReadFileInput,
-  handler: (db, actor, _task, input) => readFileAs(db, actor, input),
+  handler: (db, actor, _subject, input) => readFileAs(db, actor, input),
 });
 
-export const chatReadFile = defineChatTool({
-  name: 'read_file',
-  description: READ_FILE_DESCRIPTION,
-  input: ReadFileInput,
-  handler: (db, actor, _chat, input) => readFileAs(db, actor, input),
-});
+/** read_file in a chat turn: the same tool. */
+export const chatReadFile = readFile;

@@ -104,39 +104,47 @@ export const UPDATE_MEMORY_DESCRIPTION =
   'Correct a memory that is wrong or out of date: give its id (shown in brackets before each memory) and its new content, which replaces the old.';
 export const FORGET_MEMORY_DESCRIPTION = 'Delete a memory that is wrong or no longer true, by its id (shown in brackets before each memory).';
 
+/** How a host's run knows what it saw and read, from its subject (a task, a chat). */
+export type MemoryRunOf<Subject> = (db: unknown, actor: UserActor, subject: Subject, now: Date) => MemoryRun;
+
+/** search_memories looks at no subject: one tool for tasks and chats. */
+export const searchMemories = defineTool<typeof SearchMemoriesInput, unknown>({
+  name: 'search_memories',
+  description: SEARCH_MEMORIES_DESCRIPTION,
+  input: SearchMemoriesInput,
+  handler: (db, actor, _subject, input) => searchMemoriesAs(db, actor, input),
+});
+
+/** The memory tools of a host, in order: save, search, update, forget; `runOf` says what its run saw and read. */
+export function memoryToolsFor<Subject>(runOf: MemoryRunOf<Subject>) {
+  const saveMemory = defineTool<typeof SaveMemoryInput, Subject>({
+    name: 'save_memory',
+    description: SAVE_MEMORY_DESCRIPTION,
+    input: SaveMemoryInput,
+    handler: (db, actor, subject, input, run) => saveMemoryAs(db, actor, input, runOf(db, actor, subject, run.now)),
+  });
+  const updateMemory = defineTool<typeof UpdateMemoryInput, Subject>({
+    name: 'update_memory',
+    description: UPDATE_MEMORY_DESCRIPTION,
+    input: UpdateMemoryInput,
+    handler: (db, actor, subject, input, run) => updateMemoryAs(db, actor, input, runOf(db, actor, subject, run.now)),
+  });
+  const forgetMemory = defineTool<typeof ForgetMemoryInput, Subject>({
+    name: 'forget_memory',
+    description: FORGET_MEMORY_DESCRIPTION,
+    input: ForgetMemoryInput,
+    handler: (db, actor, subject, input, run) => forgetMemoryAs(db, actor, input, runOf(db, actor, subject, run.now)),
+  });
+  return { saveMemory, searchMemories, updateMemory, forgetMemory };
+}
+
 /** In a task run: what it saw is what recall shows for the task now (memories.ts, recall-subject.ts); its taint is the task's. */
-const taskRun = (db: unknown, actor: UserActor, task: TaskRow, now: Date): MemoryRun => ({
+const taskRun: MemoryRunOf<TaskRow> = (db, actor, task, now) => ({
   seen: async () => (await recallForRun(asDb(db), actor, await loadTaskSubject(asDb(db), task), now)).shownIds,
   taint: async () => (task.tainted ? task.taintSources : []),
 });
 
-export const saveMemory = defineTool({
-  name: 'save_memory',
-  description: SAVE_MEMORY_DESCRIPTION,
-  input: SaveMemoryInput,
-  handler: (db, actor, task, input, run) => saveMemoryAs(db, actor, input, taskRun(db, actor, task, run.now)),
-});
-
-export const searchMemories = defineTool({
-  name: 'search_memories',
-  description: SEARCH_MEMORIES_DESCRIPTION,
-  input: SearchMemoriesInput,
-  handler: (db, actor, _task, input) => searchMemoriesAs(db, actor, input),
-});
-
-export const updateMemory = defineTool({
-  name: 'update_memory',
-  description: UPDATE_MEMORY_DESCRIPTION,
-  input: UpdateMemoryInput,
-  handler: (db, actor, task, input, run) => updateMemoryAs(db, actor, input, taskRun(db, actor, task, run.now)),
-});
-
-export const forgetMemory = defineTool({
-  name: 'forget_memory',
-  description: FORGET_MEMORY_DESCRIPTION,
-  input: ForgetMemoryInput,
-  handler: (db, actor, task, input, run) => forgetMemoryAs(db, actor, input, taskRun(db, actor, task, run.now)),
-});
+export const { saveMemory, updateMemory, forgetMemory } = memoryToolsFor(taskRun);
 
 /** The memory tools of a task run. */
 export const memoryTools = [saveMemory, searchMemories, updateMemory, forgetMemory];

@@ -28,9 +28,10 @@ export async function searchContactsAs(db: unknown, actor: UserActor, input: z.i
 
 export const SEARCH_CONTACTS_DESCRIPTION = 'Search the user’s contacts by name, email, title or company.';
 
-export const searchContacts = defineTool({
+/** Looks at no subject: one tool for task runs and chat turns. */
+export const searchContacts = defineTool<typeof SearchContactsInput, unknown>({
   name: 'search_contacts',
   description: SEARCH_CONTACTS_DESCRIPTION,
   input: SearchContactsInput,
-  handler: (db, actor, _task, input) => searchContactsAs(db, actor, input),
+  handler: (db, actor, _subject, input) => searchContactsAs(db, actor, input),
 });
