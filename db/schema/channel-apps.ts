@@ -61,7 +61,7 @@ export const slackInstallations = pgTable(
 
 export type SlackInstallationRow = typeof slackInstallations.$inferSelect;
 
-export const channelIdentityProviders = ['slack', 'teams'] as const;
+export const channelIdentityProviders = ['slack', 'teams', 'telegram'] as const;
 
 /**
  * A Slack or Teams identity linked to a Steward user: only such an identity is proven, so only
@@ -132,7 +132,9 @@ export type ChannelEventRow = typeof channelEvents.$inferSelect;
 /** Where a posted approval lives at the provider, to update it with the outcome. */
 export type ApprovalPostRef =
   | { provider: 'slack'; appId: string; teamId: string; channel: string; ts: string }
-  | { provider: 'teams'; serviceUrl: string; conversationId: string; activityId: string };
+  | { provider: 'teams'; serviceUrl: string; conversationId: string; activityId: string }
+  /** A port adapter's post (server/channels/adapter.ts): the connection, the thread and the message. */
+  | { provider: 'telegram'; connectionId: string; thread: string; messageRef: string };
 
 /**
  * One approval card per cart version and channel: the cart exactly as it will be sent with

@@ -37,7 +37,20 @@ export const alarmStatuses = ['set', 'fired', 'cancelled'] as const;
 export const approvalModes = ['auto', 'time-boxed', 'manual'] as const;
 export const planItemStatuses = ['pending', 'done', 'skipped', 'blocked'] as const;
 export type PlanItem = { title: string; status: (typeof planItemStatuses)[number] };
-export type WaitingOnContact = { email: string | null; name: string | null; contactId: string | null };
+/**
+ * A person a task waits on (wait_for_reply): by email, by phone (E.164), by a Slack, Teams or
+ * Telegram user id, or by a contact (every email and phone the contact holds when the reply comes).
+ * Entries written before replies on every channel hold only email, name and contactId.
+ */
+export type WaitingOnContact = {
+  email: string | null;
+  name: string | null;
+  contactId: string | null;
+  phone?: string | null;
+  slackUserId?: string | null;
+  teamsUserId?: string | null;
+  telegramUserId?: string | null;
+};
 
 /**
  * Where untrusted content entered a run (spec 5, Taint and held dispatches): an inbound email or a

@@ -1,4 +1,4 @@
-import type { UserRow } from '@/db/schema';
+import type { ConsoleRole, UserRow } from '@/db/schema';
 
 /** Who is calling, resolved once per request from the credential. Services take it explicitly. */
 export type Actor = {
@@ -21,7 +21,13 @@ export type Actor = {
      * texted for that version answered from their verified number. approvals/decide.ts accepts
      * it for that cart and contentHash only; everything else refuses it.
      */
-    | { kind: 'decision'; via: 'slack_button' | 'teams_button' | 'text_code'; cartId: string; contentHash: string };
+    | { kind: 'decision'; via: 'slack_button' | 'teams_button' | 'telegram_button' | 'text_code'; cartId: string; contentHash: string }
+    /**
+     * A console member (server/console/) working on their account: account-wide like an account
+     * key, never a person acting as a user (no `user`), so it cannot approve or act for anyone.
+     * The audit log names the member (a user) as the actor.
+     */
+    | { kind: 'console'; memberId: string; userId: string; email: string; role: ConsoleRole };
   /** Fixed when the key was created. Certificate tokens act account-wide. */
   level: 'account' | 'organization' | 'user';
   /** Set for an organization-scoped key. */

@@ -3,12 +3,15 @@ import { and, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, cartDispatches, cartDispatchVersions, carts, type CartDispatchRow, type DispatchContent } from '@/db/schema';
 import { placeCall } from '@/server/channels/calls';
+import { portAdapter } from '@/server/channels/adapters';
 import { sendChannelMessage } from '@/server/channels/outbound';
+import { sendThroughPort } from '@/server/channels/port-send';
 import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
 import { findSentInUserMailbox, recordMailboxSend, sendFromUserMailbox, type MailboxSendRecord, type MailboxSendResult } from '@/server/mailboxes/send';
 import { executeSkillAction } from '@/server/workflows/mcp/execute';
 import { mailAttachments } from '@/server/files/outbound';
 import { mailboxOfUser } from '@/server/mailboxes/store';
+import { markContacted } from './contacted';
 import { eventOf, invitationIcs, invitationText } from './invitation';
 
 /*
@@ -181,6 +184,8 @@ function templateOf(content: DispatchContent): { id: string; variables: Record<s
 
 async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: DispatchContent, now: Date): Promise<SendResult> {
   const messageId = row.providerMessageId ?? messageIdFor(job.key, content.from);
+  // A message on a channel of the port (Telegram) goes through its adapter, files included when it carries them.
+  if (row.type === 'message' && portAdapter(content.platform)) return sendPortDispatch(db, job, content);
   // Files travel as attachments of an email; no other action carries them.
   if (content.files.length && row.type !== 'email') return { outcome: 'failed', reason: `A ${row.type.replace('_', ' ')} cannot carry files: nothing was sent` };
   if (row.type === 'email') {
@@ -238,7 +243,8 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     if (content.to.length !== 1) return { outcome: 'failed', reason: 'A call goes to exactly one number: nobody was called' };
     const [cart] = await db.select({ accountId: carts.accountId, assistantId: carts.assistantId, userId: carts.userId, taskId: carts.taskId }).from(carts).where(eq(carts.id, job.cartId));
     if (!cart) return { outcome: 'failed', reason: 'The cart no longer exists: nobody was called' };
-    const payload = (content.payload ?? {}) as { purpose?: unknown };
+    const payload = (content.payload ?? {}) as { purpose?: unknown; mayAgree?: unknown; referBack?: unknown; onMachine?: unknown };
+    const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
     const placed = await placeCall({
       to: content.to[0]!,
       purpose: typeof payload.purpose === 'string' ? payload.purpose : (content.description ?? ''),
@@ -250,6 +256,13 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
       userId: cart.userId,
       taskId: cart.taskId,
       dispatchId: row.id,
+      // The approved dispatch's bounds (issue 48): a live call pursues its purpose within them.
+      terms: {
+        mayAgree: text(payload.mayAgree),
+        referBack: text(payload.referBack),
+        onMachine: payload.onMachine === 'hangup' ? 'hangup' : 'voicemail',
+        asUser: row.actionType === 'voice_call_as_user',
+      },
     });
     return placed.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: placed.providerMessageId, detail: 'the call was placed (the provider is dialling)' } : placed;
   }
@@ -259,6 +272,20 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     return done.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: null, detail: done.detail } : done;
   }
   return { outcome: 'failed', reason: `Dispatches of type ${row.type} cannot be executed: nothing was sent` };
+}
+
+/** send_message on a port channel: as the staging assistant's own connection, to one chat or person, with the approved files. */
+async function sendPortDispatch(db: Db, job: DispatchJob, content: DispatchContent): Promise<SendResult> {
+  if (content.to.length !== 1) return { outcome: 'failed', reason: 'A message goes to exactly one recipient' };
+  const [cart] = await db.select({ accountId: carts.accountId, userId: carts.userId, assistantId: carts.assistantId }).from(carts).where(eq(carts.id, job.cartId));
+  if (!cart) return { outcome: 'failed', reason: 'The cart no longer exists: nothing was sent' };
+  const files = await mailAttachments(db, cart, content.files);
+  if ('problem' in files) return { outcome: 'failed', reason: `Not sent: ${files.problem}` };
+  const to = content.to[0]!;
+  const thread = to.startsWith(`${content.platform}:`) ? to : null;
+  const d = await sendThroughPort(db, { channel: content.platform, assistantId: cart.assistantId, kind: 'dispatch', thread, to: thread ? null : to, text: content.body ?? '', files: files.attachments });
+  if (d.state === 'accepted' || d.state === 'delivered') return { outcome: 'accepted', providerMessageId: d.providerMessageId, detail: `accepted by the ${content.platform} provider` };
+  return d.state === 'unknown' ? { outcome: 'unknown', reason: d.reason } : { outcome: 'failed', reason: 'reason' in d ? d.reason : 'not sent' };
 }
 
 /**
@@ -279,6 +306,7 @@ export async function recordOutcome(db: Db, job: DispatchJob, result: SendResult
     .where(and(eq(cartDispatches.id, job.dispatchId), inArray(cartDispatches.deliveryState, from)))
     .returning({ deliveryState: cartDispatches.deliveryState });
   if (result.outcome === 'accepted' && result.mailbox) await recordMailboxSend(db, job.dispatchId, result.mailbox);
+  if (result.outcome === 'accepted' && row) await markContacted(db, job.cartId, job.versionId);
   if (row) return row;
   const [now] = await db.select({ deliveryState: cartDispatches.deliveryState }).from(cartDispatches).where(eq(cartDispatches.id, job.dispatchId));
   return { deliveryState: now?.deliveryState ?? 'removed' };

@@ -9,12 +9,12 @@ import type { ChatMessageRow } from '@/db/schema';
  */
 
 /** The adapters: the assistant's hosted inbox, the user's own mailbox (Gmail, Microsoft 365), and the messaging channels. */
-export const channelNames = ['email', 'gmail', 'outlook', 'sms', 'whatsapp', 'imessage', 'slack', 'teams', 'voice'] as const;
+export const channelNames = ['email', 'gmail', 'outlook', 'sms', 'whatsapp', 'imessage', 'slack', 'teams', 'telegram', 'voice'] as const;
 export type ChannelName = (typeof channelNames)[number];
 
 export type ChannelSender = {
   /** The kind of identifier the channel knows people by. */
-  kind: 'email' | 'phone' | 'slack' | 'teams';
+  kind: 'email' | 'phone' | 'slack' | 'teams' | 'telegram';
   value: string;
   name?: string | null;
   /**
@@ -35,6 +35,13 @@ export type InboundChannelMessage = {
   /** The assistant it reached: the address or number it was sent to, or the one running the user's mailbox. */
   assistantId: string;
   sender: ChannelSender;
+  /**
+   * The sender as the chat platform knows them (Slack, Teams, Telegram user id), when the channel
+   * proves it: a signed event from a workspace the assistant's app is installed in, a token-verified
+   * activity from a connected tenant, a bot webhook carrying its secret. Used to match someone a
+   * task waits on by that id; never to name the owner (identify.ts reads `sender` only).
+   */
+  person?: { provider: 'slack' | 'teams' | 'telegram'; workspaceId: string; userId: string } | null;
   /** Who else is in the thread (email To and Cc, a group's members), lower-cased. */
   to: string[];
   cc: string[];

@@ -6,7 +6,8 @@
  * platform is refused with the reason, never reported as sent.
  */
 
-export const MESSAGE_PLATFORMS = ['sms', 'whatsapp', 'imessage', 'slack', 'teams'] as const;
+/** `telegram`: an adapter of the channel port (adapters.ts), sent through it rather than a registered adapter here. */
+export const MESSAGE_PLATFORMS = ['sms', 'whatsapp', 'imessage', 'slack', 'teams', 'telegram'] as const;
 export type MessagePlatform = (typeof MESSAGE_PLATFORMS)[number];
 
 export type OutboundMessage = {

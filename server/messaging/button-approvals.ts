@@ -36,7 +36,7 @@ import { AppError } from '@/server/http/errors';
 export type ButtonPress = {
   provider: ChannelProvider;
   /** How the press was verified; recorded with the decision. */
-  verifiedBy: 'slack_signature_v0' | 'bot_connector_jwt';
+  verifiedBy: 'slack_signature_v0' | 'bot_connector_jwt' | 'port_webhook';
   accountId: string;
   /** Slack workspace or Microsoft tenant, and the presser's id there. */
   workspaceId: string;
@@ -45,7 +45,11 @@ export type ButtonPress = {
   contentHash: string;
   decision: 'approve' | 'reject';
   /** Where the pressed card is, as the signed payload names it: the app that received the press, the conversation and the message. */
-  shownIn: { provider: 'slack'; appId: string; channel: string | null; ts: string | null } | { provider: 'teams'; conversationId: string; activityId: string | null };
+  shownIn:
+    | { provider: 'slack'; appId: string; channel: string | null; ts: string | null }
+    | { provider: 'teams'; conversationId: string; activityId: string | null }
+    /** An adapter of the channel port: the connection (bot) that received the press, the thread and the message. */
+    | { provider: 'telegram'; connectionId: string; thread: string; messageRef: string };
 };
 
 export type PressOutcome =
@@ -67,7 +71,7 @@ const NOT_SHOWN = 'This button is not on an approval Steward posted to you here:
 function pressActor(user: UserRow, press: ButtonPress, account: { killSwitch: boolean }): UserActor {
   return {
     accountId: user.accountId,
-    credential: { kind: 'decision', via: press.provider === 'slack' ? 'slack_button' : 'teams_button', cartId: press.cartId, contentHash: press.contentHash },
+    credential: { kind: 'decision', via: `${press.provider}_button`, cartId: press.cartId, contentHash: press.contentHash },
     level: 'user',
     organizationId: null,
     user,
@@ -90,6 +94,7 @@ const refused = (e: unknown): PressOutcome => {
 function postRef(press: ButtonPress): Partial<ApprovalPostRef> | null {
   const s = press.shownIn;
   if (s.provider === 'slack') return s.channel && s.ts ? { provider: 'slack', appId: s.appId, teamId: press.workspaceId, channel: s.channel, ts: s.ts } : null;
+  if (s.provider === 'telegram') return { provider: 'telegram', connectionId: s.connectionId, thread: s.thread, messageRef: s.messageRef };
   return s.activityId ? { provider: 'teams', conversationId: s.conversationId, activityId: s.activityId } : null;
 }
 
@@ -116,7 +121,8 @@ async function shownThere(db: Db, press: ButtonPress, userId: string): Promise<b
 
 /** Decides a cart on a verified press; every refusal is an outcome to show, never a thrown error. */
 export async function decideByButton(db: Db, press: ButtonPress): Promise<PressOutcome> {
-  const throughApp = press.shownIn.provider === 'slack' ? press.shownIn.appId : undefined;
+  // Slack and port adapters link an identity through one app or bot: a press counts only through that one.
+  const throughApp = press.shownIn.provider === 'slack' ? press.shownIn.appId : press.shownIn.provider === 'telegram' ? press.shownIn.connectionId : undefined;
   const userId = await linkedUserId(db, press.accountId, press.provider, press.workspaceId, press.externalUserId, throughApp);
   if (!userId) return { ok: false, code: 'not_owner', message: NOT_OWNER };
   if (!(await shownThere(db, press, userId))) return { ok: false, code: 'not_owner', message: NOT_SHOWN };
@@ -124,7 +130,7 @@ export async function decideByButton(db: Db, press: ButtonPress): Promise<PressO
   if (!row || row.user.accountId !== press.accountId) return { ok: false, code: 'not_owner', message: NOT_OWNER };
   if (row.user.status !== 'active') return { ok: false, code: 'owner_cannot_act', message: 'Your account is blocked: nothing was decided.' };
   const actor = pressActor(row.user, press, row);
-  const where = `${press.provider === 'slack' ? 'Slack' : 'Teams'} (${press.workspaceId}/${press.externalUserId})`;
+  const where = `${{ slack: 'Slack', teams: 'Teams', telegram: 'Telegram' }[press.provider]} (${press.workspaceId}/${press.externalUserId})`;
   try {
     const outcome = await db.transaction((tx) =>
       decideCart(tx, actor, press.cartId, { decision: press.decision, contentHash: press.contentHash, reason: `${press.decision === 'approve' ? 'Approved' : 'Rejected'} with a button in ${where}` }),

@@ -1,8 +1,10 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { accounts, carts, channelApprovalPosts, users, type ApprovalPostRef, type ChannelApprovalPostRow } from '@/db/schema';
+import { accounts, carts, channelApprovalPosts, channelIdentities, users, type ApprovalPostRef, type ChannelApprovalPostRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { getCart } from '@/server/approvals/service';
+import { portAdapter } from '@/server/channels/adapters';
+import { sendThroughPort } from '@/server/channels/port-send';
 import { approvalMessage, type ShownCart } from '@/server/channels/slack/blocks';
 import { slackBot } from '@/server/channels/slack/installations';
 import { postMessage, updateMessage } from '@/server/channels/slack/web-api';
@@ -16,7 +18,7 @@ import type { PressOutcome } from './button-approvals';
 import { botForUser } from './slack-sender';
 
 /*
- * Approval cards in Slack and Teams (issue 33). A cart waiting for its owner (pending_approval)
+ * Approval cards in Slack, Teams and the adapters of the channel port (issues 33, 41). A cart waiting for its owner (pending_approval)
  * is posted to the owner's DM on every channel where they have a linked identity — once per cart
  * version (channel_approval_posts is unique per cart, provider and contentHash; the row is claimed
  * before the post, so two sweeps never post twice). An edit makes a new version: it is posted
@@ -24,7 +26,7 @@ import { botForUser } from './slack-sender';
  * the old hash). A cart decided elsewhere (the app, email, the API) has its card closed.
  */
 
-export type ChannelKind = 'slack' | 'teams';
+export type ChannelKind = 'slack' | 'teams' | 'telegram';
 
 export function outcomeText(outcome: PressOutcome): string {
   if (outcome.ok) return outcome.decision === 'approved' ? '✅ Approved by you: it is being sent now.' : '❌ Rejected by you: nothing was sent.';
@@ -89,6 +91,47 @@ async function postTeams(db: Db, accountId: string, userId: string, cart: ShownC
   return { ok: true, ref: { provider: 'teams', serviceUrl: conversation.serviceUrl, conversationId: conversation.conversationId, activityId: d.providerMessageId } };
 }
 
+/** The cart as its owner reads it in a plain-text card (a port adapter's): each action with its recipients and words. */
+export function cartText(cart: ShownCart, approvalsUrl: string): string {
+  const lines = [`Approval needed: ${cart.taskTitle}`, ''];
+  for (const d of cart.dispatches) {
+    lines.push(`${d.index + 1}. ${d.type.replace('_', ' ')} on ${d.platform} to ${[...d.to, ...d.cc, ...d.bcc].join(', ') || '(nobody)'}`);
+    if (d.subject) lines.push(`Subject: ${d.subject}`);
+    if (d.body) lines.push(d.body);
+    if (d.files.length) lines.push(`Files: ${d.files.map((f) => f.filename).join(', ')}`);
+    if (d.heldBecause) lines.push(`Held because it read content from outside you (${d.heldBecause.sources.map((x) => x.ref).join(', ')}).`);
+    lines.push('');
+  }
+  lines.push(`Or decide in the app: ${approvalsUrl}`);
+  return lines.join('\n').slice(0, 12_000);
+}
+
+/** A port adapter's card: to the owner's 1:1 thread with the cart's assistant's own connection, the buttons bound to this post. */
+async function postPort(db: Db, provider: ChannelKind, post: ChannelApprovalPostRow, assistantId: string, cart: ShownCart, approvalsUrl: string): Promise<Posted> {
+  const adapter = portAdapter(provider);
+  const connection = adapter ? await adapter.connectionFor(db, assistantId) : null;
+  if (!adapter || !connection) return { ok: false, reason: `the assistant has no ${provider} connection` };
+  const [identity] = await db
+    .select()
+    .from(channelIdentities)
+    .where(and(eq(channelIdentities.userId, post.userId), eq(channelIdentities.provider, provider), eq(channelIdentities.appId, connection.id)));
+  if (!identity) return { ok: false, reason: `the owner has not linked their ${provider} account to this assistant` };
+  const thread = adapter.directThread({ workspaceId: identity.workspaceId, userId: identity.externalUserId });
+  const d = await sendThroughPort(db, {
+    channel: provider,
+    assistantId,
+    kind: 'notice',
+    thread,
+    text: cartText(cart, approvalsUrl),
+    buttons: [
+      { text: 'Approve', decision: 'approve', binding: post.id },
+      { text: 'Reject', decision: 'reject', binding: post.id },
+    ],
+  });
+  if (d.state !== 'accepted' || !d.providerMessageId) return { ok: false, reason: 'reason' in d ? d.reason : 'not posted' };
+  return { ok: true, ref: { provider: 'telegram', connectionId: connection.id, thread, messageRef: d.providerMessageId } };
+}
+
 /** Posts one cart version to one provider, once. */
 async function postOne(db: Db, c: Candidate): Promise<void> {
   const [row] = await db.select({ user: users, hostedDomain: accounts.hostedDomain }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId)).where(eq(users.id, c.userId));
@@ -115,7 +158,12 @@ async function post(db: Db, c: Candidate, claimed: ChannelApprovalPostRow, row: 
     return;
   }
   const approvalsUrl = `${siteOrigin(row.hostedDomain).origin}/approvals`;
-  const posted = c.provider === 'slack' ? await postSlack(db, c.userId, cartRow?.assistantId ?? '', cart, approvalsUrl) : await postTeams(db, row.user.accountId, c.userId, cart, approvalsUrl);
+  const posted =
+    c.provider === 'slack'
+      ? await postSlack(db, c.userId, cartRow?.assistantId ?? '', cart, approvalsUrl)
+      : c.provider === 'teams'
+        ? await postTeams(db, row.user.accountId, c.userId, cart, approvalsUrl)
+        : await postPort(db, c.provider, claimed, cartRow?.assistantId ?? '', cart, approvalsUrl);
   // A failed or unknown post is not tried again for this version: a duplicate card is worse than the email the owner got anyway.
   await db
     .update(channelApprovalPosts)
@@ -129,6 +177,12 @@ export async function closeCard(db: Db, ref: ApprovalPostRef, line: string, team
   if (ref.provider === 'slack') {
     const bot = await slackBot(db, ref.appId, ref.teamId);
     if (bot) await updateMessage(bot.token, ref.channel, ref.ts, line, [{ type: 'section', text: { type: 'mrkdwn', text: line } }]);
+    return;
+  }
+  if (ref.provider === 'telegram') {
+    const adapter = portAdapter(ref.provider);
+    const connection = adapter ? await adapter.connection(db, ref.connectionId) : null;
+    if (adapter?.closeButtons && connection) await adapter.closeButtons(db, connection, { thread: ref.thread, messageRef: ref.messageRef }, line);
     return;
   }
   const cfg = teamsBotConfig();

@@ -5,7 +5,11 @@ import { defineEndpoint } from '@/server/http/endpoint';
 import { capabilityEndpoints } from '@/server/policy/capability-endpoints';
 import { slackEvents } from './slack-inbound';
 import { slackInteractivity } from './slack-interactivity';
+import { ensureChannelWork } from './channel-work';
+import { portWebhook } from './port-inbound';
 import { teamsMessages } from './teams-inbound';
+
+const PortWebhookParams = z.object({ channel: z.string().min(1).max(40), connectionId: z.string().min(1).max(100) });
 
 /*
  * Slack and Teams (issue 33): the provider webhooks of spec 5 (verified by the provider's own
@@ -35,6 +39,19 @@ export const slackTeamsEndpoints = [
     params: SlackAppParams,
     errors: [400, 401, 404, 413],
     handle: ({ db, req, params }) => slackInteractivity(db, req, params.appId),
+  }),
+  defineEndpoint({
+    ...webhook,
+    method: 'POST',
+    path: '/channels/{channel}/webhooks/{connectionId}',
+    summary: 'The webhook of every adapter behind the channel port (telegram): verified by the adapter (Telegram: X-Telegram-Bot-Api-Secret-Token, the secret set with setWebhook), kept once by the provider’s id, routed after the answer',
+    params: PortWebhookParams,
+    errors: [400, 401, 404, 413],
+    handle: ({ db, req, params }) => {
+      // Approval cards for the port's owners are posted by the channel sweep, running wherever its webhooks are served.
+      ensureChannelWork(db);
+      return portWebhook(db, req, params.channel, params.connectionId);
+    },
   }),
   defineEndpoint({
     ...webhook,

@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { channelEvents } from '@/db/schema';
 import { logger } from '@/server/logger';
 import { closeSettledCards, postPendingApprovals } from './channel-approvals';
+import { reroutePortEvent } from './port-inbound';
 
 /*
  * The background work of the Slack and Teams channels, in every process that serves them: approval
@@ -26,11 +27,14 @@ const running = new WeakMap<Db, NodeJS.Timeout>();
 
 async function reroute(db: Db): Promise<void> {
   const stale = await db
-    .select({ id: channelEvents.id, provider: channelEvents.provider })
+    .select({ id: channelEvents.id, provider: channelEvents.provider, appKey: channelEvents.appKey, payload: channelEvents.payload })
     .from(channelEvents)
     .where(and(eq(channelEvents.status, 'received'), lt(channelEvents.receivedAt, sql`now() - make_interval(secs => ${STALE_MS / 1000})`)))
     .limit(50);
-  for (const e of stale) await routers.get(e.provider)?.(db, e.id);
+  for (const e of stale) {
+    const route = routers.get(e.provider);
+    await (route ? route(db, e.id) : reroutePortEvent(db, e));
+  }
 }
 
 /** One pass; exported for tests and benches that do not wait for the timer. */

@@ -10,11 +10,13 @@ import { AppError } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { processTask } from '@/server/tasks/process';
 import { storeAttachments } from './attachments';
+import { answerAwaited } from './awaited-replies';
 import { whoIsWriting, type Writer } from './identify';
 import { channelActor } from './owner-actor';
 import { strangerMessage } from './strangers';
 import { findThread, noteThread } from './threads';
 import { routed, type Routed } from './routed';
+import { inactiveReply } from '@/server/assistants/inactive';
 
 export type { Routed } from './routed';
 
@@ -28,7 +30,8 @@ export type { Routed } from './routed';
  * - from anyone else → strangers.ts: kept and shown to the owner; with talkToStrangers, a
  *   conversation that may read nothing private and whose replies wait for the owner.
  * Replies to mail a task sent to the contacts it waits on are handled before this (the hosted
- * inbox's tasks/inbound-reply.ts).
+ * inbox's tasks/inbound-reply.ts); a message on any other channel from someone a task waits on
+ * goes to that task first (awaited-replies.ts).
  */
 
 /** The task a thread belongs to: one a notice was about, or one whose email this is an answer to. */
@@ -114,6 +117,16 @@ async function fromOwner(tx: Tx, writer: Extract<Writer, { kind: 'owner' }>, msg
 export async function routeInbound(tx: Tx, msg: InboundChannelMessage, opts: { inTaskThread?: boolean } = {}): Promise<Routed> {
   const writer = await whoIsWriting(tx, msg.accountId, msg.assistantId, msg.sender);
   if (!writer) return routed({ status: 'unmatched', reason: 'no_assistant' });
+  // An inactive assistant (spec 1, Assistant `status`) routes nothing into tasks or chats: the message
+  // is kept (unmatched) and the sender is told, the owner always, others only when the assistant talks
+  // to strangers; machine-written mail and unproven senders are told nothing (no loops, no backscatter).
+  if (writer.assistant.status === 'inactive') {
+    const tell = !msg.automated && msg.sender.proven && (writer.kind === 'owner' || writer.assistant.talkToStrangers);
+    return routed({ status: 'unmatched', reason: 'assistant_inactive', refusal: tell ? inactiveReply(writer.assistant.metadata as Record<string, unknown>) : null });
+  }
+  // Someone a task waits on answering (wait_for_reply): their words go to that task and wake it.
+  const answered = await answerAwaited(tx, msg, writer);
+  if (answered) return answered;
   if (writer.kind === 'owner') return fromOwner(tx, writer, msg);
   return strangerMessage(tx, writer, msg, { converse: !opts.inTaskThread });
 }

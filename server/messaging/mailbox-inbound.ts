@@ -2,14 +2,13 @@ import { storableText } from '@/db/storable';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
-import { accounts, channelThreads, mailboxMessages, taskActivities, tasks, type MailAuthResult, type MailboxProvider, type TaskRow } from '@/db/schema';
+import { channelThreads, mailboxMessages, taskActivities, tasks, type MailAuthResult, type MailboxProvider, type TaskRow } from '@/db/schema';
 import type { InboundChannelMessage } from '@/server/channels/message';
 import { logger } from '@/server/logger';
 import { platformOf } from '@/server/mailboxes/store';
 import { MAX_MESSAGE_CHARS } from '@/server/tasks/contracts';
-import { applyChange } from '@/server/tasks/move';
-import { openRun, queueRun, queueWakeRun } from '@/server/tasks/runs';
-import { allowed, plan } from '@/server/tasks/transitions';
+import { attachContactReply } from '@/server/tasks/inbound-reply';
+import { awaits } from '@/server/tasks/waiting-on';
 import { ingestWorkflowEvent } from '@/server/workflows/triggers/events';
 
 /*
@@ -58,19 +57,6 @@ async function repliedTask(tx: Tx, m: InboundChannelMessage, userId: string): Pr
   return null;
 }
 
-/** The run that reads the reply (the rule of the hosted inbox's replies): a woken task's new run, an executing task's open one. */
-async function runForReply(tx: Tx, task: TaskRow, now: Date): Promise<{ runId: string | null; woke: boolean; reason: string | null }> {
-  const [account] = await tx.select({ frozen: accounts.killSwitch }).from(accounts).where(eq(accounts.id, task.accountId));
-  if (account?.frozen) return { runId: null, woke: false, reason: 'account_frozen' };
-  if (allowed(task.status, 'wake', 'pending')) {
-    const woken = await applyChange(tx, task, plan(task, 'wake', 'pending', undefined, now), 'wake');
-    return { runId: (await queueWakeRun(tx, woken, 'reply')).id, woke: true, reason: null };
-  }
-  if (task.status === 'pending') return { runId: (await queueWakeRun(tx, task, 'reply')).id, woke: true, reason: null };
-  if (task.status === 'executing') return { runId: (await openRun(tx, task.id))?.id ?? (await queueRun(tx, task, 'reply')).id, woke: false, reason: null };
-  return { runId: null, woke: false, reason: `task_${task.status}` };
-}
-
 type Routed = { status: 'attached' | 'unverified' | 'quarantined' | 'unmatched'; reason: string | null; taskId: string | null; woke: boolean };
 
 /** Sibling of attachReply (tasks/inbound-reply.ts) for replies that reach the user's own mailbox. */
@@ -80,7 +66,7 @@ async function attachMailboxReply(tx: Tx, m: InboundChannelMessage, ctx: Mailbox
   const task = await repliedTask(tx, m, ctx.userId);
   if (!task) return none('unknown_reference');
   if (ctx.dmarc === 'fail') return { status: 'quarantined', reason: 'dmarc_fail', taskId: task.id, woke: false };
-  const awaited = task.waitingOnContacts.some((c) => c.email?.trim().toLowerCase() === m.sender.value.toLowerCase());
+  const awaited = await awaits(tx, task, { email: m.sender.value });
   if (!awaited) return none('sender_not_awaited', task.id);
   if (!m.sender.proven) {
     const waiting = task.status === 'awaiting_non_user_response' ? ' The task keeps waiting.' : '';
@@ -94,8 +80,7 @@ async function attachMailboxReply(tx: Tx, m: InboundChannelMessage, ctx: Mailbox
     });
     return { status: 'unverified', reason: 'sender_unverified', taskId: task.id, woke: false };
   }
-  const run = await runForReply(tx, task, now);
-  await tx.insert(taskActivities).values({ taskId: task.id, accountId: task.accountId, kind: 'contact', platform: 'email', content: contactContent(m), runId: run.runId, createdAt: sql`clock_timestamp()` });
+  const run = await attachContactReply(tx, task, { platform: 'email', content: contactContent(m) }, now);
   return { status: 'attached', reason: run.reason, taskId: task.id, woke: run.woke };
 }
 

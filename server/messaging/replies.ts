@@ -3,7 +3,9 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, chatMessages, chats, chatTurns, users, type ChatMessageRow } from '@/db/schema';
 import { replySubject } from '@/server/channels/email/sender';
+import { portAdapter, threadOfRef } from '@/server/channels/adapters';
 import type { Delivery } from '@/server/channels/message';
+import { sendThroughPort } from '@/server/channels/port-send';
 import { ownAddresses } from '@/server/approvals/hold';
 import { chatTaint } from '@/server/chats/taint';
 import { logger } from '@/server/logger';
@@ -74,7 +76,10 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
   });
   if (!claimed) return { sent: false, reason: 'already sent or being sent' };
 
-  const delivery: Delivery = adapter
+  const port = portAdapter(channel);
+  const delivery: Delivery = port
+    ? await sendThroughPort(db, { channel, assistantId: row.chat.assistantId, kind: 'reply', thread: threadOfRef(question.referenceId), replyTo: question.referenceId, text: claimed.reply.content })
+    : adapter
     ? await adapter.send({
         from,
         fromName: assistant.name,

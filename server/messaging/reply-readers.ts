@@ -4,6 +4,8 @@ import { inboundTexts, type ChatMessageRow, type ChatRow } from '@/db/schema';
 import { parseSlackRef } from '@/server/channels/slack/refs';
 import { conversationById } from '@/server/channels/teams/conversations';
 import { parseTeamsRef } from '@/server/channels/teams/refs';
+import type { ChannelAdapter } from '@/server/channels/adapter';
+import { portAdapter, threadOfRef } from '@/server/channels/adapters';
 import type { Readers } from './audience';
 
 /*
@@ -68,6 +70,16 @@ async function teamsReaders(db: Db, chat: Pick<ChatRow, 'userId'>, question: Cha
   return { readers: [], where: 'a Teams conversation', target };
 }
 
+/** A port adapter's thread: a 1:1 thread is the owner's alone when its person wrote the question; a room's members are not known. */
+function portReaders(port: ChannelAdapter, question: ChatMessageRow): ReplyReaders {
+  const thread = threadOfRef(question.referenceId);
+  const audience = thread ? port.audienceOf(thread) : null;
+  const owner = question.from ?? '';
+  const target: OutwardTarget = { type: 'message', platform: port.channel, actionType: 'messaging', to: [thread ?? owner], cc: [], subject: null };
+  if (audience?.kind === 'direct') return { readers: [owner], where: `your ${port.channel} chat`, target };
+  return { readers: [], where: audience?.where ?? `a ${port.channel} conversation`, target };
+}
+
 /**
  * Who reads the answer to `question` in `chat` on `channel`, sent to `to` and `cc` (mail), and
  * how it would be staged for them.
@@ -76,6 +88,8 @@ export async function replyReaders(db: Db, channel: string, chat: Pick<ChatRow, 
   if (TEXTS.has(channel)) return textReaders(db, channel, question);
   if (channel === 'slack') return slackReaders(question);
   if (channel === 'teams') return teamsReaders(db, chat, question);
+  const port = portAdapter(channel);
+  if (port) return portReaders(port, question);
   const readers = [...mail.to, ...mail.cc];
   return {
     readers,

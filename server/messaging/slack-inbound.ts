@@ -3,20 +3,19 @@ import type { Db } from '@/db/client';
 import { assistants, channelEvents, type ChannelEventRow } from '@/db/schema';
 import type { InboundChannelMessage } from '@/server/channels/message';
 import { EventCallback, SlackEnvelope, SlackMessageEvent } from '@/server/channels/slack/contracts';
-import { slackAppById, slackWebhookApp } from '@/server/channels/slack/credentials';
+import { slackAppById } from '@/server/channels/slack/credentials';
 import { forgetSlackInstallation, slackBot } from '@/server/channels/slack/installations';
 import { slackRef } from '@/server/channels/slack/refs';
-import { verifySlackSignature } from '@/server/channels/slack/signature';
 import { usersInfo } from '@/server/channels/slack/web-api';
 import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
-import { AppError, notFound } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
 import { channelSender } from './channel-identities';
+import { verifiedSlackRequest } from './slack-request';
 import { ensureChannelWork, registerEventRouter } from './channel-work';
 import { routeInbound } from './inbound';
 import { watchSlackProgress } from './slack-progress';
-import { emptyOk, parseJson, parseWith, rawBody } from './webhook-body';
+import { emptyOk, parseJson, parseWith } from './webhook-body';
 
 /*
  * POST /api/slack/events/{appId} (spec 5): the Events API of one assistant's Slack app.
@@ -35,15 +34,7 @@ import { emptyOk, parseJson, parseWith, rawBody } from './webhook-body';
  */
 
 export async function slackEvents(db: Db, req: ApiRequest, appId: string): Promise<Response> {
-  const found = await slackWebhookApp(db, appId);
-  if (!found) throw notFound('Slack app');
-  const { app, secrets } = found;
-  const raw = await rawBody(req);
-  const check = verifySlackSignature(req.headers, raw, [secrets.signingSecret]);
-  if (!check.ok) {
-    logger.warn({ appId, reason: check.reason }, 'slack events: refused an unsigned, badly signed or stale request');
-    throw new AppError(401, 'invalid_signature', 'X-Slack-Signature: missing, wrong, or older than five minutes');
-  }
+  const { app, raw } = await verifiedSlackRequest(db, req, appId, 'events');
   const envelope = parseWith(SlackEnvelope, parseJson(raw));
   if (envelope.type === 'url_verification') {
     return new Response(envelope.challenge, { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
@@ -146,6 +137,7 @@ export async function routeSlackEvent(db: Db, eventRowId: string): Promise<void>
         accountId: app.accountId,
         assistantId: app.assistantId,
         sender,
+        person: workspaceMember(e, teamId, bot) ? { provider: 'slack', workspaceId: teamId, userId: e.user! } : null,
         to: [],
         cc: [],
         providerMessageId: slackRef({ appId: app.id, teamId, ...answerIn, ts: e.ts, mentionedIn: decision.kind === 'mention' ? e.channel : null }),
@@ -171,6 +163,16 @@ export async function routeSlackEvent(db: Db, eventRowId: string): Promise<void>
     // Left `received`: the sweep (channel-work.ts) tries again.
     logger.error({ err, eventRowId }, 'slack events: routing failed; it will be tried again');
   }
+}
+
+/**
+ * Whether Slack vouches for the writer as a member of a workspace the assistant's app is installed
+ * in: the event is signed with the app's secret, the app has a bot in that workspace, and the
+ * writer's own team is that workspace (a Slack Connect guest from another organization is not).
+ */
+function workspaceMember(e: SlackMessageEvent, teamId: string, bot: unknown): boolean {
+  const userTeam = (e as { user_team?: unknown }).user_team ?? e.team;
+  return Boolean(bot && e.user && (userTeam === undefined || userTeam === teamId));
 }
 
 /** A stranger's display name, best effort (users.info): shown to the owner beside their words. */

@@ -136,6 +136,8 @@ export async function routeTeamsMessage(db: Db, eventRowId: string): Promise<voi
         accountId: person.accountId,
         assistantId: user.primaryAssistantId!,
         sender,
+        // Linked through a connected tenant's directory (teams/directory.ts), behind a verified Connector token.
+        person: { provider: 'teams', workspaceId: person.tenantId, userId: person.aadObjectId },
         to: [],
         cc: [],
         providerMessageId: teamsRef({ conversationId: activity.conversation.id, activityId: activity.id! }),

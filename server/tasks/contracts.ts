@@ -95,7 +95,17 @@ export const TaskResponse = z.object({
   proposalStatus: z.enum(['pending_user_approval', 'approved', 'declined']).nullable(),
   summary: z.string().nullable(),
   plan: z.array(z.object({ title: z.string(), status: z.enum(planItemStatuses) })),
-  waitingOnContacts: z.array(z.object({ email: z.string().nullable(), name: z.string().nullable(), contactId: z.string().nullable() })),
+  waitingOnContacts: z.array(
+    z.object({
+      email: z.string().nullable(),
+      name: z.string().nullable(),
+      contactId: z.string().nullable(),
+      phone: z.string().nullable().optional(),
+      slackUserId: z.string().nullable().optional(),
+      teamsUserId: z.string().nullable().optional(),
+      telegramUserId: z.string().nullable().optional(),
+    }),
+  ),
   alarm: Alarm.nullable(),
   /** Null until the approvals area stages carts. */
   pendingCart: z
@@ -198,6 +208,8 @@ const TokenTotals = z.object({
 
 export const TaskUsageResponse = z.object({
   ok: z.literal(true),
+  /** Phone time of the calls the task placed (issue 48): ended calls, seconds, minutes rounded up per call. */
+  calls: z.object({ calls: z.number().int(), seconds: z.number().int(), minutes: z.number().int() }),
   total: TokenTotals,
   /** One row per model step of each run, oldest run first. */
   rows: z.array(

@@ -2,11 +2,12 @@ import { storableText } from '@/db/storable';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
-import { accounts, taskActivities, tasks, type InboundMessageStatus, type MailAuthResult, type TaskRow } from '@/db/schema';
+import { accounts, taskActivities, tasks, type InboundMessageStatus, type MailAuthResult, type TaskActivityRow, type TaskRow } from '@/db/schema';
 import { MAX_MESSAGE_CHARS } from './contracts';
 import { applyChange } from './move';
 import { openRun, queueRun, queueWakeRun } from './runs';
 import { allowed, plan } from './transitions';
+import { awaits } from './waiting-on';
 
 /*
  * A reply by email wakes the task that waits for it (spec document 4, Inbound email). It counts
@@ -94,6 +95,36 @@ export async function runForReply(tx: Tx, task: TaskRow, now: Date): Promise<{ r
 }
 
 /**
+ * The one way a proven reply from someone a task waits on reaches it, on every channel (spec 6:
+ * Replies on every channel): their words become the task's `contact` activity on that platform
+ * (read by the model only as untrusted data, and tainting the run that reads it), and the task
+ * wakes with a run triggered by `reply` (or the running one reads it). Inside the caller's
+ * transaction, with the task locked by the caller.
+ */
+export async function attachContactReply(
+  tx: Tx,
+  task: TaskRow,
+  reply: { platform: NonNullable<TaskActivityRow['platform']>; content: string; fileIds?: string[] },
+  now = new Date(),
+): Promise<{ runId: string | null; woke: boolean; reason: string | null; activityId: string }> {
+  const run = await runForReply(tx, task, now);
+  const [activity] = await tx
+    .insert(taskActivities)
+    .values({
+      taskId: task.id,
+      accountId: task.accountId,
+      kind: 'contact',
+      platform: reply.platform,
+      content: storableText(reply.content),
+      fileIds: reply.fileIds ?? [],
+      runId: run.runId,
+      createdAt: sql`clock_timestamp()`,
+    })
+    .returning({ id: taskActivities.id });
+  return { ...run, activityId: activity.id };
+}
+
+/**
  * Attaches a reply to the task it answers and wakes it, inside the caller's transaction (which
  * also records the inbound message). Mail whose From address is not proven is never attached:
  * attaching it would let anyone speak as the person the task waits on. DMARC `fail` (the
@@ -105,7 +136,7 @@ export async function attachReply(tx: Tx, reply: InboundReply, now = new Date())
   const task = await repliedTask(tx, reply);
   if (!task) return outcome('unmatched', 'unknown_reference');
   if (reply.dmarc === 'fail') return outcome('quarantined', 'dmarc_fail', task.id);
-  const awaited = task.waitingOnContacts.some((c) => c.email?.trim().toLowerCase() === reply.from.address.toLowerCase());
+  const awaited = await awaits(tx, task, { email: reply.from.address });
   if (!awaited) return outcome('unmatched', 'sender_not_awaited', task.id);
   if (!reply.senderVerified) {
     await tx.insert(taskActivities).values({
@@ -119,18 +150,6 @@ export async function attachReply(tx: Tx, reply: InboundReply, now = new Date())
     return outcome('unverified', 'sender_unverified', task.id);
   }
 
-  const run = await runForReply(tx, task, now);
-  const [activity] = await tx
-    .insert(taskActivities)
-    .values({
-      taskId: task.id,
-      accountId: task.accountId,
-      kind: 'contact',
-      platform: 'email',
-      content: contactContent(reply),
-      runId: run.runId,
-      createdAt: sql`clock_timestamp()`,
-    })
-    .returning({ id: taskActivities.id });
-  return { status: 'attached', reason: run.reason, taskId: task.id, activityId: activity.id, woke: run.woke };
+  const run = await attachContactReply(tx, task, { platform: 'email', content: contactContent(reply) }, now);
+  return { status: 'attached', reason: run.reason, taskId: task.id, activityId: run.activityId, woke: run.woke };
 }

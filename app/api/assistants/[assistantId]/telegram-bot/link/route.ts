@@ -1,0 +1,4 @@
+import { routeHandlers } from '@/server/route-handlers';
+
+export const { POST } = routeHandlers('/assistants/{assistantId}/telegram-bot/link');
+export const dynamic = 'force-dynamic';

@@ -1,0 +1,117 @@
+import type { Db } from '@/db/client';
+import type { AnyEndpoint } from '@/server/http/endpoint';
+import type { ChannelAttachment, ChannelName, Delivery } from './message';
+
+/*
+ * The channel port (issue 41): what every channel adapter offers the core, and nothing more. An
+ * adapter lives in one folder, server/channels/<channel>/ (adapter.ts: this interface; api.ts: the
+ * provider's API; webhook.ts: verify and parse; transform.ts: pure mapping to and from the common
+ * form), and is one line in the list of adapters (adapters.ts). It verifies what its provider sends,
+ * maps it to the common inbound form, proves who sent it, and sends what the core asks in a thread;
+ * it never decides who the sender is to Steward, where a message goes, whether a reply is an
+ * outward action, or whether a press approves anything: the core (server/messaging/) does, the
+ * same way for every adapter.
+ */
+
+/**
+ * A thread as the adapter encodes it (`<channel>:…`): opaque to the core, which stores it as the
+ * message's reference and hands it back to send into the same thread.
+ */
+export type ThreadRef = string;
+
+/** One of the assistant's connections on a channel (a bot, an app, a number) the webhook reached. */
+export type Connection = { id: string; channel: ChannelName; accountId: string; assistantId: string; externalId: string; name: string | null };
+
+/** Who wrote, as the provider proved it: `proven` only when the provider vouches for the id (a secret-carrying webhook of the assistant's own bot, a signed event). */
+export type ChannelPerson = { workspaceId: string; userId: string; name: string | null; proven: boolean };
+
+/** Who can read a message sent into a thread: the one person of a 1:1 thread, or a room whose members the adapter cannot list. */
+export type ThreadAudience = { kind: 'direct'; person: string } | { kind: 'room'; where: string };
+
+export type InboundFile = { filename: string | null; contentType: string; fetch: () => Promise<ChannelAttachment | { problem: string }> };
+
+/** What a verified webhook carried, in the common form. */
+export type InboundEvent =
+  | {
+      kind: 'message';
+      /** The provider's id of this delivery: a redelivery with the same id is acted on once. */
+      externalId: string;
+      person: ChannelPerson;
+      thread: ThreadRef;
+      audience: ThreadAudience;
+      /** This message as `<thread>#<id>`: the reference a reply threads on, and from which the core reads its thread. */
+      messageRef: string;
+      text: string;
+      files: InboundFile[];
+      /** `/start <code>`-style link: the person proves they are the user who asked for the code. */
+      linkCode: string | null;
+    }
+  | {
+      kind: 'press';
+      externalId: string;
+      person: ChannelPerson;
+      /** What the button carried (the core's binding token) and where the pressed message is. */
+      binding: string;
+      decision: 'approve' | 'reject';
+      shownIn: { thread: ThreadRef; messageRef: string };
+      /** Acknowledges the press to the presser (a toast), once the core decided. */
+      acknowledge: (text: string) => Promise<void>;
+    }
+  | { kind: 'ignored'; externalId: string | null; reason: string };
+
+export type WebhookRequest = { headers: Pick<Headers, 'get'>; rawBody: Buffer; connection: Connection };
+
+export type Verified = { ok: true } | { ok: false; status: 401 | 403 | 404; reason: string };
+
+export type OutboundFile = { filename: string; contentType: string; content: Buffer };
+
+/** A button the core binds: `binding` is its own token (never a cart id and hash in the clear); the adapter only carries it. */
+export type OutboundButton = { text: string; decision: 'approve' | 'reject'; binding: string };
+
+/**
+ * What the core sends. `reply`: a chat turn's answer in the thread it was asked in; `notice`:
+ * Steward's own word to the owner; `dispatch`: an approved send_message; `code`: a sign-in or
+ * approval code. The kind is said, never guessed from an id's shape.
+ */
+export type SendRequest = {
+  kind: 'reply' | 'notice' | 'dispatch' | 'code';
+  connection: Connection;
+  /** The thread to send into (a reply, a notice to a known chat), or null with `to` (a dispatch to a person by their id). */
+  thread: ThreadRef | null;
+  to?: string | null;
+  /** The message this one answers in the thread, when threading is asked for. */
+  replyTo?: string | null;
+  text: string;
+  files: OutboundFile[];
+  buttons?: OutboundButton[];
+};
+
+/** What the core may ask for instead of guessing; absent means not offered. */
+export type ChannelCapabilities = { buttons?: boolean; files?: boolean; groups?: boolean; typing?: boolean; edits?: boolean; calls?: boolean };
+
+export interface ChannelAdapter {
+  channel: ChannelName;
+  capabilities: ChannelCapabilities;
+  /** The adapter's own API (connecting the assistant's bot or app), served with every other endpoint. */
+  endpoints?: AnyEndpoint[];
+  /** The connection a webhook path names (the assistant's bot or app), or null: the endpoint answers 404. */
+  connection(db: Db, key: string): Promise<Connection | null>;
+  /** The assistant's connection on this channel (its bot), to send as it; null when it has none. */
+  connectionFor(db: Db, assistantId: string): Promise<Connection | null>;
+  /**
+   * A one-time code the person sent in their 1:1 thread (linkCode): when it is the one issued for the
+   * connection's owner, the person is linked to them (a channel identity) and the owner's id comes back.
+   */
+  redeemLink?(db: Db, connection: Connection, code: string, person: ChannelPerson): Promise<string | null>;
+  /** Whether the request is the provider's (signature, secret, token): nothing is stored before this says yes. */
+  verifyWebhook(db: Db, req: WebhookRequest): Promise<Verified>;
+  /** The verified request in the common form (pure mapping; files fetched only when asked). */
+  parseWebhook(db: Db, req: WebhookRequest): Promise<InboundEvent>;
+  send(db: Db, req: SendRequest): Promise<Delivery>;
+  /** Who reads what is sent into a thread (the audience rule's question). */
+  audienceOf(thread: ThreadRef): ThreadAudience;
+  /** The 1:1 thread with a person of the connection, to send to them first (approvals, notices). */
+  directThread(person: { workspaceId: string; userId: string }): ThreadRef;
+  /** Removes a posted message's buttons and shows a line instead (edits capability). */
+  closeButtons?(db: Db, connection: Connection, at: { thread: ThreadRef; messageRef: string }, line: string): Promise<void>;
+}

@@ -1,0 +1,170 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { channelApprovalPosts, channelEvents, type ChannelIdentityRow } from '@/db/schema';
+import type { ChannelAdapter, Connection, InboundEvent, WebhookRequest } from '@/server/channels/adapter';
+import { portAdapter } from '@/server/channels/adapters';
+import type { ChannelAttachment, InboundChannelMessage } from '@/server/channels/message';
+import { sendThroughPort } from '@/server/channels/port-send';
+import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
+import { AppError, notFound } from '@/server/http/errors';
+import type { ApiRequest } from '@/server/http/request';
+import { logger } from '@/server/logger';
+import { decideByButton } from './button-approvals';
+import { channelSender } from './channel-identities';
+import { markCardDecided, outcomeText } from './channel-approvals';
+import { routeInbound } from './inbound';
+import { emptyOk, rawBody } from './webhook-body';
+
+/*
+ * POST /api/channels/{channel}/webhooks/{key}: the one webhook of every adapter behind the channel
+ * port (server/channels/adapter.ts), and what follows it, the same for each:
+ * - the adapter finds the connection the key names (404 otherwise) and verifies the request
+ *   (its provider's signature or secret): refused, nothing is stored;
+ * - a message is kept once by the provider's id (a redelivery is acknowledged and not acted on
+ *   again), answered at once, and routed after: a link code from the person in their 1:1 thread
+ *   links them to the assistant's owner; otherwise it goes to routeInbound like a message of any
+ *   channel (the owner's chat and a turn; someone a task waits on → that task; anyone else kept for
+ *   the owner, untrusted, never answered from here);
+ * - a button press is decided at once by button-approvals.ts (the presser's linked identity, the
+ *   card posted for that version where it was posted, the hash), acknowledged, and the card closed.
+ */
+
+const toProvider = (channel: string) => channel as ChannelIdentityRow['provider'];
+
+export async function portWebhook(db: Db, req: ApiRequest, channel: string, key: string): Promise<Response> {
+  const adapter = portAdapter(channel);
+  if (!adapter) throw notFound('Channel');
+  const connection = await adapter.connection(db, key);
+  if (!connection) throw notFound('Channel connection');
+  const hook: WebhookRequest = { headers: req.headers, rawBody: Buffer.from(await rawBody(req)), connection };
+  const verified = await adapter.verifyWebhook(db, hook);
+  if (!verified.ok) {
+    logger.warn({ channel, connectionId: connection.id, reason: verified.reason }, 'channel port: refused an unverified webhook');
+    throw verified.status === 404 ? notFound('Channel connection') : new AppError(verified.status, 'invalid_signature', verified.reason);
+  }
+  const event = await adapter.parseWebhook(db, hook);
+  if (event.kind === 'ignored') return emptyOk();
+  const [stored] = await db
+    .insert(channelEvents)
+    .values({ provider: toProvider(channel), appKey: connection.id, externalId: event.externalId, accountId: connection.accountId, kind: event.kind, payload: JSON.parse(hook.rawBody.toString('utf8')) as Record<string, unknown> })
+    .onConflictDoNothing()
+    .returning({ id: channelEvents.id });
+  if (!stored) {
+    logger.info({ channel, connectionId: connection.id, externalId: event.externalId }, 'channel port: a redelivered update was acknowledged, not acted on');
+    return emptyOk();
+  }
+  if (event.kind === 'press') {
+    await decidePress(db, adapter, connection, event, stored.id);
+    return emptyOk();
+  }
+  // After the answer: the provider waits for none of the routing, and a turn's start needs the commit anyway.
+  setImmediate(() => void routePortMessage(db, adapter, connection, stored.id, event));
+  return emptyOk();
+}
+
+const finish = (db: Db, id: string, status: 'routed' | 'ignored', reason: string) =>
+  db.update(channelEvents).set({ status, reason: reason.slice(0, 500), handledAt: sql`now()` }).where(eq(channelEvents.id, id));
+
+/** The files of a message, fetched from the provider; what could not be fetched is named in the text. */
+async function fetchFiles(event: Extract<InboundEvent, { kind: 'message' }>): Promise<{ attachments: ChannelAttachment[]; problems: string[] }> {
+  const attachments: ChannelAttachment[] = [];
+  const problems: string[] = [];
+  for (const f of event.files) {
+    const got = await f.fetch().catch((e: unknown) => ({ problem: (e as Error).message }));
+    if ('problem' in got) problems.push(`${f.filename ?? 'a file'}: ${got.problem}`);
+    else attachments.push(got);
+  }
+  return { attachments, problems };
+}
+
+async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Connection, eventRowId: string, event: Extract<InboundEvent, { kind: 'message' }>): Promise<void> {
+  try {
+    const direct = event.audience.kind === 'direct';
+    if (event.linkCode && direct && adapter.redeemLink) {
+      const owner = await adapter.redeemLink(db, connection, event.linkCode, event.person);
+      const text = owner ? 'Linked: this Telegram account now speaks for you to your assistant.' : 'That link is not valid any more (it works once, for a day). Ask for a new one in Steward.';
+      await sendThroughPort(db, { channel: adapter.channel, assistantId: connection.assistantId, kind: 'notice', thread: event.thread, text });
+      return void (await finish(db, eventRowId, 'routed', owner ? 'linked' : 'link_refused'));
+    }
+    const { sender } = await channelSender(db, connection.accountId, {
+      provider: toProvider(adapter.channel),
+      workspaceId: event.person.workspaceId,
+      externalUserId: event.person.userId,
+      name: event.person.name,
+      appId: connection.id,
+    });
+    const { attachments, problems } = await fetchFiles(event);
+    const msg: InboundChannelMessage = {
+      channel: adapter.channel,
+      platform: adapter.channel as InboundChannelMessage['platform'],
+      accountId: connection.accountId,
+      assistantId: connection.assistantId,
+      sender,
+      person: event.person.proven ? { provider: toProvider(adapter.channel), workspaceId: event.person.workspaceId, userId: event.person.userId } : null,
+      to: [],
+      cc: [],
+      providerMessageId: event.messageRef,
+      threadRefs: [],
+      // A 1:1 thread is one conversation; a group is the owner's group chat (strangers.ts keeps other members' words there).
+      threadKey: direct ? event.thread : `group:${event.thread}`,
+      subject: null,
+      text: [event.text, ...(problems.length ? [`(files not received: ${problems.join('; ')})`] : [])].filter(Boolean).join('\n'),
+      attachments,
+      automated: false,
+      storedId: eventRowId,
+    };
+    const turns: QueuedChatTurn[] = [];
+    await db.transaction(async (tx) => {
+      const [locked] = await tx.select().from(channelEvents).where(and(eq(channelEvents.id, eventRowId), eq(channelEvents.status, 'received'))).for('update', { skipLocked: true });
+      if (!locked) return;
+      // A stranger conversation answers by send_message; from a port channel none is opened: the owner decides.
+      const routed = await routeInbound(tx, msg, { inTaskThread: !sender.proven });
+      turns.push(...routed.turns);
+      await tx.update(channelEvents).set({ status: 'routed', reason: `${routed.status}${routed.reason ? `: ${routed.reason}` : ''}`, handledAt: sql`now()` }).where(eq(channelEvents.id, eventRowId));
+    });
+    await startQueuedTurns(db, turns);
+  } catch (err) {
+    logger.error({ err, eventRowId, channel: adapter.channel }, 'channel port: routing failed; the update stays received');
+  }
+}
+
+/** A press of an approval button: its binding names the card Steward posted (channel_approval_posts), which names the cart version. */
+async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connection, event: Extract<InboundEvent, { kind: 'press' }>, eventRowId: string): Promise<void> {
+  const [post] = await db
+    .select()
+    .from(channelApprovalPosts)
+    .where(and(eq(channelApprovalPosts.id, event.binding), eq(channelApprovalPosts.accountId, connection.accountId), eq(channelApprovalPosts.provider, toProvider(adapter.channel))));
+  const outcome = post
+    ? await decideByButton(db, {
+        provider: toProvider(adapter.channel),
+        verifiedBy: 'port_webhook',
+        accountId: connection.accountId,
+        workspaceId: event.person.workspaceId,
+        externalUserId: event.person.userId,
+        cartId: post.cartId,
+        contentHash: post.contentHash,
+        decision: event.decision,
+        shownIn: { provider: 'telegram', connectionId: connection.id, thread: event.shownIn.thread, messageRef: event.shownIn.messageRef },
+      })
+    : ({ ok: false, code: 'not_owner', message: 'This button is not on an approval Steward posted: nothing was decided.' } as const);
+  const line = outcomeText(outcome);
+  await finish(db, eventRowId, 'routed', outcome.ok ? `press: ${outcome.decision}` : `press refused: ${outcome.code}`);
+  await event.acknowledge(line).catch((err: unknown) => logger.warn({ err }, 'channel port: the press could not be acknowledged'));
+  if (!post || (!outcome.ok && (outcome.code === 'not_owner' || outcome.code === 'owner_cannot_act' || outcome.code === 'queuing_failed'))) return;
+  await markCardDecided(db, post.cartId, toProvider(adapter.channel), post.contentHash, line);
+  if (adapter.closeButtons) await adapter.closeButtons(db, connection, event.shownIn, line).catch((err: unknown) => logger.warn({ err }, 'channel port: the card could not be closed'));
+}
+
+/**
+ * An update stored and left `received` (the process stopped before routing it), routed by the
+ * channel sweep from its stored payload. A press is not decided late: the presser was already
+ * answered (or not) and may press again.
+ */
+export async function reroutePortEvent(db: Db, row: { id: string; provider: string; appKey: string; payload: Record<string, unknown> }): Promise<void> {
+  const adapter = portAdapter(row.provider);
+  const connection = adapter ? await adapter.connection(db, row.appKey) : null;
+  if (!adapter || !connection) return void (await finish(db, row.id, 'ignored', 'the connection is gone'));
+  const event = await adapter.parseWebhook(db, { headers: new Headers(), rawBody: Buffer.from(JSON.stringify(row.payload)), connection }).catch(() => null);
+  if (event?.kind !== 'message') return void (await finish(db, row.id, 'ignored', event?.kind === 'press' ? 'a press not decided before the process stopped' : 'not a message'));
+  await routePortMessage(db, adapter, connection, row.id, event);
+}
