@@ -23,6 +23,8 @@ export async function startTwilioWorld(opts: {
   ownerPhone: string;
   line: string;
   channel: 'sms' | 'voice';
+  /** More of the server's environment (the voice section's realtime model: STEWARD_REALTIME_*). */
+  env?: Record<string, string>;
 }) {
   const pgServer = await startThrowawayDatabase(`${opts.name}_bench`);
   const database = connect(pgServer.url, { max: 2 });
@@ -42,6 +44,7 @@ export async function startTwilioWorld(opts: {
     ...twilio.env(),
     PORT: String(port),
     HOST: '127.0.0.1',
+    ...opts.env,
   });
   const close = async () => {
     await stop(steward);

@@ -10,11 +10,15 @@
  * kind of request (streamed Chat Completions) sent straight to the scripted model, which is the
  * model's own time. `turnOverheadMs` is the webhook's time less the model's: p50 of the webhook
  * minus p50 of the baseline (target p50 ≤ 150 ms), with both spreads shown.
+ *
+ * Live calls (issue 48) are measured after, on a server with a realtime model configured:
+ * `realtimeOverheadMs` and `bargeInMs` (bench/voice-realtime.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { parseTwiml } from '../tests/helpers/twilio-fake';
 import { sleep, spread } from './processes';
 import { BENCH_MODEL as MODEL, startTwilioWorld } from './twilio-world';
+import { benchRealtime } from './voice-realtime';
 
 const EXCHANGES = Number(process.env.BENCH_VOICE_EXCHANGES ?? 40);
 const PER_CALL = 10;
@@ -25,6 +29,11 @@ const LINE = '+14155550399';
 const REPLY = 'Noted, I will remind you tomorrow morning.';
 
 export async function bench() {
+  return { ...(await benchTurns()), ...(await benchRealtime()) };
+}
+
+/** Turn-based calls (no realtime model configured). */
+async function benchTurns() {
   const { twilio, base, llm, close } = await startTwilioWorld({
     name: 'voice',
     model: { fallback: () => ({ text: REPLY, delayMs: MODEL_DELAY_MS }) },

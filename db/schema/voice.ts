@@ -20,6 +20,15 @@ export type VoiceCallStatus = (typeof voiceCallStatuses)[number];
 export const voiceCallOutcomes = ['answered', 'voicemail', 'no_answer', 'busy', 'failed', 'refused', 'unknown'] as const;
 export type VoiceCallOutcome = (typeof voiceCallOutcomes)[number];
 
+/** How a call is spoken: TwiML turns (<Gather>/<Say>) or a live media stream bridged to a realtime speech model (issue 48). */
+export const voiceCallMedia = ['turns', 'realtime'] as const;
+
+/**
+ * An outbound call's approved bounds (the place_call dispatch's payload): what the assistant may
+ * agree to on the owner's behalf, what it must refer back, and what an answering machine gets.
+ */
+export type VoiceCallTerms = { mayAgree: string | null; referBack: string | null; onMachine: 'voicemail' | 'hangup'; asUser: boolean };
+
 export type TranscriptLine = {
   /** `assistant`: Steward said it (the model's reply, a script, a fixed line); `caller` (inbound) / `callee` (outbound): recognised speech of the other party. */
   speaker: 'assistant' | 'caller' | 'callee';
@@ -66,6 +75,17 @@ export const voiceCalls = pgTable(
     reason: text('reason'),
     /** Outbound: the task activity that reported the outcome (written once). */
     reportedActivityId: text('reported_activity_id'),
+    media: text('media', { enum: voiceCallMedia }).notNull().default('turns'),
+    /** Twilio's media stream (MZ…) once the stream authenticated: a second stream for the call is refused. */
+    streamSid: text('stream_sid'),
+    /** Outbound: the approved purpose's bounds (null: agree to nothing beyond the purpose). */
+    terms: jsonb('terms').$type<VoiceCallTerms>(),
+    /** Realtime calls: what the assistant summed up, what it agreed within the terms, and what it referred back to the owner. */
+    summary: text('summary'),
+    commitments: jsonb('commitments').$type<string[]>().notNull().default([]),
+    referrals: jsonb('referrals').$type<string[]>().notNull().default([]),
+    /** The sweep last asked Twilio about a call whose final status had not come. */
+    statusCheckedAt: ts('status_checked_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     endedAt: ts('ended_at'),
@@ -75,6 +95,7 @@ export const voiceCalls = pgTable(
     uniqueIndex('voice_calls_intent').on(t.intentKey).where(sql`${t.intentKey} IS NOT NULL`),
     index('voice_calls_dispatch').on(t.dispatchId),
     index('voice_calls_assistant').on(t.assistantId, t.createdAt),
+    index('voice_calls_open').on(t.createdAt).where(sql`${t.endedAt} IS NULL`),
   ],
 );
 

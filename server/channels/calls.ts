@@ -1,3 +1,4 @@
+import type { VoiceCallTerms } from '@/db/schema';
 import type { MessageDelivery } from './outbound';
 
 /*
@@ -23,6 +24,8 @@ export type CallPlacement = {
   userId: string;
   taskId: string;
   dispatchId: string;
+  /** The approved bounds of a live conversation (issue 48): what may be agreed, what is referred back, what a machine gets. */
+  terms?: VoiceCallTerms;
 };
 
 export type CallPlacer = (call: CallPlacement) => Promise<MessageDelivery>;

@@ -1,49 +1,16 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import type { Db, Tx } from '@/db/client';
+import type { Db } from '@/db/client';
+import { callUsage } from '@/db/queries/call-minutes';
 import { chatModelCalls, chatTurns } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
-import { countModelUsage } from '@/server/http/metrics';
 import { findChatForActor } from './access';
 
 /*
- * Usage of a chat (spec document 2: GET /chats/{chatId}/usage). The runtime records one row per
- * model call of a turn (recordChatModelCall); the answer sums them per turn: a turn is a run of
- * the assistant (its executionId is the row's runId), and `turns` counts its model calls.
+ * Usage of a chat (spec document 2: GET /chats/{chatId}/usage). The agent loop records one row per
+ * model call of a turn (server/agent/models/model-calls.ts, the writer task runs use too); the
+ * answer sums them per turn: a turn is a run of the assistant (its executionId is the row's
+ * runId), and `turns` counts its model calls.
  */
-
-export type ChatModelCall = {
-  turnId: string;
-  /** The call's place in its turn, from 0; the same (turn, seq) twice records once. */
-  seq: number;
-  modelTier: (typeof chatModelCalls.$inferInsert)['modelTier'];
-  model: string | null;
-  usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number };
-  chargedCredits: number;
-  isBillable: boolean;
-};
-
-/** Idempotent per (turn, seq): a model step retried after it recorded its call records nothing new. */
-export async function recordChatModelCall(tx: Tx, call: ChatModelCall): Promise<boolean> {
-  const [turn] = await tx.select({ chatId: chatTurns.chatId, accountId: chatTurns.accountId }).from(chatTurns).where(eq(chatTurns.id, call.turnId));
-  if (!turn) return false;
-  const rows = await tx
-    .insert(chatModelCalls)
-    .values({
-      chatId: turn.chatId,
-      turnId: call.turnId,
-      accountId: turn.accountId,
-      seq: call.seq,
-      modelTier: call.modelTier,
-      model: call.model,
-      ...call.usage,
-      chargedCredits: call.chargedCredits,
-      isBillable: call.isBillable,
-    })
-    .onConflictDoNothing({ target: [chatModelCalls.turnId, chatModelCalls.seq] })
-    .returning({ id: chatModelCalls.id });
-  if (rows.length) countModelUsage(call.modelTier, call.usage);
-  return rows.length > 0;
-}
 
 const credits = (n: number) => Math.round(n * 1e6) / 1e6;
 const num = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number);
@@ -99,6 +66,7 @@ export async function getChatUsage(db: Db, actor: Actor, chatId: string) {
   });
   return {
     ok: true as const,
+    calls: await callUsage(db, { chatId: chat.id }),
     total,
     rows,
     credits: {

@@ -5,6 +5,7 @@ import { twiml, type Verb, type Voice } from '@/server/channels/twilio/twiml';
 import { callLanguage, callVoice } from '@/server/channels/voice-providers';
 import { tailTurn } from '@/server/chats/stream-tail';
 import { publicOrigin } from '@/server/http/public-origin';
+import { streamToken } from './voice-stream-token';
 
 /*
  * What the voice webhooks share (voice-inbound.ts, voice-outbound.ts): the call's row, the
@@ -14,12 +15,32 @@ import { publicOrigin } from '@/server/http/public-origin';
  */
 
 export const VOICE_PATH = '/api/channels/twilio/voice';
-export const VOICE_STEPS = ['speech', 'wait', 'answer', 'reply', 'status'] as const;
+export const VOICE_STEPS = ['speech', 'wait', 'answer', 'reply', 'status', 'streamed'] as const;
+/** Twilio's media streams connect here (spec 6, Voice conversations): the kernel's WebSocket, server/voice-media.ts. */
+export const MEDIA_PATH = '/api/channels/twilio/media';
 export type VoiceStep = (typeof VOICE_STEPS)[number];
 
 export function stepUrl(step: VoiceStep, query: Record<string, string | number>): string {
   const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
   return `${publicOrigin().origin}${VOICE_PATH}/${step}?${q.toString()}`;
+}
+
+/** The media stream's URL: the public origin with ws(s) for http(s). */
+export function mediaUrl(): string {
+  const origin = new URL(publicOrigin().origin);
+  origin.protocol = origin.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${origin.origin}${MEDIA_PATH}`;
+}
+
+/**
+ * A live conversation instead of turns (issue 48): <Connect><Stream> to the media WebSocket with
+ * the call's signed token, then, once the stream ends, the `streamed` step (hang up, or carry on
+ * in turns when the model failed). The call is marked `realtime` from here on.
+ */
+export async function streamVerbs(db: Db, call: VoiceCallRow, preface: Verb[] = []): Promise<Verb[]> {
+  await db.update(voiceCalls).set({ media: 'realtime' }).where(eq(voiceCalls.id, call.id));
+  const token = await streamToken(db, { callId: call.id, callSid: call.callSid! });
+  return [...preface, { stream: { url: mediaUrl(), parameters: { token } } }, { redirect: stepUrl('streamed', { call: call.id }) }];
 }
 
 /**

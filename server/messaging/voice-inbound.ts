@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { accounts, chatMessages, voiceCalls, type VoiceCallRow } from '@/db/schema';
 import type { InboundChannelMessage } from '@/server/channels/message';
 import { lineForNumber } from '@/server/channels/phone-lines';
+import { realtimeConfig } from '@/server/channels/realtime/config';
 import { E164 } from '@/server/channels/twilio/payloads';
 import { spoken, twiml, type Verb } from '@/server/channels/twilio/twiml';
 import type { VoiceParams } from '@/server/channels/twilio/voice-payloads';
@@ -22,6 +23,7 @@ import {
   MAX_HOLDS,
   replyWaitMs,
   stepUrl,
+  streamVerbs,
   voiceOf,
   waitForTurn,
   type CallContext,
@@ -84,7 +86,9 @@ export async function inboundCall(db: Db, p: VoiceParams, now = new Date()): Pro
   // Twilio asked again for the same call (its first answer was lost): the same greeting, nothing new kept.
   if (seen) {
     const again = await callContext(db, seen);
-    return answer(again, greeting(again, modeOf(seen)));
+    const mode = modeOf(seen);
+    if (seen.media === 'realtime' && !seen.streamSid && (mode === 'owner' || mode === 'message')) return answer(again, await streamVerbs(db, seen));
+    return answer(again, greeting(again, mode));
   }
   const verified = callerIdProven(p);
   const call = await db.transaction(async (tx) => {
@@ -122,7 +126,10 @@ export async function inboundCall(db: Db, p: VoiceParams, now = new Date()): Pro
     return row ?? (await tx.select().from(voiceCalls).where(eq(voiceCalls.callSid, p.CallSid)))[0]!;
   });
   const ctx = await callContext(db, call);
-  const verbs = greeting(ctx, modeOf(call));
+  const mode = modeOf(call);
+  // With a realtime model the conversation is live (issue 48): the model greets, and every word is kept as it is spoken.
+  if (realtimeConfig() && (mode === 'owner' || mode === 'message')) return answer(ctx, await streamVerbs(db, call));
+  const verbs = greeting(ctx, mode);
   await appendTranscript(db, call.id, verbs.flatMap((v) => ('gather' in v ? v.gather.say : 'say' in v ? [v.say] : [])).map((t) => line('assistant', t, now)));
   return answer(ctx, verbs);
 }
@@ -253,3 +260,20 @@ async function strangerMessage(db: Db, ctx: CallContext, said: string, q: StepQu
   }
   return answer(ctx, [{ say: thanks }, GOODBYE]);
 }
+
+/**
+ * POST /channels/twilio/voice/streamed: a live call's media stream ended without the caller
+ * hanging up. The assistant ended it (end_call): goodbye. The realtime model failed: the call goes
+ * on in turns, from where it was.
+ */
+export async function inboundStreamed(db: Db, ctx: CallContext): Promise<string> {
+  const call = ctx.call;
+  if (!realtimeFailed(call)) return answer(ctx, [GOODBYE]);
+  const mode = modeOf(call);
+  if (mode !== 'owner' && mode !== 'message') return answer(ctx, [GOODBYE]);
+  await db.update(voiceCalls).set({ media: 'turns' }).where(eq(voiceCalls.id, call.id));
+  const ask = mode === 'owner' ? 'Sorry, the line had a problem. What can I do for you?' : 'Sorry, the line had a problem. Please tell me your message.';
+  return answer(ctx, [{ gather: { action: stepUrl('speech', { call: call.id, n: call.exchanges + 1 }), say: [ask] } }]);
+}
+
+export const realtimeFailed = (call: Pick<VoiceCallRow, 'reason'>) => Boolean(call.reason?.startsWith('realtime_failed'));

@@ -6,6 +6,7 @@ import type { CallPlacement, CallPlacer } from '@/server/channels/calls';
 import type { MessageDelivery } from '@/server/channels/outbound';
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { createCall } from '@/server/channels/twilio/calls';
+import { realtimeConfig } from '@/server/channels/realtime/config';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { E164 } from '@/server/channels/twilio/payloads';
 import type { Verb } from '@/server/channels/twilio/twiml';
@@ -14,7 +15,9 @@ import { badRequest, notFound } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { MAX_MESSAGE_CHARS } from '@/server/tasks/contracts';
 import { runForReply } from '@/server/tasks/inbound-reply';
-import { answer, appendTranscript, callContext, callOfStep, disclosureLine, line, stepUrl } from './voice-calls';
+import { answer, appendTranscript, callContext, callOfStep, disclosureLine, line, stepUrl, streamVerbs, type CallContext } from './voice-calls';
+import { realtimeFailed } from './voice-inbound';
+import { DEFAULT_TERMS } from './voice-realtime-instructions';
 import type { StepQuery } from './voice-inbound';
 
 /*
@@ -67,6 +70,7 @@ export async function placeTwilioCall(db: Db, c: CallPlacement, now = new Date()
       dispatchId: c.dispatchId,
       purpose: c.purpose,
       script: c.script,
+      terms: c.terms ?? { ...DEFAULT_TERMS, asUser: c.asUser },
     })
     .onConflictDoNothing()
     .returning();
@@ -79,7 +83,8 @@ export async function placeTwilioCall(db: Db, c: CallPlacement, now = new Date()
     to: c.to,
     url: stepUrl('answer', { call: intent.id }),
     statusCallback: stepUrl('status', { call: intent.id }),
-    machineDetection: 'DetectMessageEnd',
+    // Answering machine detection as the dispatch says: a voicemail waits for the greeting's end; hanging up needs only the verdict.
+    machineDetection: c.terms?.onMachine === 'hangup' ? 'Enable' : 'DetectMessageEnd',
     timeoutSec: 30,
   });
   if (placed.ok) {
@@ -133,7 +138,9 @@ export async function answerStep(db: Db, p: VoiceParams, q: Pick<StepQuery, 'cal
   const script = call.script?.trim() || call.purpose || 'Hello.';
   let verbs: Verb[];
   if (p.AnsweredBy === 'fax') verbs = [{ hangup: true }];
-  else if (isMachine(p.AnsweredBy)) verbs = [{ say: script }, { hangup: true }];
+  else if (isMachine(p.AnsweredBy)) verbs = call.terms?.onMachine === 'hangup' ? [{ hangup: true }] : [{ say: script }, { hangup: true }];
+  // A person, and a realtime model configured: a live conversation within the approved purpose (issue 48); the model speaks the approved words first.
+  else if (realtimeConfig() && call.callSid) return answer(ctx, await streamVerbs(db, { ...call, callSid: call.callSid }));
   else verbs = [{ gather: { action: stepUrl('reply', { call: call.id, n: 1 }), timeoutSec: 6, say: [...(ctx.disclosure ? [disclosureLine(ctx.ownerName)] : []), script] } }];
   // What was said goes into the transcript once, however often Twilio asks.
   const said = verbs.flatMap((v) => ('gather' in v ? v.gather.say : 'say' in v ? [v.say] : [])).map((t) => line('assistant', t, now));
@@ -200,9 +207,14 @@ const OUTCOME_TEXT: Record<VoiceCallOutcome, string> = {
 /** The activity the task reads: Steward's account of the call, then the transcript (the callee's words are theirs). */
 export function callReport(call: VoiceCallRow, outcome: VoiceCallOutcome, durationSec: number | null, reason: string | null): string {
   const lines = [
-    `Outcome from ${call.toNumber} of the call you placed: ${OUTCOME_TEXT[outcome]}${durationSec ? ` (${durationSec} s)` : ''}${reason ? `; ${reason}` : ''}.`,
+    `Outcome from ${call.toNumber} of the call you placed: ${outcome === 'voicemail' && call.terms?.onMachine === 'hangup' ? 'an answering machine answered, and no message was left (as approved)' : OUTCOME_TEXT[outcome]}${durationSec ? ` (${durationSec} s)` : ''}${reason ? `; ${reason}` : ''}.`,
     ...(call.purpose ? [`Purpose: ${call.purpose}`] : []),
   ];
+  if (call.summary) lines.push(`Summary: ${call.summary}`);
+  if (call.media === 'realtime') {
+    lines.push(call.commitments.length ? `Agreed within the approved bounds: ${call.commitments.join('; ')}` : 'Agreed: nothing.');
+    if (call.referrals.length) lines.push(`Referred back to you (nothing was agreed about these): ${call.referrals.join('; ')}`);
+  }
   const spoken = call.transcript.filter((l: TranscriptLine) => outcome === 'answered' || outcome === 'voicemail' || l.speaker !== 'assistant');
   if (spoken.length) lines.push('', 'Transcript:', ...spoken.map((l) => `${l.speaker === 'assistant' ? 'You' : call.toNumber}: ${l.text}`));
   const text = lines.join('\n');
@@ -248,4 +260,13 @@ export async function statusStep(db: Db, p: VoiceParams, q: Pick<StepQuery, 'cal
     .update(voiceCalls)
     .set({ status, durationSec: p.CallDuration ?? null, endedAt: now, outcome: sql`coalesce(${voiceCalls.outcome}, 'answered')` })
     .where(and(eq(voiceCalls.id, call.id), isNull(voiceCalls.endedAt)));
+}
+
+/** POST /channels/twilio/voice/streamed for a placed call: goodbye, or (the model failed) the approved words in turns. */
+export async function outboundStreamed(db: Db, ctx: CallContext): Promise<string> {
+  const call = ctx.call;
+  if (!realtimeFailed(call)) return answer(ctx, [{ hangup: true }]);
+  await db.update(voiceCalls).set({ media: 'turns' }).where(eq(voiceCalls.id, call.id));
+  const script = call.script?.trim() || call.purpose || 'Hello.';
+  return answer(ctx, [{ gather: { action: stepUrl('reply', { call: call.id, n: call.exchanges + 1 }), timeoutSec: 6, say: [`Sorry, the line had a problem. ${script}`] } }]);
 }

@@ -9,9 +9,9 @@ import { AppError, invalidFields, notFound } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
 import { parsed, verifiedTwilio } from './texts-webhooks';
-import { VOICE_STEPS, type VoiceStep } from './voice-calls';
-import { inboundCall, speechStep, waitStep, type StepQuery } from './voice-inbound';
-import { answerStep, replyStep, statusStep } from './voice-outbound';
+import { callContext, callOfStep, VOICE_STEPS, type VoiceStep } from './voice-calls';
+import { inboundCall, inboundStreamed, speechStep, waitStep, type StepQuery } from './voice-inbound';
+import { answerStep, outboundStreamed, replyStep, statusStep } from './voice-outbound';
 
 /*
  * Twilio's voice webhooks (spec 5, Provider webhooks): POST /channels/twilio/voice (a call reached
@@ -19,7 +19,7 @@ import { answerStep, replyStep, statusStep } from './voice-outbound';
  * Steward gives Twilio in its TwiML and its Calls API requests:
  *   speech  what the caller said (<Gather> action)        wait    the same question, after a holding line
  *   answer  an outbound call was picked up (AnsweredBy)    reply   what the callee said
- *   status  a call's progress (StatusCallback)
+ *   status  a call's progress (StatusCallback)            streamed  a live call's media stream ended (issue 48)
  * Each is verified before anything is read or stored, as the texts' webhooks are:
  * X-Twilio-Signature over STEWARD_PUBLIC_URL + the path and query, and the posted parameters
  * (never the Host header); unsigned or wrongly signed: 403, nothing stored; Twilio not configured
@@ -55,7 +55,16 @@ async function voiceStep(db: Db, req: ApiRequest, step: VoiceStep, query: z.infe
   if (step === 'speech') return twimlResponse(await speechStep(db, p, q));
   if (step === 'wait') return twimlResponse(await waitStep(db, p, q));
   if (step === 'answer') return twimlResponse(await answerStep(db, p, q));
+  if (step === 'streamed') return twimlResponse(await streamedStep(db, p, q));
   return twimlResponse(await replyStep(db, p, q));
+}
+
+/** The TwiML after a live call's <Connect><Stream>: the stream ended and the caller is still on the line. */
+async function streamedStep(db: Db, p: VoiceParams, q: StepQuery): Promise<string> {
+  const call = await callOfStep(db, q.call, p.CallSid);
+  if (!call) throw notFound('Call');
+  const ctx = await callContext(db, call);
+  return call.direction === 'inbound' ? inboundStreamed(db, ctx) : outboundStreamed(db, ctx);
 }
 
 const logged = async (path: string, work: () => Promise<Response>) => {

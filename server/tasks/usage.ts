@@ -1,80 +1,32 @@
-import { countModelUsage } from '@/server/http/metrics';
-import { asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
+import { callUsage } from '@/db/queries/call-minutes';
 import type { Db, Tx } from '@/db/client';
-import { taskModelCalls, taskRuns, type TaskModelCallRow, type TaskRow } from '@/db/schema';
+import { taskModelCalls, taskRuns, type TaskModelCallRow } from '@/db/schema';
+import { recordCallUsage, type ModelCallUsage } from '@/server/agent/models/model-calls';
 import type { Actor } from '@/server/access/actor';
 import { readableTask } from './access';
 
 /*
  * Usage of a task (spec document 2: GET /tasks/{taskId}/usage): one row per model step of each
- * run, the token totals, and the credits per run. The runtime records each step through
- * recordModelCall; this module only stores and sums what it is given, so pricing stays in
- * server/agent/models/prices.ts (creditsFor).
+ * run, the token totals, and the credits per run. The agent loop records each step through the
+ * one usage writer (server/agent/models/model-calls.ts, shared with chat turns); this module sums
+ * what it wrote, so pricing stays in server/agent/models/prices.ts (creditsFor).
  */
 
-/** The provider's four disjoint token counts of one call (the shape of the agent's StewardUsage). */
-export type TokenCounts = { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number };
-
-export type ModelCall = {
-  runId: string;
-  /** The step's position in its run, from 0; the same (runId, seq) twice records once. */
-  seq: number;
-  modelTier: TaskRow['modelTier'];
-  model: string | null;
-  usage: TokenCounts;
-  /** From creditsFor: 0 and false when the call is not billable. */
-  chargedCredits: number;
-  isBillable: boolean;
-};
+/** One model step of a run, as the model step records it (server/agent/models/model-calls.ts writes it). */
+export type ModelCall = ModelCallUsage & { runId: string };
 
 /**
- * The runtime's entry point after each model step. Task and account come from the run row, so a
- * call can never be filed under another task. A durable step that is retried after it already
- * recorded its call is a no-op (null): the unique (run_id, seq) index holds that. A run deleted
- * meanwhile (with its task or owner) records nothing (null) instead of failing the step.
+ * A run's model step, recorded (the agent loop writes through recordCallUsage itself; this is its
+ * task-shaped form): the row, or null when none was written (a retried step's row is there
+ * already, or the run went with its task or owner).
  */
 export async function recordModelCall(tx: Tx, call: ModelCall): Promise<TaskModelCallRow | null> {
-  return (await recordModelCallWith(tx, call, null)).row;
-}
-
-/**
- * recordModelCall, with `also` evaluated by the same statement once the row is written (the
- * model step settles the call's credits with it, server/budgets/reserve.ts settlementSql): its
- * value, or null when no row was written (then `also` was not evaluated).
- */
-export async function recordModelCallWith<T>(tx: Tx, call: ModelCall, also: SQL<T> | null): Promise<{ row: TaskModelCallRow | null; also: T | null }> {
-  const [run] = await tx.select({ taskId: taskRuns.taskId, accountId: taskRuns.accountId }).from(taskRuns).where(eq(taskRuns.id, call.runId));
-  // The run went with its task (deleted, or its owner was): there is nothing left to bill it to.
-  if (!run) return { row: null, also: null };
-  const insert = tx
-    .insert(taskModelCalls)
-    .values({
-      taskId: run.taskId,
-      runId: call.runId,
-      accountId: run.accountId,
-      seq: call.seq,
-      modelTier: call.modelTier,
-      model: call.model,
-      ...call.usage,
-      chargedCredits: call.chargedCredits,
-      isBillable: call.isBillable,
-    })
-    .onConflictDoNothing({ target: [taskModelCalls.runId, taskModelCalls.seq] });
-  let row: TaskModelCallRow | undefined;
-  let value: T | null = null;
-  if (also) {
-    const [r] = await insert.returning({ ...getTableColumns(taskModelCalls), also });
-    if (r) {
-      const { also: v, ...rest } = r;
-      row = rest;
-      value = v;
-    }
-  } else {
-    [row] = await insert.returning();
-  }
-  // Counted once: a retried step that finds its row already there records nothing new.
-  if (row) countModelUsage(call.modelTier, call.usage);
-  return { row: row ?? null, also: value };
+  const { runId, ...usage } = call;
+  const { id } = await recordCallUsage(tx, { runId }, usage, null);
+  if (!id) return null;
+  const [row] = await tx.select().from(taskModelCalls).where(eq(taskModelCalls.id, id));
+  return row ?? null;
 }
 
 /** Credits to six decimals, as creditsFor rounds them: sums of binary fractions would drift otherwise. */
@@ -112,6 +64,7 @@ export async function getTaskUsage(db: Db, actor: Actor, id: string) {
   }
   return {
     ok: true as const,
+    calls: await callUsage(db, { taskId: task.id }),
     total,
     rows: rows.map(({ call }) => ({
       runId: call.runId,

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '@/db/client';
@@ -16,6 +17,8 @@ export type TestServer = {
   baseUrl: string;
   database: Database;
   kernel: KernelDeps;
+  /** The node:http server itself, for what npm start attaches to it (WebSocket upgrades). */
+  http: Server;
   close: () => Promise<void>;
 };
 
@@ -48,6 +51,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     baseUrl: `http://127.0.0.1:${port}/api`,
     database: db.database,
     kernel,
+    http: server,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

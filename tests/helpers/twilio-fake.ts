@@ -30,6 +30,7 @@ export type TwimlVerb =
   | { verb: 'Gather'; action: string; say: string[]; attrs: Record<string, string> }
   | { verb: 'Redirect'; url: string }
   | { verb: 'Pause' }
+  | { verb: 'Stream'; url: string; parameters: Record<string, string> }
   | { verb: 'Hangup' }
   | { verb: 'Reject'; reason: string | null };
 
@@ -40,10 +41,17 @@ const attrsOf = (raw: string) => Object.fromEntries([...raw.matchAll(/([A-Za-z]+
 export function parseTwiml(xml: string): TwimlVerb[] {
   const body = /<Response>([\s\S]*)<\/Response>/.exec(xml)?.[1] ?? '';
   const out: TwimlVerb[] = [];
-  for (const m of body.matchAll(/<(Say|Play|Gather|Redirect|Pause|Hangup|Reject)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1>)/g)) {
+  for (const m of body.matchAll(/<(Say|Play|Gather|Redirect|Pause|Hangup|Reject|Connect)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1>)/g)) {
     const [, verb, rawAttrs, inner = ''] = m;
     const a = attrsOf(rawAttrs!);
-    if (verb === 'Say') out.push({ verb, text: unescapeXml(inner), voice: a.voice ?? null, language: a.language ?? null });
+    if (verb === 'Connect') {
+      // <Connect><Stream url=…><Parameter name= value=/>…</Stream></Connect>: a bidirectional media stream.
+      const stream = /<Stream\b([^>]*?)(?:\/>|>([\s\S]*?)<\/Stream>)/.exec(inner);
+      if (stream) {
+        const parameters = Object.fromEntries([...(stream[2] ?? '').matchAll(/<Parameter\b([^>]*?)\/>/g)].map((x) => attrsOf(x[1]!)).map((pa) => [pa.name ?? '', pa.value ?? '']));
+        out.push({ verb: 'Stream', url: attrsOf(stream[1]!).url ?? '', parameters });
+      }
+    } else if (verb === 'Say') out.push({ verb, text: unescapeXml(inner), voice: a.voice ?? null, language: a.language ?? null });
     else if (verb === 'Play') out.push({ verb, url: unescapeXml(inner.trim()) });
     else if (verb === 'Gather') out.push({ verb, action: a.action ?? '', say: [...inner.matchAll(/<Say\b[^>]*>([\s\S]*?)<\/Say>/g)].map((x) => unescapeXml(x[1]!)), attrs: a });
     else if (verb === 'Redirect') out.push({ verb, url: unescapeXml(inner.trim()) });
@@ -59,6 +67,8 @@ export type Conversation = {
   twiml: string[];
   requests: Array<{ url: string; status: number; params: Record<string, string> }>;
   verbs: TwimlVerb[][];
+  /** Media streams the TwiML opened (<Connect><Stream>). */
+  streams: Array<{ url: string; parameters: Record<string, string> }>;
   ended: 'hangup' | 'rejected' | 'caller_hung_up' | 'end_of_twiml' | 'http_error' | 'too_long';
 };
 
@@ -78,6 +88,8 @@ export type PlacedCall = {
   conversation: Conversation | null;
   finished: boolean;
   statuses: Array<{ status: string; answer: number }>;
+  /** How the call ended, as GET Calls/{sid}.json tells it (null while it is going on). */
+  finalStatus?: { status: string; duration: number; answeredBy: string } | null;
 };
 
 export type SentMessage = {
@@ -113,6 +125,8 @@ export async function startTwilioFake(opts: Options = {}) {
   const sent: SentMessage[] = [];
   const bought: Array<{ sid: string; phoneNumber: string; smsUrl: string | null; voiceUrl?: string | null; voiceStatusUrl?: string | null }> = [];
   const calls: PlacedCall[] = [];
+  /** Inbound calls' final statuses, as GET Calls/{sid}.json tells them. */
+  const inboundCalls = new Map<string, { status: string; duration: number; answeredBy: string | null }>();
   const media = new Map<string, { bytes: Buffer; contentType: string }>();
   const optedOut = new Set<string>();
   const state = {
@@ -135,6 +149,15 @@ export async function startTwilioFake(opts: Options = {}) {
     callStepDelayMs: 30,
     /** The next call is placed, but the answer to its create is lost (the connection drops). */
     loseNextCallAnswer: false,
+    /**
+     * What plays a <Connect><Stream> (a media stream stand-in, tests/helpers/twilio-media-fake.ts):
+     * resolves when the stream ends with the caller still on the line (Twilio then goes on with the
+     * TwiML after <Connect>), or with 'hung_up' when the caller hung up during it. Without one the
+     * stream is not opened and the call ends there.
+     */
+    onStream: null as null | ((stream: { url: string; parameters: Record<string, string>; callSid: string; direction: 'inbound' | 'outbound' }) => Promise<'ended' | 'hung_up'>),
+    /** The next call's final status callback is never posted (the sweep must find it); GET Calls/{sid}.json still answers it. */
+    dropNextFinalStatus: false,
   };
 
   const authorized = (req: IncomingMessage) => {
@@ -255,6 +278,25 @@ export async function startTwilioFake(opts: Options = {}) {
       void runOutbound(call).catch(() => (call.finished = true));
       return;
     }
+    const fetchedCall = /^Calls\/(CA[0-9a-f]{32})\.json$/.exec(rest);
+    if (req.method === 'GET' && fetchedCall) {
+      // The Call resource: its status as Twilio knows it (in-progress until it ended).
+      const c = calls.find((x) => x.sid === fetchedCall[1]) ?? null;
+      const known = c ? null : inboundCalls.get(fetchedCall[1]!);
+      if (!c && !known) return error(res, 404, 20404, 'The requested resource was not found');
+      const fin = c ? c.finalStatus : known;
+      return json(res, 200, {
+        sid: fetchedCall[1],
+        account_sid: accountSid,
+        to: c?.to ?? null,
+        from: c?.from ?? null,
+        status: fin?.status ?? 'in-progress',
+        duration: fin ? String(fin.duration) : null,
+        answered_by: fin?.answeredBy ?? null,
+        direction: c ? 'outbound-api' : 'inbound',
+        api_version: '2010-04-01',
+      });
+    }
     const fetched = /^Messages\/([A-Za-z0-9]+)\.json$/.exec(rest);
     if (req.method === 'GET' && fetched) {
       const m = sent.find((x) => x.sid === fetched[1]);
@@ -296,7 +338,7 @@ export async function startTwilioFake(opts: Options = {}) {
 
   /** Follows a call's TwiML from `url` as Twilio does, the caller saying `lines` one per <Gather>. */
   async function converse(url: string, base: Record<string, string>, first: Record<string, string>, lines: string[]): Promise<Conversation> {
-    const c: Conversation = { heard: [], twiml: [], requests: [], verbs: [], ended: 'too_long' };
+    const c: Conversation = { heard: [], twiml: [], requests: [], verbs: [], streams: [], ended: 'too_long' };
     const left = [...lines];
     let next: { url: string; params: Record<string, string> } | null = { url, params: { ...base, ...first } };
     for (let i = 0; next && i < 40; i++) {
@@ -325,6 +367,17 @@ export async function startTwilioFake(opts: Options = {}) {
         } else if (v.verb === 'Redirect') {
           next = { url: v.url, params: base };
           break;
+        } else if (v.verb === 'Stream') {
+          c.streams.push({ url: v.url, parameters: v.parameters });
+          if (!state.onStream) {
+            c.ended = 'end_of_twiml';
+            return c;
+          }
+          const how = await state.onStream({ url: v.url, parameters: v.parameters, callSid: base.CallSid ?? '', direction: base.Direction === 'inbound' ? 'inbound' : 'outbound' });
+          if (how === 'hung_up') {
+            c.ended = 'caller_hung_up';
+            return c;
+          }
         } else if (v.verb === 'Hangup' || v.verb === 'Reject') {
           c.ended = v.verb === 'Hangup' ? 'hangup' : 'rejected';
           return c;
@@ -354,7 +407,9 @@ export async function startTwilioFake(opts: Options = {}) {
     const answered = script as Extract<CallScript, { answeredBy?: string }>;
     await status('in-progress');
     call.conversation = await converse(call.url, { ...base, CallStatus: 'in-progress' }, { AnsweredBy: answered.answeredBy ?? 'human' }, answered.says ?? []);
-    await status('completed', { CallDuration: String(answered.durationSec ?? 14) });
+    call.finalStatus = { status: 'completed', duration: answered.durationSec ?? 14, answeredBy: answered.answeredBy ?? 'human' };
+    if (state.dropNextFinalStatus) state.dropNextFinalStatus = false;
+    else await status('completed', { CallDuration: String(answered.durationSec ?? 14) });
     call.finished = true;
   }
 
@@ -382,6 +437,7 @@ export async function startTwilioFake(opts: Options = {}) {
     };
     const conversation = await converse(url, base, { CallStatus: 'ringing' }, o.says ?? []);
     const statusUrl = bought.find((b) => b.phoneNumber === o.to)?.voiceStatusUrl ?? null;
+    inboundCalls.set(callSid, { status: 'completed', duration: 20, answeredBy: null });
     if (statusUrl) await post(statusUrl, { ...base, CallStatus: 'completed', CallDuration: '20' });
     return { callSid, ...conversation };
   }

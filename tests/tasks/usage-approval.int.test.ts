@@ -99,6 +99,7 @@ describe('tasks: usage', () => {
       total: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
       rows: [],
       credits: { total: 0, runs: [] },
+      calls: { calls: 0, seconds: 0, minutes: 0 },
     });
     expect((await call(app(), `/tasks/${task.id}/usage`, { key: b.key })).status).toBe(404);
     const other = await person(await newAccount(app(), 'Other'));

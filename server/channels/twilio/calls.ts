@@ -2,7 +2,7 @@ import { basic } from './api';
 import type { TwilioConfig } from './config';
 import { jsonOf, providerRequest } from './http';
 import { ErrorAnswer } from './payloads';
-import { CallAnswer } from './voice-payloads';
+import { CallAnswer, CallStatusAnswer } from './voice-payloads';
 
 /*
  * Twilio's Calls API (POST /2010-04-01/Accounts/{sid}/Calls.json, form-encoded, HTTP basic auth):
@@ -55,4 +55,27 @@ export async function createCall(c: TwilioConfig, call: CallRequest): Promise<Ca
   const code = e.success ? (e.data.code ?? null) : null;
   const message = e.success && e.data.message ? e.data.message.slice(0, 300) : `HTTP ${a.status}`;
   return { ok: false, definite: true, code, reason: `Twilio refused the call${code ? ` (${code})` : ''}: ${message}` };
+}
+
+export type CallFetched =
+  | { ok: true; status: string; durationSec: number | null; answeredBy: string | null }
+  | { ok: false; gone: boolean; reason: string };
+
+/**
+ * GET /2010-04-01/Accounts/{sid}/Calls/{CallSid}.json: a call's status as Twilio knows it (the
+ * sweep asks about calls whose final status callback never came). `gone`: Twilio has no such call.
+ */
+export async function fetchCall(c: TwilioConfig, callSid: string): Promise<CallFetched> {
+  const a = await providerRequest({
+    method: 'GET',
+    url: new URL(`${c.apiUrl}/2010-04-01/Accounts/${encodeURIComponent(c.accountSid)}/Calls/${encodeURIComponent(callSid)}.json`),
+    headers: { Authorization: basic(c), Accept: 'application/json' },
+  });
+  if (a.status === null) return { ok: false, gone: false, reason: `Twilio could not be reached: ${a.error}` };
+  if (a.status === 404) return { ok: false, gone: true, reason: 'Twilio has no such call' };
+  if (a.status !== 200) return { ok: false, gone: false, reason: `Twilio answered ${a.status}` };
+  const got = CallStatusAnswer.safeParse(jsonOf(a));
+  if (!got.success) return { ok: false, gone: false, reason: 'Twilio answered without a call status' };
+  const duration = got.data.duration === null || got.data.duration === undefined ? null : Number(got.data.duration);
+  return { ok: true, status: got.data.status, durationSec: Number.isFinite(duration) ? duration : null, answeredBy: got.data.answered_by ?? null };
 }

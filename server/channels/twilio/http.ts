@@ -26,7 +26,7 @@ export type ProviderAnswer =
 /** Errors raised before a byte could reach the provider. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EOUTBOUNDREFUSED', 'ERR_INVALID_URL', CONNECT_TIMEOUT_CODE]);
 
-export type ProviderRequest = { method: 'GET' | 'POST'; url: URL; headers?: Record<string, string>; body?: string | null; timeoutMs?: number };
+export type ProviderRequest = { method: 'GET' | 'POST'; url: URL; headers?: Record<string, string>; body?: string | Buffer | null; timeoutMs?: number };
 
 export function providerRequest(r: ProviderRequest): Promise<ProviderAnswer> {
   return new Promise((resolve) => {

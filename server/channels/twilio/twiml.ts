@@ -13,6 +13,8 @@ export type Verb =
   | { gather: { action: string; say: string[]; timeoutSec?: number } }
   | { redirect: string }
   | { pause: number }
+  /** <Connect><Stream>: a bidirectional media stream to Steward's WebSocket; <Parameter>s reach it in the start message. */
+  | { stream: { url: string; parameters: Record<string, string> } }
   | { hangup: true }
   | { reject: 'busy' | 'rejected' };
 
@@ -47,6 +49,12 @@ function verbXml(verb: Verb, v: Voice): string {
     return `<Gather input="speech" action="${xmlEscape(g.action)}" method="POST" speechTimeout="auto" timeout="${g.timeoutSec ?? 6}" language="${xmlEscape(v.language)}" actionOnEmptyResult="true">${inner}</Gather>`;
   }
   if ('redirect' in verb) return `<Redirect method="POST">${xmlEscape(verb.redirect)}</Redirect>`;
+  if ('stream' in verb) {
+    const params = Object.entries(verb.stream.parameters)
+      .map(([name, value]) => `<Parameter name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`)
+      .join('');
+    return `<Connect><Stream url="${xmlEscape(verb.stream.url)}">${params}</Stream></Connect>`;
+  }
   if ('pause' in verb) return `<Pause length="${Math.max(1, Math.min(10, Math.round(verb.pause)))}"/>`;
   if ('hangup' in verb) return '<Hangup/>';
   return `<Reject reason="${verb.reject}"/>`;

@@ -35,3 +35,6 @@ export const VoiceParams = z
 export type VoiceParams = z.infer<typeof VoiceParams>;
 
 export const CallAnswer = z.object({ sid: CallSid, status: z.string() }).loose();
+
+/** A Call resource as GET .../Calls/{sid}.json answers it: its status, duration (seconds, a string) and AnsweredBy. */
+export const CallStatusAnswer = z.object({ sid: CallSid, status: z.string(), duration: z.union([z.string(), z.number()]).nullish(), answered_by: z.string().nullish() }).loose();
