@@ -20,5 +20,7 @@ export const stepDeadlines: StepDeadlineTable = {
   'task-run': { default: '5m', steps: { 'model-': '12m', 'tool-': '15m' } },
   'chat-turn': { default: '5m', steps: { 'model-': '12m', 'tool-': '15m' } },
   'mailbox-sync': { default: '10m' },
+  // Discovery, the calendar list and one REPORT per calendar, each within the calendar APIs' 30 s.
+  'calendar-sync': { default: '10m' },
   'workflow-scheduler': { default: '10m' },
 };

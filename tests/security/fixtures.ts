@@ -1,5 +1,7 @@
 import { eq } from 'drizzle-orm';
-import { chatTurns, handoffs, tasks } from '@/db/schema';
+import { calendarConnections, calendarEvents, calendars, chatTurns, handoffs, tasks } from '@/db/schema';
+import { CALDAV_SECRET } from '@/server/calendars/connection-provider';
+import { sealJson } from '@/server/secrets/sealed';
 import { finishTurn } from '@/server/chats/turn-run';
 import { ownerActor } from '@/server/agent/runtime/owner-actor';
 import { stageDispatch, submitCart } from '@/server/approvals/staging';
@@ -7,6 +9,7 @@ import { issueCode } from '@/server/identifiers/verification';
 import type { TestServer } from '../helpers/server';
 import type { AccountFixture } from '../helpers/client';
 import { call, newUser, userKey } from '../helpers/client';
+import { startTelegramFake, type TelegramFake } from '../helpers/telegram-fake';
 
 /**
  * Who owns the resources: a user of `account` (with their user key), and what the fixtures
@@ -255,7 +258,35 @@ export const ownAssistant = async (s: TestServer, o: Owner) => {
   const r = await made('assistant', call(s, `/users/${o.user.id}/assistants`, { key: o.userKey, body: { name: `Helper ${rand()}` } }));
   return { assistantId: r.assistant.id as string, userId: o.user.id };
 };
+/** A loopback Telegram Bot API for the bot fixtures, started the first time one is needed (and left to the process's end). */
+let telegram: Promise<TelegramFake> | null = null;
+function telegramFake() {
+  telegram ??= startTelegramFake().then((tg) => {
+    Object.assign(process.env, { STEWARD_TELEGRAM_API_URL: tg.apiUrl, STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.1/32' });
+    return tg;
+  });
+  return telegram;
+}
+/** The owner's assistant with its own Telegram bot connected; `token` is a second bot of the same owner, for replacing it. */
+export const ownTelegramBot = async (s: TestServer, o: Owner) => {
+  const tg = await telegramFake();
+  const a = await ownAssistant(s, o);
+  await made('telegram bot', call(s, `/assistants/${a.assistantId}/telegram-bot`, { method: 'PUT', key: o.userKey, body: { token: tg.createBot().token } }));
+  return { ...a, token: tg.createBot().token };
+};
 export const ownUser = async (_s: TestServer, o: Owner) => ({ userId: o.user.id });
+/** A CalDAV connection of the owner with one calendar and an event in it, stored as a sync leaves them (no server is called). */
+export async function ownCalendarConnection(s: TestServer, o: Owner): Promise<Made> {
+  const db = s.database.db;
+  const [c] = await db
+    .insert(calendarConnections)
+    .values({ accountId: o.account.accountId, userId: o.user.id, provider: 'caldav', url: 'https://dav.example.com/', username: `fixture-${rand()}`, secret: await sealJson(db, { password: 'fixture' }, CALDAV_SECRET), lastSyncedAt: new Date() })
+    .returning();
+  const [k] = await db.insert(calendars).values({ connectionId: c.id, userId: o.user.id, remoteId: `https://dav.example.com/${c.id}/`, name: 'Fixture calendar' }).returning();
+  const start = new Date(Date.now() + 86_400_000);
+  await db.insert(calendarEvents).values({ calendarId: k.id, userId: o.user.id, providerEventId: `/${c.id}/e.ics`, title: 'Private meeting', start, end: new Date(start.getTime() + 3_600_000), rangeEnd: new Date(start.getTime() + 3_600_000) });
+  return { connectionId: c.id, calendarId: k.id };
+}
 /** The owner's workspace Slack app for an assistant of theirs (pending its credentials). */
 const ownSlackApp = async (s: TestServer, o: Owner) => {
   const { assistantId } = await ownAssistant(s, o);
@@ -331,11 +362,18 @@ const releasedCart = async (s: TestServer, o: Owner) => {
 
 /** Keyed by path template; each method at that path may refine it. Each area adds its own entries. */
 export const fixtures: Record<string, Fixture> = {
+  '/calendar-connections/{connectionId}': { ownership: 'user', create: ownCalendarConnection, methods: { DELETE: { spends: true } } },
   '/assistants/{assistantId}': {
     ownership: 'user',
     create: ownAssistant,
     methods: { PUT: { body: () => ({ tagline: 'changed' }) }, DELETE: { spends: true } },
   },
+  '/assistants/{assistantId}/telegram-bot': {
+    ownership: 'user',
+    create: ownTelegramBot,
+    methods: { PUT: { body: (m) => ({ token: m.token }) }, DELETE: { spends: true } },
+  },
+  '/assistants/{assistantId}/telegram-bot/link': { ownership: 'user', create: ownTelegramBot },
   '/assistants/{assistantId}/slack-apps': { ownership: 'user', create: ownAssistant, methods: { POST: { body: () => ({ kind: 'workspace', botDisplayName: 'Bot' }) } } },
   // Slack apps and capability switches (issue 33): the owner's own workspace app; an organization's switches.
   '/slack-apps/{appId}': { ownership: 'user', create: ownSlackApp },

@@ -44,6 +44,17 @@ export async function fireNow(tx: Tx, skill: SkillRow, placed: Placed, userId: s
 }
 
 /**
+ * A calendar event moved to another time (server/calendars/sync.ts): the firings scheduled
+ * relative to its old time (`timestamp` and delayed `webhook` triggers) are withdrawn, as a
+ * cancellation withdraws them; the event at its new time schedules its own.
+ */
+export async function withdrawEventFirings(tx: Tx, accountId: string, userId: string, eventId: string): Promise<void> {
+  for (const skill of await listening(tx, accountId, userId)) {
+    await tx.delete(workflowTriggerState).where(and(eq(workflowTriggerState.skillId, skill.id), like(workflowTriggerState.triggerKey, `d:%:${eventId}`)));
+  }
+}
+
+/**
  * A calendar or email event of a user reaches every workflow listening (spec: webhook triggers,
  * `timestamp` triggers relative to the event, `inactivity` windows, compound parts). A cancelled
  * calendar event also withdraws the firings still scheduled for it.

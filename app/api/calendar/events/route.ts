@@ -1,4 +1,4 @@
 import { routeHandlers } from '@/server/route-handlers';
 
-export const { POST } = routeHandlers('/calendar/events');
+export const { GET, POST } = routeHandlers('/calendar/events');
 export const dynamic = 'force-dynamic';

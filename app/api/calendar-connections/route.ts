@@ -1,0 +1,4 @@
+import { routeHandlers } from '@/server/route-handlers';
+
+export const { GET, POST } = routeHandlers('/calendar-connections');
+export const dynamic = 'force-dynamic';

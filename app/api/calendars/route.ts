@@ -1,0 +1,4 @@
+import { routeHandlers } from '@/server/route-handlers';
+
+export const { GET } = routeHandlers('/calendars');
+export const dynamic = 'force-dynamic';
