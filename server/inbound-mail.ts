@@ -1,3 +1,4 @@
+import { sendMail } from '@/server/mail/mailer';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
@@ -64,6 +65,7 @@ async function routes(db: Db, mail: InboundMail): Promise<Array<{ recipient: str
 
 async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: Assistant): Promise<void> {
   const turns: QueuedChatTurn[] = [];
+  let refusal: { to: string; subject: string; text: string } | null = null;
   await db.transaction(async (tx) => {
     const [stored] = await tx
       .insert(inboundMessages)
@@ -123,6 +125,7 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
       const inTaskThread = result.taskId !== null;
       const routed = await routeInbound(tx, channelMessage(mail, assistant, stored.id), { inTaskThread });
       turns.push(...routed.turns);
+      if (routed.refusal) refusal = { to: mail.from.address, subject: `Re: ${mail.subject || 'your message'}`.slice(0, 300), text: routed.refusal };
       if (routed.status !== 'unmatched' || routed.reason !== 'no_assistant') {
         result = inTaskThread && routed.status === 'chat' ? { ...result, status: 'chat', activityId: routed.activityId } : { status: routed.status, reason: routed.reason, taskId: routed.taskId, activityId: routed.activityId };
       }
@@ -158,6 +161,9 @@ async function deliver(db: Db, mail: InboundMail, recipient: string, assistant: 
   });
   // The owner's message is answered once it is stored for good.
   await startQueuedTurns(db, turns);
+  // An inactive assistant's sender is told (inbound.ts decides whether), from Steward's own address as an automated message.
+  const told = refusal as { to: string; subject: string; text: string } | null;
+  if (told) await sendMail(db, { accountId: assistant.accountId, to: told.to, subject: told.subject, text: told.text }).catch((err: unknown) => logger.warn({ err }, 'inbound mail: the refusal could not be sent'));
 }
 
 /** The message as the channel layer reads it (server/channels/message.ts). */

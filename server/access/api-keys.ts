@@ -102,11 +102,10 @@ export async function createApiKey(db: Db, actor: Actor, input: z.infer<typeof C
     const org = administeredOrganization(actor);
     const self = actor.user?.id === input.userId;
     const visible = target && (self || isAccountWide(actor) || (org !== null && target.organizationId === org));
-    // Someone outside the caller's organization is 404, as if they did not exist: never confirm who is in
-    // the account. A fellow member the caller can already see but may not act for is 403.
-    const fellowMember = target && actor.user?.organizationId != null && target.organizationId === actor.user.organizationId;
-    if (!target || (!visible && !fellowMember)) throw notFound('User');
-    if (!visible) throw forbidden('Creating a key for another user needs the organization or account admin role');
+    // Spec 1 (POST /api-keys): 404 is for a user not in the account; a user of the account the caller
+    // may not act for is 403 "not allowed to create this kind" (issue 46).
+    if (!target) throw notFound('User');
+    if (!visible) throw forbidden('Not allowed to create this kind of key: a key for another user needs the organization or account admin role');
     userId = target.id;
     organizationId = target.organizationId;
   } else if (isAccountWide(actor)) {

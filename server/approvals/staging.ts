@@ -159,6 +159,8 @@ export async function submitCart(tx: Tx, cartId: string, now = new Date()): Prom
     const held = holds.get(dispatch.id);
     if (held) await tx.update(cartDispatches).set({ heldBecause: held }).where(eq(cartDispatches.id, dispatch.id));
     modes.push(held ? { ...mode, mode: 'manual', timeBoxedWindowMin: null } : mode);
+    // Attaching the user's files shares them: the `files` cell applies too, and the stricter wins (issue 46).
+    if (content.files?.length) modes.push(await resolveTaskDispatchMode(tx, owner, 'files', recipients, task?.approvalMode ?? null));
   }
   const value = strictestOf(modes);
   const to = value.mode === 'auto' ? 'approved' : value.mode === 'time-boxed' ? 'time_boxed' : 'pending_approval';

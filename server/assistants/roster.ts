@@ -1,3 +1,4 @@
+import { recordAudit } from '@/server/audit/record';
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
@@ -53,6 +54,7 @@ export async function createAndHire(db: Db, actor: Actor, userId: string, input:
       .values({ accountId: actor.accountId, scope: 'user', userId: user.id, organizationId: user.organizationId, country: user.country, ...profileColumns({ ...input, email }) } as typeof assistants.$inferInsert)
       .returning();
     await addToRoster(tx, user, a.id);
+    await recordAudit(tx, actor, 'assistant.created', { type: 'assistant', id: a.id }, { organizationId: a.organizationId, after: { name: a.name, email: a.email, scope: a.scope, userId: user.id } });
     return { created: true, assistant: a };
   });
   const [fresh] = await db.select().from(users).where(eq(users.id, user.id));
@@ -95,6 +97,7 @@ export async function release(db: Db, actor: Actor, userId: string, assistantId:
       await moveOpenTasks(tx, assistantId, user.primaryAssistantId);
     }
     await retireAssistant(tx, entry.a);
+    await recordAudit(tx, actor, 'assistant.deleted', { type: 'assistant', id: assistantId }, { organizationId: entry.a.organizationId, before: { name: entry.a.name, email: entry.a.email, scope: entry.a.scope, userId: user.id }, after: null });
   });
   return { ok: true as const, assistant: { id: assistantId, deleted: true as const, message: 'Assistant released; its address is retired' } };
 }

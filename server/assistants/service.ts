@@ -1,3 +1,4 @@
+import { recordAudit } from '@/server/audit/record';
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
@@ -42,6 +43,7 @@ export async function createAssistant(db: Db, actor: Actor, input: z.infer<typeo
       .insert(assistants)
       .values({ accountId: actor.accountId, scope: input.scope, ...owner, ...profileColumns(input) } as typeof assistants.$inferInsert)
       .returning();
+    await recordAudit(tx, actor, 'assistant.created', { type: 'assistant', id: a.id }, { organizationId: a.organizationId, after: { name: a.name, email: a.email, scope: a.scope, teamId: a.teamId, userId: a.userId } });
     return a;
   });
   return { ok: true as const, assistant: toPublicAssistant(row) };
@@ -88,6 +90,8 @@ export async function updateAssistant(db: Db, actor: Actor, id: string, input: z
     const set = changedFields(profileColumns(input));
     if (!set) return a;
     const [u] = await tx.update(assistants).set(set).where(eq(assistants.id, a.id)).returning();
+    const keys = Object.keys(set) as Array<keyof typeof set & keyof AssistantRow>;
+    await recordAudit(tx, actor, 'assistant.updated', { type: 'assistant', id: a.id }, { organizationId: a.organizationId, before: Object.fromEntries(keys.map((k) => [k, a[k]])), after: Object.fromEntries(keys.map((k) => [k, u[k]])) });
     return u;
   });
   return { ok: true as const, assistant: toPublicAssistant(row) };
@@ -105,7 +109,11 @@ export async function retireAssistant(tx: Tx, a: AssistantRow) {
 }
 
 export async function deleteAssistant(db: Db, actor: Actor, id: string) {
-  await db.transaction(async (tx) => retireAssistant(tx, await changeableAssistant(tx, actor, id)));
+  await db.transaction(async (tx) => {
+    const a = await changeableAssistant(tx, actor, id);
+    await retireAssistant(tx, a);
+    await recordAudit(tx, actor, 'assistant.deleted', { type: 'assistant', id: a.id }, { organizationId: a.organizationId, before: { name: a.name, email: a.email, scope: a.scope }, after: null });
+  });
   return { ok: true as const, assistant: { id, deleted: true as const, message: 'Assistant deleted; its address is retired and mailboxes disconnected' } };
 }
 

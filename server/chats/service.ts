@@ -1,3 +1,4 @@
+import { assistantInactive } from '@/server/assistants/inactive';
 import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
@@ -29,12 +30,13 @@ async function shown(db: Db, chat: ChatRow) {
 /** The assistant must be on the user's roster (and not released); otherwise the request names it (404 would hide a typo less kindly). */
 async function rosterAssistant(db: Db, user: UserRow, assistantId: string): Promise<string> {
   const [row] = await db
-    .select({ id: assistants.id })
+    .select({ id: assistants.id, status: assistants.status })
     .from(rosterEntries)
     .innerJoin(assistants, eq(assistants.id, rosterEntries.assistantId))
     .where(and(eq(rosterEntries.userId, user.id), eq(assistants.accountId, user.accountId), isNull(assistants.deletedAt), or(eq(assistants.id, assistantId), eq(assistants.email, assistantId.toLowerCase()))))
     .limit(1);
   if (!row) throw forbidden("assistantId: not one of the user's assistants", 'assistant_not_on_roster');
+  if (row.status === 'inactive') throw assistantInactive('assistantId');
   return row.id;
 }
 

@@ -77,6 +77,11 @@ export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undef
   errors?: number[];
   /** Answers with something other than JSON (documents, redirects). */
   raw?: boolean;
+  /**
+   * For a raw endpoint whose answers are documents (an HTML page): their media type for OpenAPI, on the
+   * success status and on each of `statuses` (an error page shown to a person rather than the error shape).
+   */
+  produces?: { mediaType: string; statuses?: number[] };
   /** Served, but left out of the public OpenAPI document (executor plumbing, test probes). */
   internal?: boolean;
   /**

@@ -178,13 +178,18 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
   for (const ep of published) {
     const dialect = errorDialectFor(ep.path) !== null;
     const idempotent = takesIdempotencyKey(ep);
-    const success = { description: 'Success', ...(idempotent ? { headers: REPLAYED_HEADER } : {}), content: { 'application/json': { schema: ep.response } } };
-    const responses: Record<string, { description: string; headers?: typeof REPLAYED_HEADER; content?: Record<string, { schema: z.ZodType }> } | { $ref: string }> = {
+    const mediaType = ep.produces?.mediaType ?? 'application/json';
+    const success = { description: 'Success', ...(idempotent ? { headers: REPLAYED_HEADER } : {}), content: { [mediaType]: { schema: ep.response } } };
+    const responses: Record<string, { description: string; headers?: Record<string, { description: string; schema: object }>; content?: Record<string, { schema: z.ZodType }> } | { $ref: string }> = {
       [ep.status ?? 200]: success,
     };
     // Other success statuses an endpoint declares in `errors` (200 for a create that found the resource, 204...): the same body.
-    for (const s of ep.errors ?? []) if (s < 400 && !responses[s]) responses[s] = success;
-    for (const s of errorStatuses(ep)) responses[s] = errorResponse(s, dialect);
+    // A 3xx is a redirect: no body, a Location header.
+    for (const s of ep.errors ?? [])
+      if (s < 400 && !responses[s]) responses[s] = s >= 300 ? { description: 'Redirect', headers: { Location: { description: 'Where to go next', schema: { type: 'string' } } } } : success;
+    for (const s of errorStatuses(ep)) if (!ep.produces?.statuses?.includes(s)) responses[s] = errorResponse(s, dialect);
+    // Statuses whose body is the endpoint's own document (an HTML page saying a link expired), not the error shape.
+    for (const s of ep.produces?.statuses ?? []) responses[s] = { description: STATUS[s]?.description ?? 'Document', content: { [mediaType]: { schema: ep.response } } };
     const security = securityFor(ep.auth);
     if (security.some((r) => 'actAs' in r)) used.actAs = true;
     if (security.some((r) => 'scimToken' in r)) used.scimToken = true;

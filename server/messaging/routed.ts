@@ -12,7 +12,9 @@ export type Routed = {
   turns: QueuedChatTurn[];
   /** Someone other than the owner wrote: the owner's `email.received` workflows hear of it (external, untrusted). */
   external: { userId: string; chatId: string } | null;
+  /** The assistant is inactive: what to tell the sender on the channel they used (null: say nothing). */
+  refusal: string | null;
 };
 
-export const routed = (r: Partial<Routed> & Pick<Routed, 'status'>): Routed => ({ reason: null, chatId: null, taskId: null, activityId: null, turns: [], external: null, ...r });
+export const routed = (r: Partial<Routed> & Pick<Routed, 'status'>): Routed => ({ reason: null, chatId: null, taskId: null, activityId: null, turns: [], external: null, refusal: null, ...r });
 

@@ -131,7 +131,7 @@ async function keepText(tx: Tx, owner: UserRow, msg: InboundChannelMessage, file
 const isGroup = (msg: InboundChannelMessage) => msg.channel !== 'email' && Boolean(msg.threadKey?.startsWith('group:'));
 
 export async function strangerMessage(tx: Tx, writer: Extract<Writer, { kind: 'stranger' }>, msg: InboundChannelMessage, opts: { converse: boolean }): Promise<Routed> {
-  const none = { reason: null, chatId: null, taskId: null, activityId: null, turns: [], external: null };
+  const none = { reason: null, chatId: null, taskId: null, activityId: null, turns: [], external: null, refusal: null };
   // A shared assistant works for no one person here: the message is kept, unmatched.
   if (!writer.owner) return { ...none, status: 'unmatched', reason: 'shared_assistant' };
   const counterpart = msg.channel === 'email' ? msg.sender.value.toLowerCase() : msg.sender.value;

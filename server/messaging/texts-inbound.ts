@@ -125,6 +125,8 @@ export async function receiveText(db: Db, t: ReceivedText, now = new Date()): Pr
         } else {
           const routed = await routeInbound(tx, channelMessage(t, line, id));
           turns.push(...routed.turns);
+          // An inactive assistant's sender is told so on the same line (inbound.ts decides whether).
+          if (routed.refusal && !t.groupId) answer = { text: routed.refusal, key: `inactive:${id}` };
           out = { status: routed.status, reason: routed.reason, chatId: routed.chatId, taskId: routed.taskId, activityId: routed.activityId };
         }
       }
@@ -158,7 +160,7 @@ export async function receiveText(db: Db, t: ReceivedText, now = new Date()): Pr
   if (turns.length) await startQueuedTurns(db, turns);
   const confirmation = answer as { text: string; key: string } | null;
   if (confirmation) {
-    void sendText(db, { accountId: line.accountId, channel: t.channel, from: t.to, to: t.from, body: confirmation.text, purpose: 'approval', intentKey: confirmation.key }).catch((err: unknown) =>
+    void sendText(db, { accountId: line.accountId, channel: t.channel, from: t.to, to: t.from, body: confirmation.text, purpose: confirmation.key.startsWith('inactive:') ? 'reply' : 'approval', intentKey: confirmation.key }).catch((err: unknown) =>
       logger.warn({ err }, 'texts: the decision could not be confirmed by text'),
     );
   }

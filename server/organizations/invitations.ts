@@ -1,3 +1,4 @@
+import { recordAudit } from '@/server/audit/record';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { identifiers, organizationInvitations, organizations, users, type OrganizationInvitationRow, type OrganizationRow } from '@/db/schema';
@@ -83,6 +84,7 @@ export async function acceptInvitation(db: Db, actor: Actor, invitationId: strin
       throw conflict('You already belong to another organization; leave it before joining this one');
     }
     await placeInOrganization(tx, org, user);
+    await recordAudit(tx, actor, 'member.added', { type: 'user', id: user.id }, { organizationId: org.id, before: { organizationId: user.organizationId }, after: { organizationId: org.id, organizationRole: 'member', via: 'invitation', invitationId: i.id } });
     const [done] = await tx.update(organizationInvitations).set({ status: 'accepted', respondedAt: new Date() }).where(eq(organizationInvitations.id, i.id)).returning();
     return { ok: true as const, invitation: toPublic(done, org) };
   });

@@ -16,6 +16,7 @@ import { verifyingOrganization } from './domains';
 import { inviteToOrganization } from './invitations';
 import { placeInOrganization } from './placement';
 import { vouchesFor } from './vouching';
+import { recordAudit } from '@/server/audit/record';
 
 /**
  * Adds a person to the organization. Direct only where the caller speaks for the person: an
@@ -39,7 +40,9 @@ export async function addMember(db: Db, actor: Actor, orgId: string, input: z.in
     if (found?.organizationId === org.id || vouched) {
       if (found?.organizationId && found.organizationId !== org.id) throw forbidden('The user belongs to another organization');
       const user = found ?? (await createUserWithEmail(tx, { accountId: actor.accountId, email, organizationId: org.id }));
-      return { kind: 'member', user: await placeInOrganization(tx, org, user), isNew: !found };
+      const placed = await placeInOrganization(tx, org, user);
+      if (found?.organizationId !== org.id) await recordAudit(tx, actor, 'member.added', { type: 'user', id: placed.id }, { organizationId: org.id, before: found ? { organizationId: found.organizationId } : null, after: { organizationId: org.id, organizationRole: placed.organizationRole, created: !found } });
+      return { kind: 'member', user: placed, isNew: !found };
     }
     // Someone to invite gets a user of the account (outside any organization) so they can sign in to answer.
     if (!found) await createOwnTeam(tx, await createUserWithEmail(tx, { accountId: actor.accountId, email, organizationId: null }), null);
@@ -101,6 +104,7 @@ export async function removeMember(db: Db, actor: Actor, orgId: string, userId: 
     }
     const [left] = await tx.update(users).set({ organizationId: null, organizationRole: 'member' }).where(eq(users.id, user.id)).returning();
     if (!(await activeMembership(tx, user.id))) await createOwnTeam(tx, left, null);
+    await recordAudit(tx, actor, 'member.removed', { type: 'user', id: user.id }, { organizationId: org.id, before: { organizationId: org.id, organizationRole: user.organizationRole }, after: { organizationId: null } });
   });
   return { ok: true as const, member: { id: userId, deleted: true as const, message: `Removed from ${org.name}` } };
 }

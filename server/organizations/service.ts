@@ -13,6 +13,7 @@ import { organizationFor } from './access';
 import { usableByEveryMember } from './default-assistant';
 import { scimView, ssoView } from './sso';
 import type { CreateOrganizationBody, ListMembersQuery, ModelTiersBody, UpdateOrganizationBody } from './contracts';
+import { recordAudit } from '@/server/audit/record';
 
 const CREATIONS_PER_MINUTE = 10;
 
@@ -62,6 +63,8 @@ export async function createOrganization(db: Db, actor: Actor, input: z.infer<ty
     if (creator) await assertNotOnlyOrgAdmin(tx, creator);
     const [o] = await tx.insert(organizations).values({ accountId: actor.accountId, name: input.name, generalInfo: input.generalInfo ?? '' }).returning();
     if (creator) await tx.update(users).set({ organizationId: o.id, organizationRole: 'admin' }).where(eq(users.id, creator.id));
+    await recordAudit(tx, actor, 'organization.created', { type: 'organization', id: o.id }, { organizationId: o.id, after: { name: o.name, admin: creator?.id ?? null } });
+    if (creator) await recordAudit(tx, actor, 'member.added', { type: 'user', id: creator.id }, { organizationId: o.id, before: { organizationId: creator.organizationId, organizationRole: creator.organizationRole }, after: { organizationId: o.id, organizationRole: 'admin' } });
     return o;
   });
   return { ok: true as const, organization: await toPublic(db, org, actor) };
@@ -94,7 +97,12 @@ export async function updateOrganization(db: Db, actor: Actor, orgId: string, in
     defaultTeamId: input.defaultTeam,
     defaultAssistantId: input.defaultAssistant,
   });
-  const [u] = set ? await db.update(organizations).set(set).where(eq(organizations.id, org.id)).returning() : [org];
+  const [u] = set ? await db.transaction(async (tx) => {
+    const rows = await tx.update(organizations).set(set).where(eq(organizations.id, org.id)).returning();
+    const keys = Object.keys(set) as Array<keyof typeof set & keyof OrganizationRow>;
+    await recordAudit(tx, actor, 'organization.updated', { type: 'organization', id: org.id }, { organizationId: org.id, before: Object.fromEntries(keys.map((k) => [k, org[k]])), after: Object.fromEntries(keys.map((k) => [k, rows[0][k]])) });
+    return rows;
+  }) : [org];
   return { ok: true as const, organization: await toPublic(db, u, actor) };
 }
 
@@ -102,7 +110,7 @@ export async function updateOrganization(db: Db, actor: Actor, orgId: string, in
 export async function deleteOrganization(db: Db, actor: Actor, orgId: string) {
   const org = await organizationFor(db, actor, orgId, 'admin');
   await db.transaction(async (tx) => {
-    await tx.update(users).set({ organizationId: null, organizationRole: 'member' }).where(eq(users.organizationId, org.id));
+    const members = await tx.update(users).set({ organizationId: null, organizationRole: 'member' }).where(eq(users.organizationId, org.id)).returning({ id: users.id });
     const orgTeams = await tx.select({ id: teams.id }).from(teams).where(eq(teams.organizationId, org.id));
     for (const t of orgTeams) {
       const [{ n }] = await tx.select({ n: count() }).from(teamMemberships).where(and(eq(teamMemberships.teamId, t.id), eq(teamMemberships.status, 'active')));
@@ -110,6 +118,7 @@ export async function deleteOrganization(db: Db, actor: Actor, orgId: string) {
       else await tx.update(teams).set({ organizationId: null }).where(eq(teams.id, t.id));
     }
     await tx.delete(organizations).where(eq(organizations.id, org.id));
+    await recordAudit(tx, actor, 'organization.deleted', { type: 'organization', id: org.id }, { organizationId: org.id, before: { name: org.name, members: members.length, teams: orgTeams.length }, after: null });
   });
   return { ok: true as const, organization: { id: org.id, deleted: true as const, message: 'Organization deleted; its users and teams remain' } };
 }
@@ -148,7 +157,11 @@ export async function getModelTiers(db: Db, actor: Actor, orgId: string) {
 export async function setModelTiers(db: Db, actor: Actor, orgId: string, input: z.infer<typeof ModelTiersBody>) {
   const org = await organizationFor(db, actor, orgId, 'admin');
   const set = changedFields({ chatModelTier: input.chat, taskModelTier: input.task });
-  const [u] = set ? await db.update(organizations).set(set).where(eq(organizations.id, org.id)).returning() : [org];
+  const [u] = set ? await db.transaction(async (tx) => {
+    const rows = await tx.update(organizations).set(set).where(eq(organizations.id, org.id)).returning();
+    await recordAudit(tx, actor, 'model_tiers.changed', { type: 'organization', id: org.id }, { organizationId: org.id, before: { chat: org.chatModelTier, task: org.taskModelTier }, after: { chat: rows[0].chatModelTier, task: rows[0].taskModelTier } });
+    return rows;
+  }) : [org];
   return tiersOf(u);
 }
 

@@ -13,6 +13,7 @@ import { GROUP, USER, type ResourceSchema } from './schema';
 import { mintScimToken, type ScimCaller, type ScimScope } from './token';
 import { createScimUser, deleteScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser } from './users';
 import { wireUser } from './enterprise';
+import { noteRequest, requestOf } from '@/server/audit/request-meta';
 
 const tags = ['SCIM 2.0'];
 const base = { tags, auth: 'scim' as const, raw: true, response: ScimResponse };
@@ -21,7 +22,13 @@ const discovery = { ...base, auth: 'none' as const };
 const empty = () => new TextReply(204, {}, '');
 /** …/api/scim/v2 on the public origin: what the token's `endpoint` names and every `meta.location` starts with. */
 const scimBase = (req: ApiRequest) => `${publicBase(req.url)}/api/scim/v2`;
-const scope = (scim: ScimCaller, req: ApiRequest): ScimScope => ({ ...scim, base: scimBase(req) });
+const scope = (scim: ScimCaller, req: ApiRequest): ScimScope => {
+  const scoped = { ...scim, base: scimBase(req) };
+  // The kernel noted the request (address, user agent, id) for the caller object: the audit finds it on the scoped one too.
+  const meta = requestOf(scim);
+  if (meta) noteRequest(scoped, meta);
+  return scoped;
+};
 
 type Shown = Record<string, unknown> & { meta: { location: string } };
 /** One resource, as `attributes` / `excludedAttributes` ask; a creation also says where it lives (RFC 7644 §3.3). */

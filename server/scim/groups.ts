@@ -11,6 +11,7 @@ import { project, type Selection } from './projection';
 import { listResponse, type ListQuery } from './query';
 import { GROUP, GROUP_SCHEMA } from './schema';
 import type { ScimCaller, ScimScope } from './token';
+import { auditScim } from './audit';
 
 type Member = { id: string; email: string };
 
@@ -65,8 +66,12 @@ async function syncMembers(tx: Tx, caller: ScimCaller, team: TeamRow, memberIds:
     if (wanted.has(m.userId) || m.role === 'owner') continue;
     await tx.update(teamMemberships).set({ status: 'archived' }).where(eq(teamMemberships.id, m.id));
     await placeElsewhere(tx, m.userId, team.id);
+    await auditScim(tx, caller, 'team_member.removed', { type: 'team_member', id: m.id }, { before: { userId: m.userId, teamId: team.id, role: m.role, status: m.status }, after: { status: 'archived' } });
   }
-  for (const u of found) await joinTeam(tx, u, team, 'member');
+  for (const u of found) {
+    const joined = await joinTeam(tx, u, team, 'member');
+    await auditScim(tx, caller, 'team_member.added', { type: 'team_member', id: joined.id }, { after: { userId: u.id, teamId: team.id, role: joined.role } });
+  }
 }
 
 export async function listScimGroups(db: Db, caller: ScimScope, q: ListQuery) {
@@ -94,6 +99,7 @@ export async function createScimGroup(db: Db, caller: ScimScope, raw: unknown) {
   // One transaction: a refused member list leaves no half-made group behind.
   const team = await db.transaction(async (tx) => {
     const [t] = await tx.insert(teams).values({ accountId: caller.accountId, organizationId: caller.organizationId, name: body.displayName }).returning();
+    await auditScim(tx, caller, 'team.created', { type: 'team', id: t.id }, { after: { name: t.name, organizationId: caller.organizationId } });
     await syncMembers(tx, caller, t, (body.members ?? []).map((m) => m.value));
     return t;
   });
@@ -105,6 +111,7 @@ export async function replaceScimGroup(db: Db, caller: ScimScope, id: string, ra
   const body = parseGroup(raw);
   const t = await db.transaction(async (tx) => {
     const [renamed] = await tx.update(teams).set({ name: body.displayName }).where(eq(teams.id, team.id)).returning();
+    if (renamed.name !== team.name) await auditScim(tx, caller, 'team.updated', { type: 'team', id: team.id }, { before: { name: team.name }, after: { name: renamed.name } });
     if (body.members) await syncMembers(tx, caller, renamed, body.members.map((m) => m.value));
     return renamed;
   });
@@ -120,6 +127,7 @@ export async function patchScimGroup(db: Db, caller: ScimScope, id: string, raw:
   const patched = checked.data;
   const t = await db.transaction(async (tx) => {
     const [renamed] = await tx.update(teams).set({ name: patched.displayName ?? team.name }).where(eq(teams.id, team.id)).returning();
+    if (renamed.name !== team.name) await auditScim(tx, caller, 'team.updated', { type: 'team', id: team.id }, { before: { name: team.name }, after: { name: renamed.name } });
     await syncMembers(tx, caller, renamed, (patched.members ?? []).map((m) => m.value));
     return renamed;
   });
@@ -134,5 +142,7 @@ export async function deleteScimGroup(db: Db, caller: ScimCaller, id: string) {
     await tx.update(teamMemberships).set({ status: 'archived' }).where(eq(teamMemberships.teamId, team.id));
     for (const m of members) await placeElsewhere(tx, m.userId, team.id);
     await tx.update(teams).set({ status: 'archived' }).where(eq(teams.id, team.id));
+    // SCIM's delete archives the team (decisions: SCIM 2.0); it is the IdP removing the group.
+    await auditScim(tx, caller, 'team.deleted', { type: 'team', id: team.id }, { before: { name: team.name, members: members.map((m) => m.userId) }, after: { status: 'archived' } });
   });
 }

@@ -13,6 +13,8 @@ import { activeMembership, createOwnTeam } from '@/server/teams/membership';
 import { assertOwnsNoSharedTeam } from '@/server/teams/refusals';
 import { createUserWithEmail } from '@/server/user-record/create';
 import { removeUser } from '@/server/users/service';
+import { auditUserUpdate } from '@/server/users/audit';
+import { auditScim, scimActor } from './audit';
 import { ScimUserBody } from './contracts';
 import { scimBadRequest } from './errors';
 import { compileFilter } from './filter';
@@ -121,12 +123,15 @@ export async function createScimUser(db: Db, caller: ScimScope, raw: unknown) {
       }
       if (u?.organizationId) throw conflict(`userName ${body.userName} is already taken by a user of another organization`);
       await assertExternalIdFree(tx, caller, body.externalId, u?.id ?? null);
+      const adopting = Boolean(u);
       u ??= await createUserWithEmail(tx, { accountId: caller.accountId, email: body.userName, organizationId: caller.organizationId });
       [u] = await tx.update(users).set({ organizationId: caller.organizationId, ...fields(body) }).where(eq(users.id, u.id)).returning();
       if (!(await activeMembership(tx, u.id))) await createOwnTeam(tx, u, caller.organizationId);
       await saveEnterprise(tx, u, enterprise);
       const [org] = await tx.select().from(organizations).where(eq(organizations.id, caller.organizationId));
       if (org) await hireDefaultAssistant(tx, org, u);
+      await auditScim(tx, caller, 'user.provisioned', { type: 'user', id: u.id }, { before: adopting ? { organizationId: null } : null, after: { email: u.email, created: !adopting, organizationId: caller.organizationId, status: u.status } });
+      await auditScim(tx, caller, 'member.added', { type: 'user', id: u.id }, { after: { organizationId: caller.organizationId, organizationRole: u.organizationRole } });
       return u;
     }),
   );
@@ -162,6 +167,8 @@ async function save(db: Db, caller: ScimCaller, u: UserRow, set: Columns | null)
     db.transaction(async (tx) => {
       await assertExternalIdFree(tx, caller, set.externalId, u.id);
       const [saved] = await tx.update(users).set(set).where(eq(users.id, u.id)).returning();
+      // Deactivation by the IdP is `user.status_changed`; names and externalId `user.updated` (users/audit.ts).
+      await auditUserUpdate(tx, scimActor(caller), u, saved, { caller });
       return saved;
     }),
   );
@@ -241,5 +248,6 @@ export async function deleteScimUser(db: Db, caller: ScimCaller, id: string) {
     await assertNotOnlyOrgAdmin(tx, u);
     await assertOwnsNoSharedTeam(tx, u);
     await removeUser(tx, u);
+    await auditScim(tx, caller, 'user.deleted', { type: 'user', id: u.id }, { before: { email: u.email, organizationId: u.organizationId }, after: null });
   });
 }

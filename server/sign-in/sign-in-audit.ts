@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
-import type { UserRow } from '@/db/schema';
+import { and, eq, isNull } from 'drizzle-orm';
+import { users, type UserRow } from '@/db/schema';
 import { recordAudit } from '@/server/audit/record';
 import type { RequestMeta } from '@/server/audit/request-meta';
 import { AppError } from '@/server/http/errors';
@@ -12,7 +13,13 @@ import { AppError } from '@/server/http/errors';
 
 type Person = Pick<UserRow, 'id' | 'email' | 'accountId' | 'organizationId'>;
 
+/** The user's first sign-in to the hosted app (spec 1, User `firstLoginAt`): written once, never moved. */
+export async function noteFirstLogin(db: Db, userId: string, at = new Date()): Promise<void> {
+  await db.update(users).set({ firstLoginAt: at }).where(and(eq(users.id, userId), isNull(users.firstLoginAt)));
+}
+
 export async function recordSignIn(db: Db, user: Person, method: 'email' | 'saml', request: RequestMeta | null): Promise<void> {
+  await noteFirstLogin(db, user.id);
   await recordAudit(db, { type: 'user', id: user.id, email: user.email }, 'sign_in.succeeded', { type: 'user', id: user.id }, { accountId: user.accountId, organizationId: user.organizationId, after: { method }, request });
 }
 

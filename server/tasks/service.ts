@@ -1,3 +1,4 @@
+import { assistantInactive } from '@/server/assistants/inactive';
 import { and, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
@@ -23,10 +24,11 @@ import { pendingCartColumn, pendingCartSummary, type PendingCartSummary } from '
 
 const RECENT_ACTIVITY = 20;
 
+
 /** An assistant on the user's roster, named by id or email; anything else is 403 (spec: task create). */
 async function rosterAssistant(tx: Tx, user: UserRow, idOrEmail: string): Promise<string> {
   const [row] = await tx
-    .select({ id: assistants.id })
+    .select({ id: assistants.id, status: assistants.status })
     .from(rosterEntries)
     .innerJoin(assistants, eq(assistants.id, rosterEntries.assistantId))
     .where(
@@ -39,6 +41,7 @@ async function rosterAssistant(tx: Tx, user: UserRow, idOrEmail: string): Promis
     )
     .limit(1);
   if (!row) throw forbidden("assistant: not on the user's roster");
+  if (row.status === 'inactive') throw assistantInactive('assistant');
   return row.id;
 }
 

@@ -65,7 +65,11 @@ export async function addTeamMember(db: Db, actor: Actor, teamId: string, input:
       .where(and(eq(teamMemberships.teamId, team.id), eq(teamMemberships.userId, user.id), eq(teamMemberships.status, 'active')));
     if (current) return current;
     await handOverIfNeeded(tx, actor, user, input.newOwnerId);
-    return joinTeam(tx, user, team, input.role);
+    const joined = await joinTeam(tx, user, team, input.role);
+    await recordAudit(tx, actor, 'team_member.added', { type: 'team_member', id: joined.id }, { organizationId: team.organizationId, before: { userId: user.id, organizationId: user.organizationId }, after: { userId: user.id, teamId: team.id, role: joined.role } });
+    // Joining an organization's team made a user without one its member (membership.ts).
+    if (team.organizationId && user.organizationId !== team.organizationId) await recordAudit(tx, actor, 'member.added', { type: 'user', id: user.id }, { organizationId: team.organizationId, after: { organizationId: team.organizationId, organizationRole: 'member', via: 'team' } });
+    return joined;
   });
   return { ok: true as const, member: await presentMember(db, member) };
 }
@@ -145,6 +149,7 @@ export async function removeTeamMember(db: Db, actor: Actor, teamId: string, mem
     if (m.role === 'admin' && !access.elevated && access.callerRole === 'admin') throw forbidden('Admins cannot remove admins');
     await tx.delete(teamMemberships).where(eq(teamMemberships.id, m.id));
     if (m.status === 'active') await placeElsewhere(tx, m.userId, access.team.id);
+    await recordAudit(tx, actor, 'team_member.removed', { type: 'team_member', id: m.id }, { organizationId: access.team.organizationId, before: { userId: m.userId, teamId: access.team.id, role: m.role, status: m.status }, after: null });
   });
   return { ok: true as const, member: { id: memberId, deleted: true as const, message: 'Removed from the team' } };
 }

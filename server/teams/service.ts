@@ -11,6 +11,7 @@ import type { CreateTeamBody, ListTeamsQuery, UpdateTeamBody } from './contracts
 import { joinTeam } from './membership';
 import { placeElsewhere } from './placement';
 import { assertMayJoin, handOverIfNeeded } from './join-rules';
+import { recordAudit } from '@/server/audit/record';
 
 export const toPublicTeam = (t: TeamRow) => ({
   id: t.id,
@@ -76,6 +77,7 @@ export async function createTeam(db: Db, actor: Actor, input: z.infer<typeof Cre
       .values({ accountId: actor.accountId, organizationId, name: input.name, adminApprovalRequired: input.adminApprovalRequired ?? false })
       .returning();
     await joinTeam(tx, owner, t, 'owner');
+    await recordAudit(tx, actor, 'team.created', { type: 'team', id: t.id }, { organizationId, after: { name: t.name, organizationId, ownerId: owner.id, adminApprovalRequired: t.adminApprovalRequired } });
     return t;
   });
   return { ok: true as const, team: toPublicTeam(team) };
@@ -88,7 +90,13 @@ export async function getTeam(db: Db, actor: Actor, teamId: string) {
 export async function updateTeam(db: Db, actor: Actor, teamId: string, input: z.infer<typeof UpdateTeamBody>) {
   const { team } = await teamFor(db, actor, teamId, 'admin');
   const set = changedFields(input);
-  const [t] = set ? await db.update(teams).set(set).where(eq(teams.id, team.id)).returning() : [team];
+  if (!set) return { ok: true as const, team: toPublicTeam(team) };
+  const t = await db.transaction(async (tx) => {
+    const [t] = await tx.update(teams).set(set).where(eq(teams.id, team.id)).returning();
+    const keys = Object.keys(set) as Array<keyof typeof set & keyof TeamRow>;
+    await recordAudit(tx, actor, 'team.updated', { type: 'team', id: team.id }, { organizationId: team.organizationId, before: Object.fromEntries(keys.map((k) => [k, team[k]])), after: Object.fromEntries(keys.map((k) => [k, t[k]])) });
+    return t;
+  });
   return { ok: true as const, team: toPublicTeam(t) };
 }
 
@@ -105,6 +113,7 @@ export async function deleteTeam(db: Db, actor: Actor, teamId: string) {
     // Team assistants are detached: no team, inactive, kept for the account to reassign.
     await tx.update(assistants).set({ teamId: null, status: 'inactive' }).where(eq(assistants.teamId, team.id));
     await tx.delete(teams).where(eq(teams.id, team.id));
+    await recordAudit(tx, actor, 'team.deleted', { type: 'team', id: team.id }, { organizationId: team.organizationId, before: { name: team.name, members: members.map((m) => m.userId) }, after: null });
   });
   return { ok: true as const, team: { id: teamId, deleted: true as const, message: 'Team deleted; its members were placed on other teams' } };
 }

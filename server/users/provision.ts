@@ -11,6 +11,7 @@ import { hireDefaultAssistant } from '@/server/organizations/default-assistant';
 import { activeMembership, createOwnTeam, joinTeam, ownedTeamWithOthers } from '@/server/teams/membership';
 import { createUserWithEmail } from '@/server/user-record/create';
 import { presentUser } from '@/server/user-record/present';
+import { recordAudit } from '@/server/audit/record';
 import type { ProvisionUserBody } from './contracts';
 
 const HEX24 = /^[0-9a-f]{24}$/;
@@ -52,6 +53,7 @@ export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof 
       if (user?.organizationId) throw notFound('User');
     }
     let created = false;
+    let adopted = false;
     if (!user) {
       const id = input.id && HEX24.test(input.id) ? input.id : undefined;
       if (id) {
@@ -70,6 +72,7 @@ export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof 
     } else if (orgScope && !user.organizationId) {
       // At the organization's verified domain (checked above): the organization vouches for them.
       [user] = await tx.update(users).set({ organizationId: orgScope, organizationRole: 'member' }).where(eq(users.id, user.id)).returning();
+      adopted = true;
     }
 
     const flags = { created, addedToTeam: false, alreadyMember: false, joinSkipped: false };
@@ -102,10 +105,20 @@ export async function provisionUser(db: Db, actor: Actor, input: z.infer<typeof 
     }
     const [fresh] = await tx.select().from(users).where(eq(users.id, user.id));
     const placed = await tx
-      .select({ teamId: teamMemberships.teamId })
+      .select({ id: teamMemberships.id, teamId: teamMemberships.teamId, role: teamMemberships.role })
       .from(teamMemberships)
       .where(and(eq(teamMemberships.userId, user.id), eq(teamMemberships.status, 'active')))
       .limit(1);
+    // Audited when something changed (issue 46): a repeat call that finds everyone in place records nothing.
+    if (created || adopted || flags.addedToTeam) {
+      await recordAudit(tx, actor, 'user.provisioned', { type: 'user', id: fresh.id }, {
+        organizationId: fresh.organizationId,
+        before: created ? null : { organizationId: adopted ? null : fresh.organizationId, teamId: current?.t.id ?? null },
+        after: { email: fresh.email, created, organizationId: fresh.organizationId, teamId: placed[0]?.teamId ?? null, addedToTeam: flags.addedToTeam },
+      });
+      if (flags.addedToTeam && placed[0]) await recordAudit(tx, actor, 'team_member.added', { type: 'team_member', id: placed[0].id }, { organizationId: fresh.organizationId, after: { userId: fresh.id, teamId: placed[0].teamId, role: placed[0].role } });
+      if (adopted || (created && fresh.organizationId)) await recordAudit(tx, actor, 'member.added', { type: 'user', id: fresh.id }, { organizationId: fresh.organizationId, after: { organizationId: fresh.organizationId, organizationRole: fresh.organizationRole } });
+    }
     return { user: fresh, teamId: placed[0]?.teamId ?? null, ...flags };
   }));
 

@@ -17,6 +17,7 @@ import { assertOwnsNoSharedTeam } from '@/server/teams/refusals';
 import { presentUser } from '@/server/user-record/present';
 import type { DeprovisionBody, ListUsersQuery, UpdateUserBody } from './contracts';
 import { recordAudit } from '@/server/audit/record';
+import { auditUserUpdate } from './audit';
 
 /**
  * Account-wide callers list every user; organization keys and admins their organization's; a
@@ -149,6 +150,11 @@ export async function updateUser(db: Db, actor: Actor, userId: string, input: z.
       [u] = await tx.select().from(users).where(eq(users.id, user.id));
     }
     if (u.organizationRole !== user.organizationRole || u.organizationId !== user.organizationId) await recordAudit(tx, actor, 'member.role_changed', { type: 'user', id: u.id }, { organizationId: u.organizationId ?? user.organizationId, before: { organizationId: user.organizationId, organizationRole: user.organizationRole }, after: { organizationId: u.organizationId, organizationRole: u.organizationRole } });
+    if (u.organizationId !== user.organizationId) {
+      if (user.organizationId) await recordAudit(tx, actor, 'member.removed', { type: 'user', id: u.id }, { organizationId: user.organizationId, before: { organizationId: user.organizationId, organizationRole: user.organizationRole }, after: { organizationId: u.organizationId } });
+      if (u.organizationId) await recordAudit(tx, actor, 'member.added', { type: 'user', id: u.id }, { organizationId: u.organizationId, before: { organizationId: user.organizationId }, after: { organizationId: u.organizationId, organizationRole: u.organizationRole } });
+    }
+    await auditUserUpdate(tx, actor, user, u);
     return u;
   });
   return { ok: true as const, user: await presentUser(db, updated, { withIdentifiers: true }) };
@@ -180,6 +186,7 @@ export async function deleteUser(db: Db, actor: Actor, userId: string) {
     await assertNotOnlyOrgAdmin(tx, user);
     await assertOwnsNoSharedTeam(tx, user);
     await removeUser(tx, user);
+    await recordAudit(tx, actor, 'user.deleted', { type: 'user', id: user.id }, { organizationId: user.organizationId, before: { email: user.email, organizationId: user.organizationId }, after: null });
   });
   return { ok: true as const, user: { id: user.id, deleted: true as const, message: 'User deleted with their identifiers, memberships and data' } };
 }
@@ -220,6 +227,7 @@ export async function deprovisionUser(db: Db, actor: Actor, input: z.infer<typeo
       .returning({ id: teamMemberships.id });
     if ((await activeMemberCount(tx, team.id)) === 0) await tx.update(teams).set({ status: 'archived' }).where(eq(teams.id, team.id));
     const [{ left }] = await tx.select({ left: count() }).from(teamMemberships).where(eq(teamMemberships.userId, user.id));
+    await recordAudit(tx, actor, 'user.deprovisioned', { type: 'user', id: user.id }, { organizationId: team.organizationId, before: { teamId: team.id, member: removed.length > 0 }, after: { teamId: null, userDeleted: left === 0 } });
     if (left === 0) {
       await removeUser(tx, user);
       return { ok: true as const, deleted: removed.length > 0, userDeleted: true, userId: user.id, message: 'User removed from the team and deleted' };

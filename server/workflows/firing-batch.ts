@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { newId } from '@/db/schema/columns';
-import { workflowFirings, type SkillRow, type WorkflowFiringRow } from '@/db/schema';
+import { assistants, workflowFirings, type SkillRow, type WorkflowFiringRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { queueRuns } from '@/server/tasks/runs';
 import { insertTasks } from '@/server/tasks/service';
@@ -48,6 +48,12 @@ export async function fireBatch(tx: Tx, items: readonly BatchFiring[]): Promise<
     if (!owners.has(key)) owners.set(key, await ownerOf(tx, f.skill.accountId, f.userId));
   }
 
+  // An inactive assistant takes no new work (issue 46): its owner's firings are skipped, not failed with the batch.
+  const primaries = [...new Set([...owners.values()].map((o) => o?.user.primaryAssistantId).filter((id): id is string => Boolean(id)))];
+  const inactive = new Set(
+    primaries.length ? (await tx.select({ id: assistants.id }).from(assistants).where(and(inArray(assistants.id, primaries), eq(assistants.status, 'inactive')))).map((r) => r.id) : [],
+  );
+
   // The limits, asked per firing in `fire`'s order, counting the firings of this batch as they start.
   const skills = new Map<string, SkillRow>();
   const settled: Settled[] = [];
@@ -59,7 +65,8 @@ export async function fireBatch(tx: Tx, items: readonly BatchFiring[]): Promise<
     const skill = skills.get(f.skill.id) ?? { ...f.skill };
     skills.set(skill.id, skill);
     const key = `${skill.accountId}\n${f.userId}`;
-    const reason = skipReason(skill, f.at) ?? (owners.get(key)?.user.primaryAssistantId ? null : 'owner_cannot_act');
+    const primary = owners.get(key)?.user.primaryAssistantId;
+    const reason = skipReason(skill, f.at) ?? (!primary ? 'owner_cannot_act' : inactive.has(primary) ? 'assistant_inactive' : null);
     if (reason) {
       settled.push({ id: firing.id, status: 'skipped', reason, taskId: null });
       continue;

@@ -57,15 +57,33 @@ describe('POST /api-keys', () => {
     expect(forOther.status).toBe(403);
     const byAdmin = await call(app(), '/api-keys', { key: acct.key, as: admin.email, body: { label: 'x', userId: member.id } });
     expect(byAdmin.status).toBe(201);
-    // Someone outside the admin's organization is not theirs to see: 404, as if absent.
+    // Someone of the account outside the admin's organization: 403 "not allowed to create this kind" (spec 1); 404 is for a user not in the account.
     const outsideOrg = await call(app(), '/api-keys', { key: acct.key, as: admin.email, body: { label: 'x', userId: outsider.id } });
-    expect(outsideOrg.status).toBe(404);
+    expect(outsideOrg.status).toBe(403);
+    expect(outsideOrg.body.error).toMatch(/not allowed to create this kind/i);
     const orgKey = await call(app(), '/api-keys', { key: acct.key, as: admin.email, body: { label: 'org' } });
     expect(orgKey.body.apiKey).toMatchObject({ organization: org.id, user: null });
     const orgMe = await call(app(), '/me', { key: orgKey.body.apiKey.key });
     expect(orgMe.body).toMatchObject({ orgId: org.id, userId: null });
     const missing = await call(app(), '/api-keys', { key: acct.key, body: { label: 'x', userId: 'ffffffffffffffffffffffff' } });
     expect(missing.status).toBe(404);
+  });
+
+  it('a user key asking for a key for another user of the account is 403; a user not in the account is 404 (issue 46)', async () => {
+    const acct = await newAccount(app());
+    const [alice, bob] = [await newUser(app(), acct), await newUser(app(), acct)];
+    const other = await newAccount(app());
+    const stranger = await newUser(app(), other);
+    const k = await userKey(app(), acct, alice.id);
+    const forBob = await call(app(), '/api-keys', { key: k, body: { label: 'x', userId: bob.id } });
+    expect(forBob.status).toBe(403);
+    expect(forBob.body.error).toMatch(/not allowed to create this kind/i);
+    const forStranger = await call(app(), '/api-keys', { key: k, body: { label: 'x', userId: stranger.id } });
+    expect(forStranger.status).toBe(404);
+    const forSelf = await call(app(), '/api-keys', { key: k, body: { label: 'x', userId: alice.id } });
+    expect(forSelf.status).toBe(201);
+    const keys = await app().database.pool.query('SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1', [bob.id]);
+    expect(keys.rows[0].n).toBe(0);
   });
 
   it('a user key cannot be combined with X-User-Email', async () => {

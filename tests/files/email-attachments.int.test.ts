@@ -18,7 +18,8 @@ describe('email attachments', () => {
     const a = await h.person(acct);
     const bytes = Buffer.from('name,amount\nrent,900\n');
     const fileId = await upload(app(), a.key, 'budget.csv', bytes);
-    await h.cells(a, { email_as_assistant: { mode: 'manual', undoDelaySec: 0 } });
+    // Attached files are shared: the `files` cell applies beside the email's, and its undo window too.
+    await h.cells(a, { email_as_assistant: { mode: 'manual', undoDelaySec: 0 }, files: { mode: 'manual', undoDelaySec: 0 } });
     const { runId } = await h.stagingRun(a, [emailCall({ attachments: [fileId] })]);
     const cart = await h.cartOfRun(runId);
     await h.cartReaches(cart.id, ['pending_approval']);

@@ -285,6 +285,18 @@ describe('save_to_files and background jobs', () => {
     expect(await file.text()).toBe('a,b\n1,2\n');
   });
 
+  it('save_to_files follows the user’s `files` autonomy cell: under manual nothing is saved and the model is told to ask (issue 46)', async () => {
+    const p = await person(acct);
+    const set = await call(app(), `/users/${p.id}/preferences/supervision/matrix`, { key: p.key, method: 'PATCH', body: { matrix: { files: { mode: 'manual' } } } });
+    expect(set.status).toBe(200);
+    await runScript(p, sh('printf "x" > note.txt'), call1('save_to_files', { path: 'note.txt' }));
+    const refused = toolResult(llm.requests, 'save_to_files').value;
+    expect(refused).toMatchObject({ saved: false, reason: expect.stringContaining('manual') });
+    expect(refused.fileId).toBeUndefined();
+    const rows = await app().database.pool.query('SELECT count(*)::int AS n FROM drive_files WHERE user_id = $1', [p.id]);
+    expect(rows.rows[0].n).toBe(0);
+  });
+
   it('job_start runs longer work in the background; job_status polls it; its end wakes the task with the result', async () => {
     const p = await person(acct);
     llm.reset();

@@ -4,6 +4,9 @@ import { noticeLinkPage, openNoticeLink } from './link';
 
 const tags = ['Notices'];
 const Token = z.string().min(16).max(200);
+/** Both answers are pages a person reads (link.ts): the button, or "this link no longer works" with 410. */
+const Page = z.string().meta({ description: 'An HTML page' });
+const produces = { mediaType: 'text/html', statuses: [410] };
 
 /** A notice's one-time link (link.ts): GET shows a page and spends nothing; POST spends it and signs in. */
 export const noticeEndpoints = [
@@ -14,7 +17,8 @@ export const noticeEndpoints = [
     tags,
     auth: 'none',
     raw: true,
-    response: z.unknown(),
+    produces,
+    response: Page,
     errors: [400, 410],
     handle: async ({ db, req }) => {
       const token = Token.safeParse(new URL(req.url).searchParams.get('token'));
@@ -29,8 +33,10 @@ export const noticeEndpoints = [
     tags,
     auth: 'none',
     raw: true,
-    response: z.unknown(),
-    errors: [400, 410],
+    produces,
+    response: Page,
+    // 303 to the hosted app when the link is spent; 410 (the page) when it no longer works.
+    errors: [303, 400, 410],
     handle: async ({ db, req }) => {
       const token = Token.safeParse(new URLSearchParams(await req.text()).get('token'));
       if (!token.success) return noticeLinkPage(db, '');

@@ -4,6 +4,7 @@ import { accounts, notices, users } from '@/db/schema';
 import { siteOrigin } from '@/server/hosted/origin';
 import { sessionSetCookie } from '@/server/sign-in/session';
 import { signInRoute } from '@/server/sign-in/sign-in-method';
+import { noteFirstLogin } from '@/server/sign-in/sign-in-audit';
 import { linkTokenHash } from './deliver';
 
 /*
@@ -55,6 +56,9 @@ export async function openNoticeLink(db: Db, token: string, now = new Date()): P
   const location = `${origin.origin}${spent.linkPath.startsWith('/') ? spent.linkPath : '/'}`;
   const headers: Record<string, string> = { Location: location, 'Cache-Control': 'no-store' };
   const route = await signInRoute(db, row.user.accountId, row.user.email).catch(() => ({ method: 'sso' as const }));
-  if (route.method === 'email') headers['Set-Cookie'] = await sessionSetCookie(db, row.user, 'email', origin.origin.startsWith('https:'));
+  if (route.method === 'email') {
+    headers['Set-Cookie'] = await sessionSetCookie(db, row.user, 'email', origin.origin.startsWith('https:'));
+    await noteFirstLogin(db, row.user.id, now);
+  }
   return new Response(null, { status: 303, headers });
 }

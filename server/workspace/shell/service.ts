@@ -11,6 +11,8 @@ import { SandboxGone } from './channel';
 import { SANDBOX_USER, shellConfig } from './config';
 import type { FileDeleteInput, FileWriteInput, SaveToFilesInput, ShellRunInput } from './contracts';
 import { sandboxFor } from './manager';
+import { resolveTaskDispatchMode } from '@/server/policy/autonomy-resolve';
+import type { AutonomyMode } from '@/db/schema';
 import { assertWorkspaceCli } from './policy';
 import { measureWorkspace, roomLeft } from './quota';
 import type { CommandResult, UserSandbox } from './sandbox';
@@ -94,7 +96,18 @@ export async function deleteHomeFile(db: Tx, actor: UserActor, input: z.infer<ty
  * its storage, local or S3), as an upload the user could have made: created, stored, confirmed.
  * The file is read inside the sandbox, so a link in the home leads nowhere outside it.
  */
-export async function saveHomeFileToFiles(db: Tx, actor: UserActor, input: z.infer<typeof SaveToFilesInput>) {
+export async function saveHomeFileToFiles(db: Tx, actor: UserActor, input: z.infer<typeof SaveToFilesInput>, task: { approvalMode?: AutonomyMode | null; tainted?: boolean } = {}) {
+  // "Files in the assistant's own storage" is the autonomy matrix's `files` cell (spec 2): only `auto`
+  // saves at once; otherwise, or in a run that read outside content, nothing is written and the model
+  // is told to ask the user (as save_contact does with `contacts`; issue 46).
+  const { mode } = await resolveTaskDispatchMode(db, actor.user, 'files', [], task.approvalMode ?? null);
+  if (mode !== 'auto' || task.tainted) {
+    return {
+      saved: false as const,
+      reason: task.tainted ? 'This task read content from outside the user, so it may not add to their Files on its own.' : `The user reviews changes to their Files (their setting is ${mode}).`,
+      next: 'Ask the user (ask_user) whether to save this file to their Files, naming it.',
+    };
+  }
   const maxBytes = Math.min(SAVE_MAX_BYTES, quotaBytes());
   const read = await inSandbox(actor, (s) => s.file({ op: 'read', path: input.path, maxBytes }));
   const { data, path: full } = read as { data: string; path: string };
