@@ -1,4 +1,5 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import type pg from 'pg';
 import type { Db } from '@/db/client';
 import { executorRuns, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';
 import { concurrencyOf, type FunctionConfig } from './store';
@@ -50,27 +51,50 @@ function runRow(j: Record<string, unknown>): ExecutorRunRow {
 export const claimedRow = (run: Record<string, unknown>, fn: Record<string, unknown> | null): ClaimedRun => ({ run: runRow(run), fn: functionRow(fn) });
 
 /**
+ * The pool under the executor's database handle (drizzle keeps it as `$client`), for the prepared
+ * statements of the hot path; drizzle's `execute` cannot name a statement.
+ */
+export function poolOf(db: Db): pg.Pool {
+  const pool = (db as unknown as { $client?: pg.Pool }).$client;
+  if (!pool || typeof pool.query !== 'function') throw new Error('executor: the database handle has no pg pool');
+  return pool;
+}
+
+/** Where a claim's four values sit among its statement's parameters ($n): the time, the owner, the lease's end, the limit. */
+export type ClaimParams = { at: number; owner: number; until: number; limit: number };
+
+/** A claim's four parameter values, in ClaimParams order. */
+export const claimValues = (req: ClaimRequest): [string, string, string, number] => [
+  req.now.toISOString(),
+  req.owner,
+  new Date(req.now.getTime() + req.leaseMs).toISOString(),
+  req.limit,
+];
+
+/**
  * The CTEs that claim up to `limit` runnable runs with FOR UPDATE SKIP LOCKED and a lease (ending
  * in `claimed`, the runs as updated), so two processes never run the same run at once and a
  * crashed process's runs return when the lease ends. Runs come from two partial indexes (leases
  * lapsed first, then runs due), so the cost does not grow with the number of runs that sleep or
- * wait. Runs with a concurrency key are left to `claimKeyed`. `exclude`: runs the same statement
- * writes otherwise (one statement must not update a row twice).
+ * wait, and many processes claiming at once each take their own batch without waiting for
+ * another's. Runs with a concurrency key are left to `claimKeyed`. `exclude`: runs the same
+ * statement writes otherwise (one statement must not update a row twice). Text with positional
+ * parameters, so every statement that claims is a prepared statement (parsed and planned once
+ * per connection, not once per claim).
  */
-export function claimCtes(req: ClaimRequest, exclude?: SQL): SQL {
-  const at = req.now.toISOString();
-  const not = exclude ? sql`AND id NOT IN (${exclude})` : sql``;
-  return sql`lapsed AS (
-      SELECT id FROM executor_runs WHERE status = 'running' AND lease_until <= ${at}::timestamptz ${not}
-      ORDER BY lease_until LIMIT ${req.limit} FOR UPDATE SKIP LOCKED
+export function claimCtes(p: ClaimParams, exclude?: string): string {
+  const not = exclude ? `AND id NOT IN (${exclude})` : '';
+  return `lapsed AS (
+      SELECT id FROM executor_runs WHERE status = 'running' AND lease_until <= $${p.at}::timestamptz ${not}
+      ORDER BY lease_until LIMIT $${p.limit} FOR UPDATE SKIP LOCKED
     ), due AS (
       SELECT id FROM executor_runs
-      WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${at}::timestamptz AND concurrency_key IS NULL
-      ORDER BY available_at LIMIT ${req.limit} FOR UPDATE SKIP LOCKED
+      WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= $${p.at}::timestamptz AND concurrency_key IS NULL
+      ORDER BY available_at LIMIT $${p.limit} FOR UPDATE SKIP LOCKED
     ), pick AS (
-      SELECT id FROM lapsed UNION ALL SELECT id FROM due LIMIT ${req.limit}
+      SELECT id FROM lapsed UNION ALL SELECT id FROM due LIMIT $${p.limit}
     ), claimed AS (
-      UPDATE executor_runs r SET status = 'running', lease_owner = ${req.owner}, lease_until = ${new Date(req.now.getTime() + req.leaseMs).toISOString()}::timestamptz,
+      UPDATE executor_runs r SET status = 'running', lease_owner = $${p.owner}, lease_until = $${p.until}::timestamptz,
         running_since = now(), step_started_at = now(), updated_at = now()
       FROM pick WHERE r.id = pick.id
       RETURNING r.*
@@ -82,17 +106,21 @@ export function claimCtes(req: ClaimRequest, exclude?: SQL): SQL {
  * functions; when none without a concurrency key is due but one with a key is, takes the slower
  * path below for one.
  */
-export async function claimRuns(db: Db, req: ClaimRequest): Promise<ClaimedRun[]> {
-  const at = req.now.toISOString();
-  const { rows } = await db.execute<{ run: Record<string, unknown> | null; fn: Record<string, unknown> | null; keyed: boolean | null }>(sql`
-    WITH ${claimCtes(req)}
+const CLAIM = `WITH ${claimCtes({ at: 1, owner: 2, until: 3, limit: 4 })}
     SELECT to_jsonb(claimed) AS run, to_jsonb(f) AS fn, NULL::boolean AS keyed
     FROM claimed LEFT JOIN executor_functions f ON f.id = claimed.function_id
     UNION ALL
     SELECT NULL, NULL, EXISTS (
       SELECT 1 FROM executor_runs
-      WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= ${at}::timestamptz AND concurrency_key IS NOT NULL
-    ) WHERE NOT EXISTS (SELECT 1 FROM claimed)`);
+      WHERE status IN ('queued', 'sleeping', 'waiting') AND lease_until IS NULL AND available_at <= $1::timestamptz AND concurrency_key IS NOT NULL
+    ) WHERE NOT EXISTS (SELECT 1 FROM claimed)`;
+
+export async function claimRuns(db: Db, req: ClaimRequest): Promise<ClaimedRun[]> {
+  const { rows } = await poolOf(db).query<{ run: Record<string, unknown> | null; fn: Record<string, unknown> | null; keyed: boolean | null }>({
+    name: 'executor_claim',
+    text: CLAIM,
+    values: claimValues(req),
+  });
   const claimed = rows.filter((r) => r.run).map((r) => claimedRow(r.run!, r.fn));
   if (claimed.length || !rows.some((r) => r.keyed)) return claimed;
   const keyed = await claimKeyed(db, req.owner, req.now, req.leaseMs);

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Db } from '@/db/client';
 import { countExecutorSaturated } from '@/server/http/metrics';
 import { logger } from '@/server/logger';
+import { createCallGuard } from './call-guard';
 import { createRunWriter } from './run-writer';
 import { driveRun, type Clock } from './runner';
 import { claimRuns, type ClaimedRun } from './claim';
@@ -78,6 +79,7 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
     serveUrl: opts.serveUrl,
     stopping: () => stopped,
     writer,
+    calls: createCallGuard({ db: opts.db, owner, leaseMs, now: () => clock.now() }),
     deadlines: opts.deadlines,
     deadlineSlackMs: opts.deadlineSlackMs,
     wakeAt: (at: Date) => wakeAt(at),

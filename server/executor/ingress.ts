@@ -79,7 +79,9 @@ function serveUrlCheck(serveUrl: string | undefined): (url: string) => boolean {
 export async function startIngress(opts: { db: Db; signingKey: string; eventKey: string; port?: number; serveUrl?: string }): Promise<{ url: string; handle: LocalHandler; close: () => Promise<void> }> {
   const isOwnServeUrl = serveUrlCheck(opts.serveUrl);
   const checkpoints = createRunWriter(opts.db);
-  const signedBySdk = (authorization: string | null | undefined) => same(authorization?.replace(/^Bearer\s+/i, '') ?? '', hashedSigningKey(opts.signingKey));
+  // Hashed once: every checkpoint (one per step) presents it.
+  const hashedKey = hashedSigningKey(opts.signingKey);
+  const signedBySdk = (authorization: string | null | undefined) => same(authorization?.replace(/^Bearer\s+/i, '') ?? '', hashedKey);
 
   /** One request, whichever way it came (the loopback port, or in-process through local-transport.ts). */
   async function answer(method: string, url: string, authorization: string | null | undefined, raw: string): Promise<Reply> {

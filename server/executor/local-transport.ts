@@ -79,6 +79,11 @@ function handlerFor(url: string): LocalHandler | null {
   return null;
 }
 
+/** True when `url` is answered in-process (a call there cannot be aborted: it runs on in this process). */
+export function handledLocally(url: string): boolean {
+  return routes.size > 0 && handlerFor(url) !== null;
+}
+
 /** `fetch`, with registered URLs answered in-process. */
 export const localFetch = (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;

@@ -1,7 +1,6 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { newId } from '@/db/schema/columns';
-import { claimCtes, claimedRow, type ClaimedRun, type ClaimRequest } from './claim';
+import { claimCtes, claimedRow, claimValues, poolOf, type ClaimedRun, type ClaimRequest } from './claim';
 import type { Op } from './protocol';
 
 type Json = Record<string, unknown>;
@@ -143,21 +142,15 @@ export function createRunWriter(db: Db) {
 export type RunWriter = ReturnType<typeof createRunWriter>;
 
 /**
- * One statement for a batch: each run's memo gets the new results (a stored result wins), its
+ * The statement for a batch: each run's memo gets the new results (a stored result wins), its
  * stack the ids it did not have, the log the executions that were new, and an ending run its
- * outcome; then the claims asked for, of runs this statement does not write. Returns the runs
- * stored and the runs claimed.
+ * outcome; then (`claiming`) the claims asked for, of runs this statement does not write. Two
+ * prepared statements, with and without claims: parsed and planned once per connection.
  */
-async function write(db: Db, batch: Entry[]): Promise<{ stored: Set<string>; claimed: ClaimedRun[] }> {
-  const rows = batch.map((e) => ({ run_id: e.runId, owner: e.owner, steps: e.steps, ids: e.ids, logs: e.logs, attempt: e.attempt, fin: e.fin }));
-  const asking = batch.filter((e) => e.claim);
-  // One executor per writer claims through it, so the first request names the owner and the lease.
-  const claim = asking[0]?.claim;
-  const claims = claim ? sql`, ${claimCtes({ ...claim, limit: asking.length }, sql`SELECT run_id FROM b`)}` : sql``;
-  const claimedRows = claim ? sql`UNION ALL SELECT NULL, to_jsonb(claimed), to_jsonb(f) FROM claimed LEFT JOIN executor_functions f ON f.id = claimed.function_id` : sql``;
-  const res = await db.execute<{ id: string | null; run: Record<string, unknown> | null; fn: Record<string, unknown> | null }>(sql`
+function writeStatement(claiming: boolean): string {
+  return `
     WITH b AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS b(run_id text, owner text, steps jsonb, ids jsonb, logs jsonb, attempt int, fin jsonb)
+      SELECT * FROM jsonb_to_recordset($1::jsonb) AS b(run_id text, owner text, steps jsonb, ids jsonb, logs jsonb, attempt int, fin jsonb)
     ), u AS (
       UPDATE executor_runs r SET
         steps = b.steps || r.steps,
@@ -182,9 +175,24 @@ async function write(db: Db, batch: Entry[]): Promise<{ stored: Set<string>; cla
       FROM u, jsonb_to_recordset(u.logs) AS x(id text, step_id text, name text, op text, attempt int, data jsonb)
       -- A checkpoint logs the steps that were new; a run's end logs all it carries (its own ops).
       WHERE u.ending OR u.fresh ? x.step_id
-    )${claims}
+    )${claiming ? `, ${claimCtes({ at: 2, owner: 3, until: 4, limit: 5 }, 'SELECT run_id FROM b')}` : ''}
     SELECT id, NULL::jsonb AS run, NULL::jsonb AS fn FROM u
-    ${claimedRows}`);
+    ${claiming ? 'UNION ALL SELECT NULL, to_jsonb(claimed), to_jsonb(f) FROM claimed LEFT JOIN executor_functions f ON f.id = claimed.function_id' : ''}`;
+}
+const WRITE = writeStatement(false);
+const WRITE_AND_CLAIM = writeStatement(true);
+
+/** Writes one batch (`writeStatement`); returns the runs stored and the runs claimed. */
+async function write(db: Db, batch: Entry[]): Promise<{ stored: Set<string>; claimed: ClaimedRun[] }> {
+  const rows = JSON.stringify(batch.map((e) => ({ run_id: e.runId, owner: e.owner, steps: e.steps, ids: e.ids, logs: e.logs, attempt: e.attempt, fin: e.fin })));
+  const asking = batch.filter((e) => e.claim);
+  // One executor per writer claims through it, so the first request names the owner and the lease.
+  const claim = asking[0]?.claim;
+  const res = await poolOf(db).query<{ id: string | null; run: Record<string, unknown> | null; fn: Record<string, unknown> | null }>(
+    claim
+      ? { name: 'executor_write_claim', text: WRITE_AND_CLAIM, values: [rows, ...claimValues({ ...claim, limit: asking.length })] }
+      : { name: 'executor_write', text: WRITE, values: [rows] },
+  );
   const stored = new Set<string>();
   const claimed: ClaimedRun[] = [];
   for (const r of res.rows) {

@@ -5,7 +5,7 @@ import { logger } from '@/server/logger';
 import { executorFunctions, executorRuns, executorStepLog, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';
 import type { ClaimedRun } from './claim';
 import type { Finish, LogEntry, RunWriter } from './run-writer';
-import { guardCall } from './call-guard';
+import type { CallGuard } from './call-guard';
 import { callFunction, type Op } from './protocol';
 import { DEFAULT_CALL_SLACK_MS, longestStepDeadlineMs, type StepDeadlineTable } from './step-deadlines';
 import { appendSteps } from './steps-sql';
@@ -31,6 +31,8 @@ export type RunnerDeps = {
   serveUrl?: string;
   /** Writes runs' ends in group commits, claiming each worker's next run in the same statement. */
   writer: RunWriter;
+  /** Holds each call to its deadline and renews the leases of the runs whose calls are in flight (call-guard.ts). */
+  calls: CallGuard;
   /** Step deadlines by function (step-deadlines.ts): a call may run for its function's longest plus `deadlineSlackMs`. */
   deadlines?: StepDeadlineTable;
   deadlineSlackMs?: number;
@@ -170,10 +172,10 @@ async function drive(deps: RunnerDeps, claimed: ExecutorRunRow, registered?: Exe
     try {
       // The app may work on one step for minutes (a model call): the lease is renewed meanwhile, up
       // to the call's deadline (call-guard.ts).
-      const guarded = { db, runId: run.id, functionId: fn.id, owner: deps.owner, leaseMs: deps.leaseMs, now: () => clock.now(), deadlineMs: callDeadlineMs };
-      return await guardCall(guarded, (signal) =>
+      const url = deps.serveUrl ?? fn.url;
+      return await deps.calls.guard({ runId: run.id, functionId: fn.id, deadlineMs: callDeadlineMs, url }, (signal) =>
         callFunction({
-          url: deps.serveUrl ?? fn.url,
+          url,
           functionId: fn.id,
           stepId,
           signingKey: deps.signingKey,
