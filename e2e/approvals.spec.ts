@@ -124,7 +124,7 @@ test('a staged email: the owner edits the body on /approvals and approves; SMTP 
   await shoot(page, 'approvals-pending');
 
   // Keyboard only: open the editor, replace the body, save.
-  await bob.getByRole('button', { name: /^Edit email 1/ }).focus();
+  await bob.getByRole('button', { name: /^Edit the email to / }).focus();
   await page.keyboard.press('Enter');
   await expect(bob.getByLabel('Subject')).toBeFocused();
   await page.keyboard.press('Tab');
@@ -139,7 +139,7 @@ test('a staged email: the owner edits the body on /approvals and approves; SMTP 
   await expect(bob.getByRole('button', { name: 'Save edit' })).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(bob.getByRole('status')).toContainText('Saved your edit as a new version');
-  await expect(bob.getByRole('button', { name: /^Edit email 1/ })).toBeFocused();
+  await expect(bob.getByRole('button', { name: /^Edit the email to / })).toBeFocused();
 
   // A new version: the hash shown is the API's new one.
   const after = await cartOf(cart.id);

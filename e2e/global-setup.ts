@@ -56,7 +56,7 @@ export default async function globalSetup() {
   run.closers.push(server.stop);
   const { url } = server;
   const database = connect(url);
-  const { accountId, apiKey } = await createAccount(database.db, 'E2E');
+  const { accountId, apiKey } = await createAccount(database.db, 'Larkspur');
   await database.close();
 
   const app = spawn('npx', ['tsx', 'scripts/start.ts'], {
@@ -76,6 +76,8 @@ export default async function globalSetup() {
       ...audio.env(),
       // The handoff spec's sign-in site listens on loopback (e2e/handoff.spec.ts).
       STEWARD_WORKSPACE_ALLOW_PRIVATE: '127.0.0.1/32',
+      // The console spec's webhook receiver listens on loopback (e2e/console-changes.spec.ts).
+      STEWARD_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1/32',
       STEWARD_WORKSPACE_DIR: path.join(runDir, 'workspaces'),
     },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -26,7 +26,7 @@ test('a streamed reply survives a reload in the middle, resumed with Last-Event-
   await page.getByLabel('Title (optional)').fill('Weekend plans');
   await page.getByRole('button', { name: 'Start a chat' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Weekend plans');
-  await expect(page.getByText('In the app')).toBeVisible();
+  await expect(page.getByText('With Ada', { exact: true })).toBeVisible();
 
   const words = 160;
   const full = slowReplyText(words);
@@ -60,10 +60,10 @@ test('a streamed reply survives a reload in the middle, resumed with Last-Event-
   // The reply lands once, exactly as the model wrote it.
   const replies = page.getByRole('list', { name: 'Conversation' }).locator('[data-role="assistant"]');
   await expect(replies).toHaveCount(1, { timeout: 30_000 });
-  await expect(replies.first().locator('div')).toHaveText(full);
+  await expect(replies.first().getByTestId('message-content')).toHaveText(full);
   await expect(page.getByTestId('streaming-reply')).toHaveCount(0);
   await page.reload();
   await expect(replies).toHaveCount(1);
-  await expect(replies.first().locator('div')).toHaveText(full);
+  await expect(replies.first().getByTestId('message-content')).toHaveText(full);
   await context.close();
 });

@@ -124,7 +124,7 @@ test('capabilities: an organization admin switches one off in the Capabilities s
   try {
     const p = await adminContext.newPage();
     await signInByEmail(p, orgAdmin.email);
-    await p.goto(`/organizations/${org.id}`);
+    await p.goto(`/organizations/${org.id}/capabilities`);
     const section = p.getByRole('region', { name: 'Capabilities' });
     await expect(section).toBeVisible();
     const browserRow = section.getByRole('row').filter({ has: p.getByRole('rowheader', { name: /^Browser automation/ }) });

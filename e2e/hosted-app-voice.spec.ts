@@ -70,11 +70,11 @@ test('hold to talk: the recording is transcribed, answered by the chat turn, and
   const conversation = page.getByRole('list', { name: 'Conversation' });
   const mine = conversation.locator('[data-role="user"]');
   await expect(mine).toHaveCount(1, { timeout: 20_000 });
-  await expect(mine.first().locator('div')).toHaveText(transcript);
-  await expect(mine.first()).toContainText('voice');
+  await expect(mine.first().getByTestId('message-content')).toHaveText(transcript);
+  await expect(mine.first()).toContainText('spoken');
   const reply = conversation.locator('[data-role="assistant"]');
   await expect(reply).toHaveCount(1, { timeout: 30_000 });
-  await expect(reply.first().locator('div')).toHaveText(voiceCheckReply(id));
+  await expect(reply.first().getByTestId('message-content')).toHaveText(voiceCheckReply(id));
 
   // The reply was spoken: its audio fetched from the speech API and played to its end.
   const player = page.getByTestId('voice-reply');

@@ -57,7 +57,7 @@ test('email sign-in by the link captured from SMTP, with the keyboard only', asy
 });
 
 test('an admin adds a domain, publishes its TXT record (DNS on loopback) and verifies it', async () => {
-  await page.goto(`/organizations/${orgId}`);
+  await page.goto(`/organizations/${orgId}/domains`);
   await expect(page.getByRole('heading', { level: 1 })).toContainText('Acme E2E');
   await expectAccessible(page);
   await page.getByLabel('Add a domain').fill(DOMAIN);
@@ -76,7 +76,7 @@ test('an admin adds a domain, publishes its TXT record (DNS on loopback) and ver
 });
 
 test('an admin configures SSO and sees the service-provider values to register', async () => {
-  await page.goto(`/organizations/${orgId}`);
+  await page.goto(`/organizations/${orgId}/sign-in`);
   await expect(page.getByText(`${BASE}/api/sso/saml/acs`)).toBeVisible();
   await expect(page.getByText(`${BASE}/api/sso/saml/metadata`)).toBeVisible();
   await page.getByLabel('IdP sign-on URL (entry point)').fill(`${process.env.E2E_IDP_URL}/sso`);
@@ -90,7 +90,7 @@ test('an admin configures SSO and sees the service-provider values to register',
   const org = (await api(`/organizations/${orgId}`)).body.organization;
   expect(org.sso).toMatchObject({ enabled: true, saml: { entryPoint: `${process.env.E2E_IDP_URL}/sso`, issuer: IDP_ISSUER, hasCertificate: true } });
   // The save refreshes the server-rendered page; scan the page it settles on, not the one in between.
-  await settled(page, 'Organization settings · Steward');
+  await settled(page, 'Sign-in and provisioning · Steward');
   await expectAccessible(page);
   await expectKeyboardReachable(page);
   await shoot(page, 'organization-sso');
@@ -127,7 +127,7 @@ test('SP-initiated SAML sign-in through the test IdP page, which posts a signed 
 });
 
 test('an admin mints a SCIM token and a user provisioned through SCIM appears among the members', async () => {
-  await page.goto(`/organizations/${orgId}`);
+  await page.goto(`/organizations/${orgId}/sign-in`);
   await page.getByRole('button', { name: /Create token|Rotate token/ }).click();
   const token = await page.getByLabel('New token: copy it now, it is shown only once').inputValue();
   expect(token).toMatch(/^scim_/);
@@ -138,8 +138,10 @@ test('an admin mints a SCIM token and a user provisioned through SCIM appears am
   });
   expect(res.status).toBe(201);
   await page.reload();
-  await expect(page.getByRole('table').filter({ hasText: 'members' }).first()).toContainText(`scim.person@${DOMAIN}`);
   await expect(page.getByText(/A token is active/)).toBeVisible();
+  // The organization's sections each have a page: the provisioned person is among the members.
+  await page.getByRole('navigation', { name: 'Organization sections' }).getByRole('link', { name: 'Members' }).click();
+  await expect(page.getByRole('table').filter({ hasText: 'members' }).first()).toContainText(`scim.person@${DOMAIN}`);
   // Members and roles: the provisioned person becomes a guest; the only admin cannot step down.
   await page.getByLabel(`Organization role of scim.person@${DOMAIN}`).selectOption('guest');
   await page.getByRole('button', { name: `Apply Organization role of scim.person@${DOMAIN}` }).click();

@@ -1,5 +1,6 @@
 /**
- * Console jobs until the hosted console exists. Prints exactly one JSON line on stdout.
+ * Console jobs for the operator (the hosted console at /console does the same for one account,
+ * through the same services). Prints exactly one JSON line on stdout.
  *   npm run --silent admin -- create-account --name NAME
  *   npm run --silent admin -- kill-switch on|off --account ID
  *   npm run --silent admin -- register-certificate --account ID --public-key FILE
@@ -22,6 +23,9 @@
  *   npm run --silent admin -- budgets --account ID
  *   npm run --silent admin -- assign-phone-line --request ID --number E164 [--channels sms,whatsapp,imessage,voice]
  *   npm run --silent admin -- dismiss-phone-line --request ID [--reason TEXT]
+ *   npm run --silent admin -- add-console-member --account ID --email E [--role owner|developer|viewer]
+ *   npm run --silent admin -- remove-console-member --account ID --email E
+ *   npm run --silent admin -- console-members --account ID
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -47,6 +51,8 @@ import { setSegmentFromCli } from '../server/policy/segments-cli';
 import { setAccountLimits } from '../server/accounts/limits';
 import { listBudgetsFromCli, setBudgetFromCli, topUpFromCli } from '../server/budgets/cli';
 import { assignPhoneLine, dismissPhoneLine } from '../server/channels/phone-lines';
+import { ADMIN_CLI } from '../server/audit/record';
+import { addConsoleMember, listConsoleMembers, removeConsoleMember } from '../server/console/members';
 // A fulfilled phone line notifies its user (the hook the text channels' composition fills); the sweep sends the notice.
 import '../server/twilio-runtime';
 import type { TraceInput } from '../server/prompts/traces-contracts';
@@ -142,6 +148,9 @@ export const commands: Record<string, Command> = {
   budgets: (db, a) => listBudgetsFromCli(db, a),
   'assign-phone-line': (db, a) => assignPhoneLine(db, { requestId: need(a, 'request'), number: need(a, 'number'), channels: a.channels ?? null }),
   'dismiss-phone-line': (db, a) => dismissPhoneLine(db, { requestId: need(a, 'request'), reason: a.reason ?? null }),
+  'add-console-member': (db, a) => addConsoleMember(db, ADMIN_CLI, { accountId: need(a, 'account'), email: need(a, 'email'), role: a.role }),
+  'remove-console-member': (db, a) => removeConsoleMember(db, ADMIN_CLI, { accountId: need(a, 'account'), email: need(a, 'email') }),
+  'console-members': (db, a) => listConsoleMembers(db, ADMIN_CLI, need(a, 'account')),
 };
 
 const OPTIONS = {
@@ -190,6 +199,8 @@ const OPTIONS = {
   number: { type: 'string' },
   channels: { type: 'string' },
   reason: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
 } as const;
 
 async function main() {

@@ -1,9 +1,13 @@
 'use client';
+import { Check, Pencil, X } from 'lucide-react';
 import { useEffect, useRef, useState, useTransition } from 'react';
+import { useLive } from '@/app/_lib/live';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
-import { Field } from '@/app/_ui/field';
-import s from '@/app/_ui/hosted.module.css';
-import css from './approvals.module.css';
+import { Button } from '@/app/_ui/button';
+import { cn } from '@/app/_ui/cn';
+import { Input } from '@/app/_ui/controls';
+import { Badge } from '@/app/_ui/states';
+import { Time } from '@/app/_ui/time';
 import { Countdown } from './countdown';
 import { DispatchView } from './dispatch-view';
 import { EditForm } from './edit-form';
@@ -11,9 +15,9 @@ import { STATUS } from './status';
 import type { Cart, CartStatus } from './types';
 
 const AWAITING: CartStatus[] = ['pending_approval', 'time_boxed'];
-/** Statuses that move on by themselves: after a decision the page reads the cart until it leaves them. */
+/** Statuses that move on by themselves: after a decision the card reads the cart until it leaves them. */
 const MOVING: CartStatus[] = ['approved', 'executing', 'submitted'];
-/** How the page keeps reading a moving cart: soon after the decision, then less often, for about two minutes (an undo delay holds a send back). */
+/** How the card keeps reading a moving cart: soon after the decision, then less often, for about two minutes (an undo delay holds a send back). */
 const FOLLOW_WAITS_MS = [500, 1000, 1500, 2000, 3000, ...Array<number>(22).fill(5000)];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -22,12 +26,30 @@ const editable = (type: string) => type === 'email' || type === 'message';
 
 type Note = { kind: 'ok' | 'error'; text: string } | null;
 
+const tone = (s: CartStatus) => (s === 'failed' ? 'danger' : s === 'executed' ? 'ok' : s === 'time_boxed' || s === 'pending_approval' ? 'warn' : 'plain');
+
 /**
- * One cart waiting for the person: its actions exactly as they will be sent, the content
- * fingerprint an approval covers, inline edits, approve and cancel, and afterwards the outcome
- * as the server reports it.
+ * One cart waiting for the person: its actions exactly as they will be sent, inline edits, approve
+ * and cancel, and afterwards the outcome as the server reports it. The approval's fingerprint and
+ * other particulars are under "Details". `editRequest` (a counter) opens the first editable action's
+ * editor: the inbox's `e` shortcut.
  */
-export function CartCard({ initial }: { initial: Cart }) {
+export function CartCard({
+  initial,
+  editRequest = 0,
+  headingLevel = 2,
+  onDecided,
+  onEdited,
+  className,
+}: {
+  initial: Cart;
+  editRequest?: number;
+  headingLevel?: 2 | 3;
+  onDecided?: () => void;
+  /** The person saved an edit: the cart is a new version (a list holding it approves with the new hash). */
+  onEdited?: (cart: Cart) => void;
+  className?: string;
+}) {
   const [cart, setCart] = useState(initial);
   const [editing, setEditing] = useState<number | null>(null);
   const [reason, setReason] = useState('');
@@ -35,6 +57,12 @@ export function CartCard({ initial }: { initial: Cart }) {
   const [pending, start] = useTransition();
   const statusLine = useRef<HTMLParagraphElement>(null);
   const editButtons = useRef(new Map<number, HTMLButtonElement>());
+  // A fresher copy from the page (a live refresh) replaces what the card shows unless it is mid-edit.
+  const [seen, setSeen] = useState(initial);
+  if (seen !== initial) {
+    setSeen(initial);
+    if (editing === null && initial.id === cart.id) setCart(initial);
+  }
   // After an edit closes, focus goes back to its Edit button once that is rendered and enabled again.
   const [refocus, setRefocus] = useState<number | null>(null);
   useEffect(() => {
@@ -43,6 +71,13 @@ export function CartCard({ initial }: { initial: Cart }) {
     button.focus();
     setRefocus(null);
   }, [refocus, pending, editing]);
+  useEffect(() => {
+    if (!editRequest) return;
+    const first = cart.dispatches.find((d) => editable(d.type));
+    if (first && AWAITING.includes(cart.status)) setEditing(first.index);
+    // Only a new request opens the editor.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [editRequest]);
   const awaiting = AWAITING.includes(cart.status);
   const id = `cart-${cart.id}`;
   const label = `“${cart.taskTitle}”`;
@@ -52,6 +87,10 @@ export function CartCard({ initial }: { initial: Cart }) {
     setCart(fresh);
     return fresh;
   };
+  // Another device decided or edited it: show it as it is now.
+  useLive(['sent'], () => {
+    if (editing === null && !pending) void reload().catch(() => undefined);
+  });
 
   /** Reads the cart until it leaves `moving` (or a while has passed), saying each new status. */
   const follow = async (moving: CartStatus[]) => {
@@ -86,12 +125,14 @@ export function CartCard({ initial }: { initial: Cart }) {
     act(async () => {
       await trpc.approvals.approve.mutate({ cartId: cart.id, contentHash: cart.contentHash });
       setNote({ kind: 'ok', text: `Approved ${label}.` });
+      onDecided?.();
       await follow(MOVING);
     });
 
   const cancel = () =>
     act(async () => {
       await trpc.approvals.cancel.mutate({ cartId: cart.id, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+      onDecided?.();
       await follow(MOVING);
     });
 
@@ -100,8 +141,9 @@ export function CartCard({ initial }: { initial: Cart }) {
       try {
         const { cart: fresh } = await trpc.approvals.edit.mutate({ cartId: cart.id, index, ...edit });
         setCart(fresh);
+        onEdited?.(fresh);
         setEditing(null);
-        setNote({ kind: 'ok', text: `Saved your edit as a new version. The content fingerprint is now ${fresh.contentHash.slice(0, 12)}…` });
+        setNote({ kind: 'ok', text: 'Saved your edit as a new version. Approving now sends it as you wrote it.' });
         setRefocus(index);
       } catch (e) {
         const { message, code } = describeError(e);
@@ -117,64 +159,89 @@ export function CartCard({ initial }: { initial: Cart }) {
     setEditing(null);
     setRefocus(index);
   };
+  const H = headingLevel === 2 ? 'h2' : 'h3';
+  const count = cart.dispatches.length;
 
   return (
-    <article aria-labelledby={`${id}-title`} className={css.cart} data-cart-id={cart.id}>
-      <h2 id={`${id}-title`}>{cart.taskTitle}</h2>
-      <p>
-        {cart.assistantName ?? 'Your assistant'} staged {cart.dispatches.length === 1 ? 'one action' : `${cart.dispatches.length} actions`} on {new Date(cart.createdAt).toUTCString()}. Status:{' '}
-        <strong className={css.badge} data-testid="cart-status">
-          {STATUS[cart.status]}
-        </strong>
+    <article aria-labelledby={`${id}-title`} className={cn('rounded-lg border border-border bg-raised p-4 sm:p-5', className)} data-cart-id={cart.id} id={id}>
+      <div className="flex flex-wrap items-start justify-between gap-2">
+        <H id={`${id}-title`} className="min-w-0 text-lg font-semibold [overflow-wrap:anywhere]">
+          {cart.taskTitle}
+        </H>
+        <Badge tone={tone(cart.status)}>
+          <span data-testid="cart-status">{STATUS[cart.status]}</span>
+        </Badge>
+      </div>
+      <p className="text-sm text-muted">
+        {cart.assistantName ?? 'Your assistant'} wants to send {count === 1 ? 'this' : `these ${count} things`} · <Time value={cart.createdAt} />
       </p>
       {cart.status === 'time_boxed' && cart.timeBoxedExpiresAt && <Countdown expiresAt={cart.timeBoxedExpiresAt} expiry={cart.timeBoxedExpiry} label={label} onElapsed={() => act(() => follow(['time_boxed', ...MOVING]), false)} />}
-      <p>
-        Content fingerprint (what an approval covers):{' '}
-        <span className={css.hash} data-testid="content-hash">
-          {cart.contentHash}
-        </span>
-      </p>
-      {cart.dispatches.length === 0 && <p>Every action was removed: cancel the cart to close it.</p>}
+      {count === 0 && <p className="mt-2">Every action was removed: cancel to close it.</p>}
       {cart.dispatches.map((d) => (
-        <section key={d.index} className={css.dispatch} aria-labelledby={`${id}-d${d.index}`}>
-          <DispatchView dispatch={d} headingId={`${id}-d${d.index}`} showDelivery={!awaiting} />
+        <section key={d.index} className="mt-3 border-t border-border pt-3 first-of-type:border-t-0 first-of-type:pt-0" aria-labelledby={`${id}-d${d.index}`}>
+          <DispatchView dispatch={d} headingId={`${id}-d${d.index}`} showDelivery={!awaiting} headingLevel={headingLevel === 2 ? 3 : 4} />
           {awaiting && editable(d.type) && editing !== d.index && (
-            <button
+            <Button
               ref={(el) => {
                 if (el) editButtons.current.set(d.index, el);
                 else editButtons.current.delete(d.index);
               }}
-              className={s.secondary}
-              type="button"
+              variant="ghost"
+              size="sm"
+              className="mt-1"
               disabled={pending || editing !== null}
               onClick={() => setEditing(d.index)}
             >
-              Edit<span className="sr-only"> {d.type === 'email' ? 'email' : 'message'} {d.index + 1} of {label}</span>
-            </button>
+              <Pencil aria-hidden="true" />
+              Edit<span className="sr-only"> the {d.type === 'email' ? 'email' : 'message'}{d.to.length ? ` to ${d.to.join(', ')}` : ''} of {label}</span>
+            </Button>
           )}
           {awaiting && editing === d.index && <EditForm dispatch={d} idPrefix={`${id}-d${d.index}-edit`} pending={pending} onSave={(edit) => save(d.index, edit)} onDiscard={() => discard(d.index)} />}
         </section>
       ))}
       {awaiting ? (
-        <div className={css.actions}>
-          <button className={s.button} type="button" disabled={pending || editing !== null} onClick={approve}>
-            Approve and send<span className="sr-only"> {label}</span>
-          </button>
-          <Field id={`${id}-reason`} label="Reason for cancelling (optional, told to the assistant)">
-            <input id={`${id}-reason`} value={reason} maxLength={2000} onChange={(e) => setReason(e.target.value)} />
-          </Field>
-          <button className={s.danger} type="button" disabled={pending || editing !== null} onClick={cancel}>
-            Cancel<span className="sr-only"> {label}</span>: send nothing
-          </button>
+        <div className="mt-4 flex flex-col gap-3 border-t border-border pt-4">
+          <div className="flex flex-wrap gap-2">
+            <Button disabled={pending || editing !== null} onClick={approve} className="flex-1 justify-center sm:flex-none">
+              <Check aria-hidden="true" />
+              Approve and send<span className="sr-only"> {label}</span>
+            </Button>
+            <Button variant="danger-ghost" disabled={pending || editing !== null} onClick={cancel} className="flex-1 justify-center sm:flex-none">
+              <X aria-hidden="true" />
+              Cancel<span className="sr-only"> {label}</span>: send nothing
+            </Button>
+          </div>
+          <details className="text-sm">
+            <summary className="inline-flex min-h-11 cursor-pointer items-center text-muted sm:min-h-0">Tell the assistant why you cancel</summary>
+            <div className="mt-2">
+              <label htmlFor={`${id}-reason`} className="mb-1 block text-sm font-medium">
+                Reason for cancelling (optional, told to the assistant)
+              </label>
+              <Input id={`${id}-reason`} value={reason} maxLength={2000} onChange={(e) => setReason(e.target.value)} />
+            </div>
+          </details>
         </div>
       ) : (
-        <div className={css.actions}>
-          <button className={s.secondary} type="button" disabled={pending} onClick={() => act(() => follow([]))}>
+        <div className="mt-4 flex flex-wrap gap-2">
+          <Button variant="secondary" size="sm" disabled={pending} onClick={() => act(() => follow([]))}>
             Refresh the status<span className="sr-only"> of {label}</span>
-          </button>
+          </Button>
         </div>
       )}
-      <p ref={statusLine} tabIndex={-1} role="status" aria-live="polite" className={`${s.status} ${note?.kind === 'error' ? s.error : note ? s.ok : ''}`}>
+      <details className="mt-3 text-sm text-muted">
+        <summary className="inline-flex min-h-11 cursor-pointer items-center sm:min-h-0">Details</summary>
+        <dl className="mt-1 grid grid-cols-[max-content_minmax(0,1fr)] gap-x-3 gap-y-0.5">
+          <dt>Staged</dt>
+          <dd>
+            <Time value={cart.createdAt} />
+          </dd>
+          <dt>Version approved</dt>
+          <dd className="font-mono text-xs [overflow-wrap:anywhere]" data-testid="content-hash">
+            {cart.contentHash}
+          </dd>
+        </dl>
+      </details>
+      <p ref={statusLine} tabIndex={-1} role="status" aria-live="polite" className={cn('mt-2 min-h-5 text-sm', note?.kind === 'error' ? 'text-danger' : 'text-ok')}>
         {note?.text ?? ''}
       </p>
     </article>

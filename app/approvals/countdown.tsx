@@ -1,7 +1,8 @@
 'use client';
 import { useEffect, useRef, useState } from 'react';
-import s from '@/app/_ui/hosted.module.css';
-import css from './approvals.module.css';
+import { Timer } from 'lucide-react';
+import { Button } from '@/app/_ui/button';
+import { Time } from '@/app/_ui/time';
 
 const two = (n: number) => String(n).padStart(2, '0');
 
@@ -67,25 +68,26 @@ export function Countdown({ expiresAt, expiry, label, onElapsed }: { expiresAt: 
   }, [left, label, what]);
 
   return (
-    <div>
-      <p>
+    <div className="my-2 flex flex-wrap items-center gap-x-3 gap-y-1 rounded-md border border-warn-border/50 bg-warn-soft px-3 py-2 text-sm">
+      <Timer aria-hidden="true" className="size-4 shrink-0 text-warn" />
+      <p className="min-w-0 flex-1">
         {left === null ? (
           <>Time-boxed: it will be {what} when its review window ends, unless you act first.</>
         ) : left > 0 ? (
           <>
             Will be {what} in{' '}
-            <span role="timer" aria-live="off" className={css.timer}>
+            <span role="timer" aria-live="off" className="font-semibold tabular">
               {exact(left)}
             </span>{' '}
-            (at {new Date(end).toLocaleTimeString()}), unless you act first.
+            (at <Time value={expiresAt} />), unless you act first.
           </>
         ) : (
           <>The review window ended.</>
         )}
       </p>
-      <button className={s.secondary} type="button" onClick={() => say(left === null || left === 0 ? `The review window of ${label} ended.` : `${exact(left)} left before ${label} is ${what}.`)}>
+      <Button variant="ghost" size="sm" onClick={() => say(left === null || left === 0 ? `The review window of ${label} ended.` : `${exact(left)} left before ${label} is ${what}.`)}>
         Say the time left<span className="sr-only"> for {label}</span>
-      </button>
+      </Button>
       <p aria-live="polite" className="sr-only">
         {announced}
       </p>

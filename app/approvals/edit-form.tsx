@@ -1,8 +1,8 @@
 'use client';
 import { useEffect, useRef, useState } from 'react';
+import { Button } from '@/app/_ui/button';
+import { Input, Textarea } from '@/app/_ui/controls';
 import { Field } from '@/app/_ui/field';
-import s from '@/app/_ui/hosted.module.css';
-import css from './approvals.module.css';
 import type { Dispatch } from './types';
 
 /**
@@ -19,8 +19,8 @@ export function EditForm({ dispatch: d, idPrefix, pending, onSave, onDiscard }: 
   const changed = (hasSubject && subject !== (d.subject ?? '')) || body !== (d.body ?? '');
   return (
     <form
-      className={css.editor}
-      aria-label={`Edit ${d.type === 'email' ? 'email' : 'message'} ${d.index + 1}`}
+      className="my-2 flex flex-col gap-3 rounded-md border border-accent/40 bg-accent-soft/40 p-3"
+      aria-label={`Edit the ${d.type === 'email' ? 'email' : 'message'}`}
       onSubmit={(e) => {
         e.preventDefault();
         onSave({ ...(hasSubject && subject !== (d.subject ?? '') ? { subject } : {}), ...(body !== (d.body ?? '') ? { body } : {}) });
@@ -28,19 +28,19 @@ export function EditForm({ dispatch: d, idPrefix, pending, onSave, onDiscard }: 
     >
       {hasSubject && (
         <Field id={`${idPrefix}-subject`} label="Subject">
-          <input ref={first} id={`${idPrefix}-subject`} value={subject} maxLength={2000} onChange={(e) => setSubject(e.target.value)} />
+          <Input ref={first} id={`${idPrefix}-subject`} value={subject} maxLength={2000} onChange={(e) => setSubject(e.target.value)} />
         </Field>
       )}
       <Field id={`${idPrefix}-body`} label="Body" hint="Sent exactly as you write it, line breaks included.">
-        <textarea ref={hasSubject ? undefined : first} id={`${idPrefix}-body`} aria-describedby={`${idPrefix}-body-hint`} value={body} onChange={(e) => setBody(e.target.value)} />
+        <Textarea ref={hasSubject ? undefined : first} id={`${idPrefix}-body`} aria-describedby={`${idPrefix}-body-hint`} value={body} className="min-h-40" onChange={(e) => setBody(e.target.value)} />
       </Field>
-      <div className={css.actions}>
-        <button className={s.button} type="submit" disabled={pending || !changed}>
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" disabled={pending || !changed}>
           Save edit
-        </button>
-        <button className={s.secondary} type="button" disabled={pending} onClick={onDiscard}>
+        </Button>
+        <Button variant="secondary" disabled={pending} onClick={onDiscard}>
           Discard edit
-        </button>
+        </Button>
       </div>
     </form>
   );

@@ -1,4 +1,4 @@
-import css from './approvals.module.css';
+import { ShieldAlert } from 'lucide-react';
 import type { Dispatch } from './types';
 
 /*
@@ -21,15 +21,18 @@ const SOURCE: Record<NonNullable<Dispatch['heldBecause']>['sources'][number]['ki
 export function HeldBecause({ held, headingId }: { held: Dispatch['heldBecause']; headingId: string }) {
   if (!held || held.kind !== 'untrusted_input') return null;
   return (
-    <div className={css.held} role="note" aria-labelledby={headingId}>
-      <p id={headingId}>
-        <strong>Held for your approval:</strong> the task read content from outside, which may have shaped this. Check it says what you want before approving.
+    <div className="my-2 rounded-r-md border-l-4 border-warn-border bg-warn-soft px-3 py-2 text-sm" role="note" aria-labelledby={headingId}>
+      <p id={headingId} className="flex gap-2">
+        <ShieldAlert aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-warn" />
+        <span>
+          <strong>Held for your approval:</strong> the task read content from outside, which may have shaped this. Check it says what you want before approving.
+        </span>
       </p>
       {held.sources.length > 0 && (
-        <ul aria-label="What the task read">
+        <ul aria-label="What the task read" className="mt-1 ml-6 list-disc">
           {held.sources.map((s, i) => (
             <li key={`${s.kind}-${i}`}>
-              {SOURCE[s.kind] ?? s.kind} <span className={css.ref}>{s.ref}</span>
+              {SOURCE[s.kind] ?? s.kind} <span className="font-mono text-xs [overflow-wrap:anywhere]">{s.ref}</span>
             </li>
           ))}
         </ul>

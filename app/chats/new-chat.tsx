@@ -4,7 +4,9 @@ import { useState } from 'react';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
 import { Field } from '@/app/_ui/field';
 import { useNotify } from '@/app/_ui/toast';
-import s from '@/app/_ui/hosted.module.css';
+import { Plus } from 'lucide-react';
+import { Button } from '@/app/_ui/button';
+import { Input, Select } from '@/app/_ui/controls';
 
 /** Starts a chat with one of the person's assistants and opens it. */
 export function NewChat({ assistants }: { assistants: Array<{ id: string; name: string }> }) {
@@ -16,7 +18,7 @@ export function NewChat({ assistants }: { assistants: Array<{ id: string; name: 
   if (!assistants.length) return <p>You have no assistant yet: ask your administrator to give you one.</p>;
   return (
     <form
-      className={s.row}
+      className="mb-4 grid grid-cols-1 items-end gap-3 rounded-lg border border-border bg-raised p-3 sm:grid-cols-[minmax(0,1fr)_minmax(0,2fr)_auto]"
       aria-label="Start a chat"
       onSubmit={async (e) => {
         e.preventDefault();
@@ -31,20 +33,21 @@ export function NewChat({ assistants }: { assistants: Array<{ id: string; name: 
       }}
     >
       <Field id="new-chat-assistant" label="Assistant">
-        <select id="new-chat-assistant" value={assistantId} onChange={(e) => setAssistantId(e.target.value)}>
+        <Select id="new-chat-assistant" value={assistantId} onChange={(e) => setAssistantId(e.target.value)}>
           {assistants.map((a) => (
             <option key={a.id} value={a.id}>
               {a.name}
             </option>
           ))}
-        </select>
+        </Select>
       </Field>
       <Field id="new-chat-title" label="Title (optional)">
-        <input id="new-chat-title" value={title} maxLength={500} onChange={(e) => setTitle(e.target.value)} />
+        <Input id="new-chat-title" value={title} maxLength={500} onChange={(e) => setTitle(e.target.value)} />
       </Field>
-      <button className={s.button} type="submit" disabled={pending || !assistantId}>
+      <Button type="submit" disabled={pending || !assistantId}>
+        <Plus aria-hidden="true" />
         Start a chat
-      </button>
+      </Button>
     </form>
   );
 }

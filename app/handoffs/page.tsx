@@ -1,5 +1,6 @@
+import { LiveRefresh } from '@/app/_lib/live';
+import { Time } from '@/app/_ui/time';
 import Link from 'next/link';
-import { when } from '@/app/_lib/labels';
 import { requireSignedIn } from '@/app/_lib/server-caller';
 import { HostedFrame } from '@/app/_ui/layout';
 import { Badge, Empty } from '@/app/_ui/states';
@@ -16,8 +17,8 @@ export default async function Handoffs() {
   const { api, me } = await requireSignedIn('/handoffs');
   const { handoffs } = await api.handoffs.list();
   return (
-    <HostedFrame me={me} title="Handoffs">
-      <p className={ui.muted}>When a site needs you (a sign-in, a code, a payment), your assistant hands you its browser. Open it, do what is asked, then press Done.</p>
+    <HostedFrame me={me} title="Handoffs" description="When a site needs you (a sign-in, a code, a payment), your assistant hands you its browser. Open it, do what is asked, then press Done.">
+      <LiveRefresh topics={['needs']} />
       {handoffs.length === 0 ? (
         <Empty title="No handoff is waiting for you." />
       ) : (
@@ -29,7 +30,7 @@ export default async function Handoffs() {
                 <Badge tone="warn">{ACTION[h.actionType] ?? h.actionType}</Badge>
               </div>
               <p className={ui.meta}>
-                {h.targetUrl ? `At ${h.targetUrl} · ` : ''}status {h.status} · open until {when(h.expiresAt)}
+                {h.targetUrl ? `At ${h.targetUrl} · ` : ''}open until <Time value={h.expiresAt} />
                 {h.taskId && (
                   <>
                     {' · '}

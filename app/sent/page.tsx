@@ -1,3 +1,5 @@
+import { Send } from 'lucide-react';
+import { LiveRefresh } from '@/app/_lib/live';
 import { requireSignedIn } from '@/app/_lib/server-caller';
 import { HostedFrame } from '@/app/_ui/layout';
 import { Empty } from '@/app/_ui/states';
@@ -13,10 +15,10 @@ export default async function Sent() {
   const { carts } = await api.sent.list({ limit: 30 });
   const snapshots = await Promise.all(carts.map((c) => api.sent.snapshots({ cartId: c.id })));
   return (
-    <HostedFrame me={me} title="Sent">
-      <p className={ui.muted}>A message your settings let go at once waits a few seconds first (its undo window): undo it here before it leaves.</p>
+    <HostedFrame me={me} title="Sent" width="wide" description="What your assistants sent for you. Something that goes at once waits a few seconds first: undo it here before it leaves.">
+      <LiveRefresh topics={['sent']} />
       {carts.length === 0 ? (
-        <Empty title="Nothing was sent yet." />
+        <Empty title="Nothing was sent yet." icon={Send} />
       ) : (
         <ul className={ui.list} aria-label="Sent by your assistants">
           {carts.map((c, i) => (

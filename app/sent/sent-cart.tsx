@@ -1,7 +1,7 @@
 'use client';
+import { Time } from '@/app/_ui/time';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
-import { when } from '@/app/_lib/labels';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
 import type { SentCart as Cart, Snapshot } from '@/app/_lib/types';
 import { usePolling } from '@/app/_lib/use-polling';
@@ -37,7 +37,7 @@ function Action({ cart, snap, onUndone }: { cart: Cart; snap: Snapshot; onUndone
     <li>
       <p>
         {what} · <Badge tone={snap.deliveryState === 'failed' ? 'danger' : snap.deliveryState === 'undone' ? 'plain' : snap.deliveryState === 'held' ? 'warn' : 'ok'}>{DELIVERY[snap.deliveryState] ?? snap.deliveryState}</Badge>
-        {snap.executedAt ? ` · ${when(snap.executedAt)}` : ''}
+        {snap.executedAt ? <> · <Time value={snap.executedAt} /></> : ''}
         {snap.failureReason ? ` · ${snap.failureReason}` : ''}
       </p>
       {snap.canUndo && left !== null && (
@@ -87,7 +87,7 @@ export function SentCart({ cart, initial }: { cart: Cart; initial: Snapshot[] })
         <Badge tone={status === 'failed' ? 'danger' : status === 'executed' ? 'ok' : 'warn'}>{STATUS[status]}</Badge>
       </div>
       <p className={ui.meta}>
-        {cart.assistantName ?? 'Your assistant'} · {when(cart.updatedAt)}
+        {cart.assistantName ?? 'Your assistant'} · <Time value={cart.updatedAt} />
       </p>
       {snaps.length ? (
         <ul aria-label={`Actions of “${cart.taskTitle}”`}>

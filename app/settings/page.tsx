@@ -1,6 +1,7 @@
 import { requireSignedIn } from '@/app/_lib/server-caller';
 import { Section } from '@/app/_ui/field';
 import { HostedFrame } from '@/app/_ui/layout';
+import { Sectioned } from '@/app/_ui/nav-links';
 import { HoursForm } from './hours-form';
 import { NotificationsForm } from './notifications-form';
 import { ProfileForm } from './profile-form';
@@ -15,8 +16,8 @@ export default async function Settings() {
   const [{ user }, scheduling] = await Promise.all([api.settings.profile(), api.settings.scheduling()]);
   const prefs = user.preferences as { notifications?: { channel: string; quietHours: boolean } } | undefined;
   return (
-    <HostedFrame me={me} title="Settings">
-      <SettingsNav />
+    <HostedFrame me={me} title="Settings" width="wide">
+      <Sectioned nav={<SettingsNav />}>
       <Section id="profile-title" title="Profile">
         <ProfileForm initial={{ firstName: user.firstName ?? '', lastName: user.lastName ?? '', timezone: user.timezone }} />
       </Section>
@@ -26,6 +27,7 @@ export default async function Settings() {
       <Section id="notifications-title" title="Notifications">
         <NotificationsForm initial={{ channel: prefs?.notifications?.channel ?? 'email', quietHours: prefs?.notifications?.quietHours ?? true }} />
       </Section>
+    </Sectioned>
     </HostedFrame>
   );
 }

@@ -1,30 +1,16 @@
 'use client';
-import Link from 'next/link';
-import { usePathname } from 'next/navigation';
-import ui from '@/app/_ui/ui.module.css';
+import { AtSign, Bell, KeyRound, Plug, ShieldCheck } from 'lucide-react';
+import { SideNav } from '@/app/_ui/nav-links';
 
 const PAGES = [
-  { href: '/settings', label: 'Profile and hours' },
-  { href: '/settings/autonomy', label: 'Autonomy' },
-  { href: '/settings/identifiers', label: 'Emails and phones' },
-  { href: '/settings/channels', label: 'Connected channels' },
-  { href: '/settings/api-keys', label: 'API keys' },
-] as const;
+  { href: '/settings', label: 'Profile and hours', icon: <Bell aria-hidden="true" />, exact: true },
+  { href: '/settings/autonomy', label: 'Autonomy', icon: <ShieldCheck aria-hidden="true" /> },
+  { href: '/settings/identifiers', label: 'Emails and phones', icon: <AtSign aria-hidden="true" /> },
+  { href: '/settings/channels', label: 'Connected channels', icon: <Plug aria-hidden="true" /> },
+  { href: '/settings/api-keys', label: 'API keys', icon: <KeyRound aria-hidden="true" /> },
+];
 
-/** The settings' own pages, the current one marked. */
+/** The settings' own pages beside the content (a row above it on a phone), the current one marked. */
 export function SettingsNav() {
-  const path = usePathname();
-  return (
-    <nav aria-label="Settings" className={ui.subnav}>
-      <ul>
-        {PAGES.map((p) => (
-          <li key={p.href}>
-            <Link href={p.href} aria-current={path === p.href ? 'page' : undefined}>
-              {p.label}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
+  return <SideNav label="Settings" items={PAGES} />;
 }

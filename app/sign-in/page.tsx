@@ -1,4 +1,4 @@
-import { HostedFrame } from '@/app/_ui/layout';
+import { AuthShell } from '@/app/_ui/auth-shell';
 import { safeReturnTo } from '@/server/sign-in/saml-start';
 import { SignInForm } from './sign-in-form';
 
@@ -8,9 +8,9 @@ export const metadata = { title: 'Sign in · Steward' };
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const q = await searchParams;
   return (
-    <HostedFrame me={null} title="Sign in">
-      <p>Enter your email. If your organization uses single sign-on you will continue at its identity provider; otherwise we email you a sign-in link.</p>
+    <AuthShell title="Sign in">
+      <p className="mb-5 text-muted">Enter your work email. If your organization uses single sign-on you continue there; otherwise we email you a sign-in link.</p>
       <SignInForm returnTo={safeReturnTo(q.returnTo ?? q.callbackUrl)} initialError={q.error ?? null} initialEmail={(q.email ?? '').slice(0, 320)} />
-    </HostedFrame>
+    </AuthShell>
   );
 }

@@ -2,7 +2,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
 import { Field } from '@/app/_ui/field';
-import s from '@/app/_ui/hosted.module.css';
+import { Button } from '@/app/_ui/button';
+import { Input } from '@/app/_ui/controls';
 
 const MESSAGES: Record<string, string> = {
   sso_required: 'Your organization requires single sign-on. Enter your work email to continue with your organization’s identity provider.',
@@ -59,21 +60,21 @@ export function SignInForm({ returnTo, initialError, initialEmail }: { returnTo:
 
   if (sent)
     return (
-      <p role="status" className={s.ok}>
+      <p role="status" className="text-ok">
         Check your email: we sent a sign-in link to <strong>{email}</strong>. It works once, for 15 minutes.
       </p>
     );
   return (
     <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
-      <div className={s.row}>
+      <div className="flex flex-col gap-3">
         <Field id="email" label="Work email">
-          <input ref={input} id="email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <Input ref={input} id="email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
         </Field>
-        <button className={s.button} type="submit" disabled={pending || !ready}>
+        <Button type="submit" className="w-full justify-center" disabled={pending || !ready}>
           {pending ? 'Continuing…' : 'Continue'}
-        </button>
+        </Button>
       </div>
-      <p id="sign-in-error" role="alert" className={s.error}>
+      <p id="sign-in-error" role="alert" className="mt-2 text-sm text-danger">
         {error ?? ''}
       </p>
     </form>

@@ -1,18 +1,22 @@
+import { ListTodo, Search } from 'lucide-react';
 import Link from 'next/link';
-import { TASK_STATUS, statusTone, when } from '@/app/_lib/labels';
+import { TASK_STATUS } from '@/app/_lib/labels';
+import { LiveRefresh } from '@/app/_lib/live';
 import { requireSignedIn } from '@/app/_lib/server-caller';
+import { Button } from '@/app/_ui/button';
+import { Input, Select } from '@/app/_ui/controls';
 import { Field } from '@/app/_ui/field';
 import { HostedFrame } from '@/app/_ui/layout';
-import { Badge, Empty } from '@/app/_ui/states';
-import s from '@/app/_ui/hosted.module.css';
-import ui from '@/app/_ui/ui.module.css';
+import { RowList } from '@/app/_ui/list';
+import { Empty } from '@/app/_ui/states';
 import { taskStatuses } from '@/db/schema';
 import { TaskListInput } from '@/server/trpc/routers/tasks';
+import { TaskRow } from './task-row';
 
 export const dynamic = 'force-dynamic';
 export const metadata = { title: 'Tasks · Steward' };
 
-const PER_PAGE = 20;
+const PER_PAGE = 30;
 type Search = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) || undefined;
 
@@ -32,7 +36,7 @@ function pageHref(q: ReturnType<typeof filtersFrom>, page: number) {
   return `/tasks?${p}`;
 }
 
-/** Every task of the person, newest first: search, filter by status and assistant, page through. */
+/** Every task of the person, newest first: search, filter by status and assistant, page through; live. */
 export default async function Tasks({ searchParams }: { searchParams: Promise<Search> }) {
   const { api, me } = await requireSignedIn('/tasks');
   const q = filtersFrom(await searchParams);
@@ -40,67 +44,59 @@ export default async function Tasks({ searchParams }: { searchParams: Promise<Se
   const names = new Map(assistants.map((a) => [a.id, a.name]));
   const filtered = Boolean(q.search || q.status || q.assistant);
   return (
-    <HostedFrame me={me} title="Tasks">
-      <form method="get" action="/tasks" role="search" aria-label="Tasks" className={s.row}>
+    <HostedFrame me={me} title="Tasks" width="wide">
+      <LiveRefresh topics={['tasks']} />
+      <form method="get" action="/tasks" role="search" aria-label="Tasks" className="mb-4 grid grid-cols-1 items-end gap-3 sm:grid-cols-[minmax(0,2fr)_minmax(0,1fr)_minmax(0,1fr)_auto]">
         <Field id="task-search" label="Search titles and descriptions">
-          <input id="task-search" name="search" type="search" defaultValue={q.search ?? ''} maxLength={200} />
+          <Input id="task-search" name="search" type="search" defaultValue={q.search ?? ''} maxLength={200} />
         </Field>
         <Field id="task-status" label="Status">
-          <select id="task-status" name="status" defaultValue={q.status ?? ''}>
+          <Select id="task-status" name="status" defaultValue={q.status ?? ''}>
             <option value="">Any status</option>
             {taskStatuses.map((st) => (
               <option key={st} value={st}>
                 {TASK_STATUS[st]}
               </option>
             ))}
-          </select>
+          </Select>
         </Field>
         <Field id="task-assistant" label="Assistant">
-          <select id="task-assistant" name="assistant" defaultValue={q.assistant ?? ''}>
+          <Select id="task-assistant" name="assistant" defaultValue={q.assistant ?? ''}>
             <option value="">Any assistant</option>
             {assistants.map((a) => (
               <option key={a.id} value={a.id}>
                 {a.name}
               </option>
             ))}
-          </select>
+          </Select>
         </Field>
-        <button className={s.button} type="submit">
-          Show tasks
-        </button>
-        {filtered && <Link href="/tasks">Clear the filters</Link>}
+        <div className="flex items-center gap-3">
+          <Button type="submit" variant="secondary">
+            <Search aria-hidden="true" />
+            Show tasks
+          </Button>
+          {filtered && (
+            <Link href="/tasks" className="text-sm whitespace-nowrap">
+              Clear the filters
+            </Link>
+          )}
+        </div>
       </form>
       {tasks.length === 0 ? (
-        <Empty title={filtered ? 'No task matches these filters.' : 'No tasks yet.'}>
+        <Empty title={filtered ? 'No task matches these filters.' : 'No tasks yet.'} icon={ListTodo}>
           <p>{filtered ? 'Try another word or status.' : 'Tasks appear here when you or your assistant start one, for example from a chat.'}</p>
         </Empty>
       ) : (
-        <ul className={ui.list} aria-label="Tasks">
+        <RowList label="Tasks">
           {tasks.map((t) => (
-            <li key={t.id} className={ui.item}>
-              <div className={ui.itemHead}>
-                <h2 className={ui.itemTitle}>
-                  <Link href={`/tasks/${t.id}`}>{t.title}</Link>
-                </h2>
-                <span className={s.inline}>
-                  {t.proposalStatus === 'pending_user_approval' && <Badge tone="accent">Proposed</Badge>}
-                  {t.pendingCart && <Badge tone="warn">To approve</Badge>}
-                  {t.tainted && <Badge tone="warn">Read outside content</Badge>}
-                  <Badge tone={statusTone(t.status)}>{TASK_STATUS[t.status]}</Badge>
-                </span>
-              </div>
-              <p className={ui.meta}>
-                {names.get(t.assistant) ?? 'Assistant'} · created {when(t.createdAt)} · updated {when(t.updatedAt)}
-                {t.alarm?.status === 'set' ? ` · wakes ${when(t.alarm.wakeAt)}` : ''}
-              </p>
-            </li>
+            <TaskRow key={t.id} task={t} assistant={names.get(t.assistant) ?? 'Assistant'} />
           ))}
-        </ul>
+        </RowList>
       )}
-      <nav aria-label="Task pages" className={s.row}>
-        {q.page > 1 && <Link href={pageHref(q, q.page - 1)}>Previous page</Link>}
-        <span className={ui.muted}>Page {q.page}</span>
-        {tasks.length === PER_PAGE && <Link href={pageHref(q, q.page + 1)}>Next page</Link>}
+      <nav aria-label="Task pages" className="mt-4 flex items-center gap-4 text-sm">
+        {q.page > 1 && <Link href={pageHref(q, q.page - 1)} className="inline-flex min-h-11 items-center">Previous page</Link>}
+        <span className="text-muted">Page {q.page}</span>
+        {tasks.length === PER_PAGE && <Link href={pageHref(q, q.page + 1)} className="inline-flex min-h-11 items-center">Next page</Link>}
       </nav>
     </HostedFrame>
   );

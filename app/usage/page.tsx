@@ -1,5 +1,5 @@
+import { Time } from '@/app/_ui/time';
 import Link from 'next/link';
-import { when } from '@/app/_lib/labels';
 import { requireSignedIn } from '@/app/_lib/server-caller';
 import { HostedFrame } from '@/app/_ui/layout';
 import { Section } from '@/app/_ui/field';
@@ -84,7 +84,7 @@ export default async function Usage() {
                   <th scope="row">
                     <Link href={`/tasks/${t.id}`}>{t.title}</Link>
                   </th>
-                  <td>{when(t.createdAt)}</td>
+                  <td><Time value={t.createdAt} /></td>
                   <td>{usage[i].rows.length}</td>
                   <td>{(usage[i].total.inputTokens + usage[i].total.outputTokens).toLocaleString('en-GB')}</td>
                   <td>{credits(usage[i].credits.total)}</td>

@@ -85,8 +85,9 @@ export async function signInByEmail(page: Page, email: string) {
  * (links, buttons, inputs, selects, text areas), in some order, with nothing skipped.
  */
 export async function expectKeyboardReachable(page: Page) {
+  // Only controls the page renders: the phone's bottom bar is display:none on a wide screen, and the reverse.
   const total = await page.evaluate(() => {
-    const controls = Array.from(document.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled])'));
+    const controls = Array.from(document.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled])')).filter((el) => el.checkVisibility({ visibilityProperty: true }));
     controls.forEach((el, i) => el.setAttribute('data-kb', String(i)));
     return controls.length;
   });

@@ -60,8 +60,9 @@ export async function checkPage(page: Page, opts: { keyboard?: boolean } = {}) {
  * were seen (a time input is several tab stops, one per field) and stops there, at most 3 per control.
  */
 export async function expectEveryControlTabbable(page: Page) {
+  // Only controls the page renders: the phone's bottom bar is display:none on a wide screen, and the reverse.
   const total = await page.evaluate(() => {
-    const controls = Array.from(document.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled]), summary'));
+    const controls = Array.from(document.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled]), summary')).filter((el) => el.checkVisibility({ visibilityProperty: true }));
     controls.forEach((el, i) => el.setAttribute('data-kb', String(i)));
     return controls.length;
   });
@@ -76,9 +77,9 @@ export async function expectEveryControlTabbable(page: Page) {
   expect(missed).toEqual([]);
 }
 
-/** A screenshot for the README, at the current width (docs/screens/<name>-<width>.png). */
+/** A screenshot kept with the test results (docs/screens/ is written by e2e/screens.spec.ts under STEWARD_SCREENS=1). */
 export async function screen(page: Page, name: string, width: keyof typeof WIDTHS) {
-  const dir = path.resolve('docs/screens');
+  const dir = path.resolve('test-results/e2e/screens');
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
 }
@@ -87,4 +88,33 @@ export async function screen(page: Page, name: string, width: keyof typeof WIDTH
 export function admin(...args: string[]): unknown {
   const out = execFileSync('npx', ['tsx', 'scripts/admin.ts', ...args], { env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL, LOG_LEVEL: 'error' }, encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').at(-1)!);
+}
+
+/**
+ * A phone page as a thumb meets it: nothing wider than the screen, and every control a target of
+ * at least 44 × 44 px (a native checkbox or file input counts by the label around it; links inside
+ * a sentence are exempt, as WCAG 2.5.8 says).
+ */
+export async function expectPhoneFriendly(page: Page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow, 'the page is wider than the screen').toBeLessThanOrEqual(1);
+  const small = await page.evaluate(() => {
+    const out: string[] = [];
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('a[href], button, input:not([type=hidden]), select, textarea, summary, [role=switch], [role=checkbox]'))) {
+      const style = getComputedStyle(el);
+      if (style.visibility === 'hidden' || !el.checkVisibility() || el.closest('[aria-hidden=true], [hidden]')) continue;
+      const own = el.getBoundingClientRect();
+      // A visually hidden control (a file input behind its button) is reached through its label.
+      let target: Element = (own.width <= 2 || own.height <= 2 || el.matches('input[type=checkbox], input[type=radio]')) && el.closest('label') ? el.closest('label')! : el;
+      // A stretched link or row button (an absolutely placed ::after over its row) is hit anywhere on that row.
+      const after = getComputedStyle(el, '::after');
+      if (after.content !== 'none' && after.position === 'absolute' && el.offsetParent) target = el.offsetParent;
+      const r = target.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (el.tagName === 'A' && style.display === 'inline' && el.parentElement && /^(P|SPAN|LI|SMALL|DD|TD)$/.test(el.parentElement.tagName) && (el.parentElement.textContent ?? '').trim().length > (el.textContent ?? '').trim().length) continue;
+      if (r.width < 43.5 || r.height < 43.5) out.push(`${Math.round(r.width)}×${Math.round(r.height)} ${el.outerHTML.slice(0, 100)}`);
+    }
+    return out;
+  });
+  expect(small, 'tap targets under 44 px').toEqual([]);
 }

@@ -1,12 +1,14 @@
 import { eq } from 'drizzle-orm';
-import type { Tx } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { accounts, type AccountLimits } from '@/db/schema';
 import { badRequest, notFound } from '@/server/http/errors';
+import { ADMIN_CLI, recordAudit } from '@/server/audit/record';
+import { assertOperates, type AccountOperator } from './operator';
 
 /*
  * The limits that keep one run, one task tree, one user and one account from taking more than
  * their share (spec 5, Limits). Each has a deployment default from the environment and may be
- * overridden per account through the admin CLI (`set-limits`); the override is kept on the account.
+ * overridden per account through the admin CLI (`set-limits`) or the console; the override is kept on the account.
  */
 
 export type Limits = Required<AccountLimits> & { browsersMax: number };
@@ -39,18 +41,35 @@ export async function limitsFor(db: Tx, accountId: string): Promise<Limits> {
   return { ...deploymentLimits(), ...(row?.limits ?? {}) };
 }
 
-/** The admin CLI's `set-limits`: positive integers set an override, null removes it. */
-export async function setAccountLimits(db: Tx, accountId: string, changes: Partial<Record<LimitKey, number | null>>) {
-  const [row] = await db.select({ limits: accounts.limits }).from(accounts).where(eq(accounts.id, accountId)).for('update');
-  if (!row) throw notFound('Account');
-  const next: AccountLimits = { ...row.limits };
+/**
+ * The console's limits (admin CLI `set-limits`, the console's limits page): positive integers set
+ * an override, null removes it, absent leaves it. Recorded as `limits.changed` with who did it.
+ */
+export async function setAccountLimits(db: Db, accountId: string, changes: Partial<Record<LimitKey, number | null>>, by: AccountOperator = ADMIN_CLI) {
+  assertOperates(by, accountId);
   for (const [k, v] of Object.entries(changes) as [LimitKey, number | null | undefined][]) {
     if (!(k in LIMIT_VARIABLES)) throw badRequest(`${k}: not a limit (${Object.keys(LIMIT_VARIABLES).join(', ')})`);
-    if (v === undefined) continue;
-    if (v === null) delete next[k];
-    else if (!Number.isInteger(v) || v < 1) throw badRequest(`${k}: must be a positive integer`);
-    else next[k] = v;
+    if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 1)) throw badRequest(`${k}: must be a positive integer`);
   }
-  await db.update(accounts).set({ limits: next }).where(eq(accounts.id, accountId));
-  return { accountId, limits: { ...deploymentLimits(), ...next }, overrides: next };
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select({ limits: accounts.limits }).from(accounts).where(eq(accounts.id, accountId)).for('update');
+    if (!row) throw notFound('Account');
+    const next: AccountLimits = { ...row.limits };
+    for (const [k, v] of Object.entries(changes) as [LimitKey, number | null | undefined][]) {
+      if (v === null) delete next[k];
+      else if (v !== undefined) next[k] = v;
+    }
+    await tx.update(accounts).set({ limits: next }).where(eq(accounts.id, accountId));
+    await recordAudit(tx, by, 'limits.changed', { type: 'account', id: accountId }, { accountId, before: { overrides: row.limits }, after: { overrides: next } });
+    return { accountId, limits: { ...deploymentLimits(), ...next }, overrides: next };
+  });
+}
+
+/** The account's limits as the console shows them: the deployment's defaults, its overrides, and what is in force. */
+export async function accountLimits(db: Db, accountId: string, by: AccountOperator = ADMIN_CLI) {
+  assertOperates(by, accountId);
+  const [row] = await db.select({ limits: accounts.limits }).from(accounts).where(eq(accounts.id, accountId));
+  if (!row) throw notFound('Account');
+  const deployment = deploymentLimits();
+  return { ok: true as const, deployment, overrides: row.limits, limits: { ...deployment, ...row.limits } };
 }

@@ -31,6 +31,8 @@ export function auditActorOf(actor: Actor): AuditActor {
   if (c.kind === 'api_key') return { type: 'api_key', id: c.keyId, email };
   if (c.kind === 'certificate') return { type: 'certificate', id: c.kid, email: email ?? c.email };
   if (c.kind === 'agent') return { type: 'agent', id: c.runId, email };
+  // A console member is a user of the account acting in the console (spec 6: the member is the actor).
+  if (c.kind === 'console') return { type: 'user', id: c.userId, email: c.email };
   return { type: 'user', id: actor.user?.id ?? null, email };
 }
 

@@ -9,11 +9,13 @@ import { logger } from '@/server/logger';
 import type { PhoneLineRequestBody } from './contracts';
 import { twilioConfig } from './twilio/config';
 import { buyLineNumber } from './twilio/provision';
+import { ADMIN_CLI, recordAudit, SYSTEM } from '@/server/audit/record';
+import { assertOperates, isActor, type AccountOperator } from '@/server/accounts/operator';
 
 /*
  * Phone lines (spec 1, Phone lines; spec 5, Identifier verification and phone lines): a user asks
  * for numbers for their primary assistant; the request is fulfilled by the operator
- * (`assign-phone-line`), or by Steward buying a number through Twilio when
+ * (`assign-phone-line`) or a console member, or by Steward buying a number through Twilio when
  * STEWARD_TWILIO_PROVISION=1, or dismissed (`dismiss-phone-line`). A fulfilled request puts the
  * number under the assistant's `channels` (voice on the same number as iMessage, spec 1) and in
  * `phone_lines`, which names the assistant an inbound text is for; the user is told (a notice,
@@ -25,7 +27,7 @@ export type PhoneChannel = (typeof PHONE_CHANNELS)[number];
 
 type RequestRow = typeof phoneLineRequests.$inferSelect;
 
-const toPublic = (r: RequestRow) => ({
+export const toPublic = (r: RequestRow) => ({
   id: r.id,
   assistant: r.assistantId,
   requestedChannels: r.requestedChannels,
@@ -110,9 +112,11 @@ async function showOnAssistant(tx: Tx, assistantId: string, number: string, chan
     .where(eq(assistants.id, assistantId));
 }
 
-async function pendingRequest(tx: Tx, requestId: string): Promise<RequestRow> {
+/** A request still to answer; an actor (the console) reaches only its own account's (404 otherwise). */
+async function pendingRequest(tx: Tx, requestId: string, by: AccountOperator): Promise<RequestRow> {
   const [request] = await tx.select().from(phoneLineRequests).where(eq(phoneLineRequests.id, requestId)).for('update');
-  if (!request) throw notFound('Phone-line request');
+  if (!request || (isActor(by) && request.accountId !== by.accountId)) throw notFound('Phone-line request');
+  assertOperates(by, request.accountId);
   if (request.status !== 'pending') throw conflict(`The request is already ${request.status}`, { request: toPublic(request) }, 'request_not_pending');
   return request;
 }
@@ -124,11 +128,13 @@ async function pendingRequest(tx: Tx, requestId: string): Promise<RequestRow> {
  */
 export async function assignPhoneLine(
   db: Db,
-  input: { requestId: string; number: string; channels?: string | null; source?: 'operator' | 'twilio'; providerSid?: string | null },
+  input: { requestId: string; number: string; channels?: string | null; source?: 'operator' | 'twilio'; providerSid?: string | null; by?: AccountOperator },
   now = new Date(),
 ) {
+  // Who fulfils it for the audit log: the console member or the operator, or Steward itself when it bought the number.
+  const by = input.by ?? (input.source === 'twilio' ? SYSTEM : ADMIN_CLI);
   return db.transaction(async (tx) => {
-    const request = await pendingRequest(tx, input.requestId);
+    const request = await pendingRequest(tx, input.requestId, by);
     const [user] = await tx.select({ country: users.country }).from(users).where(eq(users.id, request.userId));
     const number = normalizeValue('phone', input.number, user?.country ?? null);
     const channels = channelsOf(input.channels, request.requestedChannels);
@@ -147,17 +153,20 @@ export async function assignPhoneLine(
     if (request.requestedChannels.voice && !channels.includes('voice')) await setVoiceStatus(tx, request.assistantId, 'failed', ['provisioning']);
     const [done] = await tx.update(phoneLineRequests).set({ status: 'fulfilled' }).where(eq(phoneLineRequests.id, request.id)).returning();
     if (fulfilled) await fulfilled(tx, { accountId: request.accountId, userId: request.userId, assistantId: request.assistantId, requestId: request.id, number, channels });
+    await recordAudit(tx, by, 'phone_line.assigned', { type: 'phone_line_request', id: request.id }, { accountId: request.accountId, after: { userId: request.userId, assistantId: request.assistantId, number, channels, source: input.source ?? 'operator' } });
     return { ok: true as const, request: toPublic(done!), line: { number, channels } };
   });
 }
 
 /** `dismiss-phone-line`: a pending request is closed without a number, with the reason shown to the user. */
-export async function dismissPhoneLine(db: Db, input: { requestId: string; reason?: string | null }) {
+export async function dismissPhoneLine(db: Db, input: { requestId: string; reason?: string | null; by?: AccountOperator }) {
+  const by = input.by ?? ADMIN_CLI;
   return db.transaction(async (tx) => {
-    const request = await pendingRequest(tx, input.requestId);
+    const request = await pendingRequest(tx, input.requestId, by);
     const reason = input.reason?.trim() || 'Dismissed by the operator';
     const [done] = await tx.update(phoneLineRequests).set({ status: 'dismissed', dismissalReason: reason.slice(0, 500) }).where(eq(phoneLineRequests.id, request.id)).returning();
     if (request.requestedChannels.voice) await setVoiceStatus(tx, request.assistantId, 'failed', ['provisioning']);
+    await recordAudit(tx, by, 'phone_line.dismissed', { type: 'phone_line_request', id: request.id }, { accountId: request.accountId, after: { userId: request.userId, reason: done!.dismissalReason } });
     return { ok: true as const, request: toPublic(done!) };
   });
 }

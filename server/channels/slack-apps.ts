@@ -9,6 +9,7 @@ import { slackWorkspaceAppsAllowed } from '@/server/policy/capability-switches';
 import type { CreateSlackAppBody } from './contracts';
 import { publicBase } from './providers';
 import { shownStatus } from './slack/credentials';
+import { recordAudit } from '@/server/audit/record';
 
 /**
  * The manifest the person pastes into Slack's "create app from manifest": events and button
@@ -64,12 +65,16 @@ export async function createSlackApp(db: Db, actor: Actor, assistantId: string, 
     .where(and(eq(slackApps.assistantId, assistant.id), eq(slackApps.kind, input.kind), userId ? eq(slackApps.userId, userId) : isNull(slackApps.userId)));
   const base = publicBase(requestUrl);
   if (existing) return { created: false, body: answer(existing, base) };
-  const [app] = await db
-    .insert(slackApps)
-    .values({ accountId: actor.accountId, assistantId: assistant.id, kind: input.kind, userId, botDisplayName: input.botDisplayName, manifest: {} })
-    .returning();
-  const manifest = manifestFor(base, app.id, app.botDisplayName);
-  const [stored] = await db.update(slackApps).set({ manifest }).where(eq(slackApps.id, app.id)).returning();
+  const stored = await db.transaction(async (tx) => {
+    const [app] = await tx
+      .insert(slackApps)
+      .values({ accountId: actor.accountId, assistantId: assistant.id, kind: input.kind, userId, botDisplayName: input.botDisplayName, manifest: {} })
+      .returning();
+    const manifest = manifestFor(base, app.id, app.botDisplayName);
+    const [row] = await tx.update(slackApps).set({ manifest }).where(eq(slackApps.id, app.id)).returning();
+    await recordAudit(tx, actor, 'slack_app.created', { type: 'slack_app', id: app.id }, { after: { assistantId: assistant.id, kind: input.kind, userId, botDisplayName: input.botDisplayName } });
+    return row;
+  });
   return { created: true, body: answer(stored, base) };
 }
 

@@ -7,6 +7,7 @@ import { organizationFor } from '@/server/organizations/access';
 import { TIER_SWITCHES, type TierCapabilitiesPatch, type TierSwitch } from './capability-contracts';
 import { policyChain, resolveCapabilities } from './resolve';
 import { writePolicy } from './team-policy';
+import { recordAudit } from '@/server/audit/record';
 
 /*
  * The account and organization tiers of capability switches (until now only teams could write
@@ -47,7 +48,7 @@ async function view(tx: Tx, tier: Tier) {
   return { ok: true as const, level: tier.level, ownerId: tier.ownerId, capabilities, lockedAbove, effective: { capabilities: effective, workspaceHandoffDomains: resolved.workspaceHandoffDomains } };
 }
 
-async function patch(db: Db, tier: (tx: Tx) => Promise<Tier>, input: z.infer<typeof TierCapabilitiesPatch>) {
+async function patch(db: Db, actor: Actor, tier: (tx: Tx) => Promise<Tier>, input: z.infer<typeof TierCapabilitiesPatch>) {
   return db.transaction(async (tx) => {
     const t = await tier(tx);
     const chain = await policyChain(tx, { accountId: t.accountId, organizationId: t.organizationId, teamId: null });
@@ -67,6 +68,7 @@ async function patch(db: Db, tier: (tx: Tx) => Promise<Tier>, input: z.infer<typ
     }
     if (input.workspaceHandoffDomains) capabilities.workspaceHandoffDomains = input.workspaceHandoffDomains;
     await writePolicy(tx, t.level, t.ownerId, t.accountId, { capabilities });
+    await recordAudit(tx, actor, 'capabilities.changed', { type: t.level, id: t.ownerId }, { organizationId: t.organizationId, before: { capabilities: own?.capabilities ?? {} }, after: { capabilities } });
     return view(tx, t);
   });
 }
@@ -79,12 +81,12 @@ async function organizationTier(db: Tx, actor: Actor, orgId: string): Promise<Ti
 }
 
 export const getAccountCapabilities = (db: Db, actor: Actor) => view(db, accountTier(actor));
-export const patchAccountCapabilities = (db: Db, actor: Actor, input: z.infer<typeof TierCapabilitiesPatch>) => patch(db, async () => accountTier(actor), input);
+export const patchAccountCapabilities = (db: Db, actor: Actor, input: z.infer<typeof TierCapabilitiesPatch>) => patch(db, actor, async () => accountTier(actor), input);
 
 export async function getOrganizationCapabilities(db: Db, actor: Actor, orgId: string) {
   return view(db, await organizationTier(db, actor, orgId));
 }
-export const patchOrganizationCapabilities = (db: Db, actor: Actor, orgId: string, input: z.infer<typeof TierCapabilitiesPatch>) => patch(db, (tx) => organizationTier(tx, actor, orgId), input);
+export const patchOrganizationCapabilities = (db: Db, actor: Actor, orgId: string, input: z.infer<typeof TierCapabilitiesPatch>) => patch(db, actor, (tx) => organizationTier(tx, actor, orgId), input);
 
 /** Whether an account's (or an organization's) people may create workspace Slack apps. */
 export async function slackWorkspaceAppsAllowed(db: Tx, scope: { accountId: string; organizationId: string | null }): Promise<boolean> {

@@ -5,6 +5,7 @@ import { accountModelTiers, modelTierSegments, organizations, teams, users, type
 import { isAccountWide, type Actor } from '@/server/access/actor';
 import { conflict, forbidden, invalidFields, notFound, type FieldProblem } from '@/server/http/errors';
 import type { AccountTiersBody, CreateSegmentBody, UpdateSegmentBody } from './segments-contracts';
+import { recordAudit } from '@/server/audit/record';
 
 /*
  * Model-tier segments (spec document 2, Model tiers): named sets of organizations, teams or users
@@ -202,10 +203,16 @@ export async function setAccountTiers(db: Db, actor: Actor, input: z.infer<typeo
     ...(input.task !== undefined ? { taskModelTier: input.task } : {}),
   };
   if (!Object.keys(set).length) return getAccountTiers(db, actor);
-  const [row] = await db
-    .insert(accountModelTiers)
-    .values({ accountId: actor.accountId, chatModelTier: input.chat ?? null, taskModelTier: input.task ?? null })
-    .onConflictDoUpdate({ target: accountModelTiers.accountId, set })
-    .returning();
+  const row = await db.transaction(async (tx) => {
+    const [before] = await tx.select().from(accountModelTiers).where(eq(accountModelTiers.accountId, actor.accountId)).for('update');
+    const [after] = await tx
+      .insert(accountModelTiers)
+      .values({ accountId: actor.accountId, chatModelTier: input.chat ?? null, taskModelTier: input.task ?? null })
+      .onConflictDoUpdate({ target: accountModelTiers.accountId, set })
+      .returning();
+    const tiers = (r: typeof before | undefined) => ({ chat: r?.chatModelTier ?? null, task: r?.taskModelTier ?? null });
+    await recordAudit(tx, actor, 'model_tiers.changed', { type: 'account', id: actor.accountId }, { before: tiers(before), after: tiers(after) });
+    return after;
+  });
   return accountTiersOf(row);
 }

@@ -17,8 +17,23 @@ import { toPublicTask } from './present';
 export const STUCK_STATUSES = ['error', 'failed_access', 'credits_blocked', 'on_hold', 'paused'] as const satisfies readonly TaskStatus[];
 const WAITING: readonly TaskStatus[] = ['awaiting_user_input', ...STUCK_STATUSES];
 
+/**
+ * A task also rests in awaiting_user_input while its staged actions wait for approval or while a
+ * browser handoff is open: those are listed once, as the cart and the handoff (issue 45), not a
+ * second time as a question nobody asked.
+ */
+// Spelled out: the outer columns must stay qualified inside the subqueries.
+const waitsOnOwnItem = sql`("tasks"."status" = 'awaiting_user_input' AND (
+  EXISTS (SELECT 1 FROM carts c WHERE c.task_id = "tasks"."id" AND c.status IN ('pending_approval', 'time_boxed'))
+  OR EXISTS (SELECT 1 FROM handoffs h WHERE h.task_id = "tasks"."id" AND h.closed_at IS NULL)))`;
+
 const needsUser = (userId: string, accountId: string): SQL =>
-  and(eq(tasks.userId, userId), eq(tasks.accountId, accountId), or(inArray(tasks.status, [...WAITING]), eq(tasks.proposalStatus, 'pending_user_approval')))!;
+  and(
+    eq(tasks.userId, userId),
+    eq(tasks.accountId, accountId),
+    or(inArray(tasks.status, [...WAITING]), eq(tasks.proposalStatus, 'pending_user_approval')),
+    or(eq(tasks.proposalStatus, 'pending_user_approval'), sql`NOT ${waitsOnOwnItem}`),
+  )!;
 
 /** How many of the user's tasks wait on them. */
 export async function countTasksNeedingUser(db: Db, actor: Actor): Promise<number> {

@@ -4,13 +4,17 @@ import { approvalsRouter } from './routers/approvals';
 import { authRouter } from './routers/auth';
 import { channelsRouter } from './routers/channels';
 import { chatsRouter } from './routers/chats';
+import { consoleRouter } from './routers/console';
+import { contactsRouter } from './routers/contacts';
 import { filesRouter } from './routers/files';
 import { handoffsRouter } from './routers/handoffs';
 import { identifiersRouter } from './routers/identifiers';
 import { inboxRouter } from './routers/inbox';
+import { memoriesRouter } from './routers/memories';
 import { organizationsRouter } from './routers/organizations';
 import { sentRouter } from './routers/sent';
 import { settingsRouter } from './routers/settings';
+import { skillsRouter } from './routers/skills';
 import { tasksRouter } from './routers/tasks';
 import { teamsRouter } from './routers/teams';
 import { usageRouter } from './routers/usage';
@@ -23,13 +27,17 @@ export const appRouter = router({
   auth: authRouter,
   channels: channelsRouter,
   chats: chatsRouter,
+  console: consoleRouter,
+  contacts: contactsRouter,
   files: filesRouter,
   handoffs: handoffsRouter,
   identifiers: identifiersRouter,
   inbox: inboxRouter,
+  memories: memoriesRouter,
   organizations: organizationsRouter,
   sent: sentRouter,
   settings: settingsRouter,
+  skills: skillsRouter,
   tasks: tasksRouter,
   teams: teamsRouter,
   usage: usageRouter,

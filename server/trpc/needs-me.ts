@@ -8,7 +8,7 @@ import { listActiveHandoffs } from '@/server/workspace/handoffs/service';
 /*
  * The hosted home page's one list, "what needs me": carts waiting (the approvals service), tasks
  * that ask, propose, failed or are held (the tasks area's read query), open handoffs (the
- * workspace service), merged newest first. Composed here, on the entry floor, because it spans
+ * workspace service), most pressing first. Composed here, on the entry floor, because it spans
  * three features; each item's actions call that feature's own procedure.
  */
 
@@ -29,7 +29,23 @@ function taskItem({ task, question }: NeedyTask): NeedsMeItem {
   return { kind: 'stuck', key: `stuck-${task.id}`, at: task.updatedAt, task };
 }
 
-/** The newest `limit` items, and how many there are in all (the count in the navigation). */
+/**
+ * How pressing an item is (lower first): a time-boxed send goes by itself when its window ends,
+ * a handoff expires, a question blocks a task, an approval holds a send back, a proposal waits
+ * for a go-ahead, a stopped task waits until the person looks.
+ */
+function rank(i: NeedsMeItem): number {
+  if (i.kind === 'cart') return i.cart.status === 'time_boxed' ? 0 : 3;
+  return { handoff: 1, question: 2, proposal: 4, stuck: 5 }[i.kind];
+}
+/** Within a rank: the time-boxed window that ends first, else the item waiting longest. */
+const due = (i: NeedsMeItem) => (i.kind === 'cart' && i.cart.timeBoxedExpiresAt ? i.cart.timeBoxedExpiresAt : i.kind === 'handoff' ? i.handoff.expiresAt : i.at);
+
+/**
+ * What waits on the person, each thing once (a task whose staged actions or open handoff wait on
+ * them is listed as that cart or handoff only: server/tasks/needs-user.ts), most pressing first;
+ * the first `limit`, and how many there are in all (the count in the navigation).
+ */
 export async function needsMe(db: Db, actor: Actor, limit: number) {
   const [{ carts }, tasks, { handoffs }, waitingCarts, waitingTasks] = await Promise.all([
     listCarts(db, actor, { status: ['pending_approval', 'time_boxed'] }),
@@ -44,7 +60,7 @@ export async function needsMe(db: Db, actor: Actor, limit: number) {
     ...tasks.map(taskItem),
     ...handoffs.map((handoff): NeedsMeItem => ({ kind: 'handoff', key: `handoff-${handoff.id}`, at: handoff.createdAt, handoff })),
   ];
-  items.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : a.key < b.key ? 1 : -1));
+  items.sort((a, b) => rank(a) - rank(b) || (due(a) < due(b) ? -1 : due(a) > due(b) ? 1 : a.key < b.key ? -1 : 1));
   return { items: items.slice(0, limit), total };
 }
 

@@ -1,5 +1,4 @@
 import { HostedFrame } from '@/app/_ui/layout';
-import css from '../approvals.module.css';
 import { DispatchView } from '../dispatch-view';
 import { STATUS } from '../status';
 import { rejectCaller } from './caller';
@@ -41,7 +40,7 @@ export default async function RejectPage({ searchParams }: { searchParams: Promi
     }[preview.state];
     return (
       <HostedFrame me={me} title="Reject staged actions">
-        <p role="status">{why}</p>
+        <p role="status" className="mb-3">{why}</p>
         {review}
       </HostedFrame>
     );
@@ -54,13 +53,13 @@ export default async function RejectPage({ searchParams }: { searchParams: Promi
         {cart.assistantName ?? 'Your assistant'} staged {cart.dispatches.length === 1 ? 'this action' : 'these actions'} for the task <strong>{cart.taskTitle}</strong>. Nothing has
         been sent. Rejecting sends nothing and tells the assistant; this link then stops working.
       </p>
-      <h2>What would be rejected</h2>
+      <h2 className="mt-6">What would be rejected</h2>
       {cart.dispatches.map((d) => (
-        <section key={d.index} className={css.dispatch} aria-labelledby={`reject-d${d.index}`}>
+        <section key={d.index} className="my-3 rounded-lg border border-border bg-raised p-4" aria-labelledby={`reject-d${d.index}`}>
           <DispatchView dispatch={d} headingId={`reject-d${d.index}`} />
         </section>
       ))}
-      <h2>Your decision</h2>
+      <h2 className="mt-6 mb-2">Your decision</h2>
       <RejectButton token={token} label={label} />
       {review}
     </HostedFrame>

@@ -1,6 +1,7 @@
 'use client';
 import { useRef, useState, useTransition } from 'react';
-import s from '@/app/_ui/hosted.module.css';
+import { Button } from '@/app/_ui/button';
+import { cn } from '@/app/_ui/cn';
 import { rejectWithLink } from './actions';
 
 type Outcome = { kind: 'ok' | 'error'; text: string } | null;
@@ -26,11 +27,11 @@ export function RejectButton({ token, label }: { token: string; label: string })
   return (
     <>
       {outcome?.kind !== 'ok' && (
-        <button className={s.danger} type="button" disabled={pending} onClick={reject}>
+        <Button variant="danger" disabled={pending} onClick={reject}>
           Reject<span className="sr-only"> {label}</span>
-        </button>
+        </Button>
       )}
-      <p ref={line} tabIndex={-1} role="status" aria-live="polite" className={`${s.status} ${outcome?.kind === 'error' ? s.error : outcome ? s.ok : ''}`}>
+      <p ref={line} tabIndex={-1} role="status" aria-live="polite" className={cn('my-2 min-h-5', outcome?.kind === 'error' ? 'text-danger' : 'text-ok')}>
         {outcome?.text ?? ''}
       </p>
     </>

@@ -1,32 +1,45 @@
 'use client';
+import { ListPlus, Paperclip, SendHorizontal } from 'lucide-react';
 import Link from 'next/link';
 import { useEffect, useRef, useState } from 'react';
-import { when } from '@/app/_lib/labels';
 import { readEvents, type StreamEvent } from '@/app/_lib/sse';
 import type { Chat, ChatMessage } from '@/app/_lib/types';
 import type { Attached } from '@/app/_lib/upload';
-import { Attachments } from '@/app/_ui/attach';
-import s from '@/app/_ui/hosted.module.css';
-import ui from '@/app/_ui/ui.module.css';
-import css from './chat.module.css';
+import { AttachedList, DropZone, FilePicker, useUploads } from '@/app/_ui/attach';
+import { Avatar } from '@/app/_ui/avatar';
+import { Button } from '@/app/_ui/button';
+import { cn } from '@/app/_ui/cn';
+import { Time } from '@/app/_ui/time';
+import { useNotify } from '@/app/_ui/toast';
 import { applyEvent, loadTurn, previewOf, saveTurn, type Turn } from './turn-state';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
 import { VoiceButton, type VoiceState } from './voice-button';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const WHO: Record<ChatMessage['role'], string> = { user: 'You', assistant: 'Assistant', contact: 'From outside', system: 'Steward' };
+const PLATFORM: Record<string, string> = { chat: '', voice: 'spoken', email: 'by email', slack: 'on Slack', teams: 'on Teams', sms: 'by text', whatsapp: 'on WhatsApp', imessage: 'on iMessage', phone: 'by phone', task_activity: 'from a task' };
 
-function Message({ m }: { m: ChatMessage }) {
+function Message({ m, assistant, me }: { m: ChatMessage; assistant: string; me: string }) {
   const outside = m.role === 'contact';
+  const mine = m.role === 'user';
+  const who = mine ? 'You' : m.role === 'assistant' ? assistant : m.role === 'system' ? 'Steward' : (m.from ?? 'Someone outside');
+  const via = PLATFORM[m.platform] ?? `on ${m.platform}`;
   return (
-    <li className={`${css.message} ${css[m.role] ?? ''}`} data-role={m.role}>
-      <p className={ui.meta}>
-        <strong>{WHO[m.role]}</strong>
-        {m.from && m.role !== 'user' && m.role !== 'assistant' ? ` (${m.from})` : ''} · {m.platform} · {when(m.timestamp)}
-        {outside && <span className={css.outside}> · untrusted content: written outside your account</span>}
-      </p>
-      <div className={`${ui.pre} ${outside ? ui.untrusted : ''}`}>{m.content}</div>
-      {m.files.length > 0 && <p className={ui.meta}>Files: {m.files.map((f) => f.filename ?? f.fileId).join(', ')}</p>}
+    <li className={cn('flex max-w-[46rem] gap-2.5', mine ? 'flex-row-reverse self-end' : 'self-start', m.role === 'system' && 'self-center')} data-role={m.role}>
+      <Avatar name={mine ? me : who} size="md" className="mt-0.5" />
+      <div className={cn('min-w-0', mine && 'text-right')}>
+        <p className="text-sm text-muted">
+          <strong className="font-semibold text-fg">{who}</strong>
+          {via ? ` · ${via}` : ''} · <Time value={m.timestamp} />
+          {outside && <span className="font-semibold text-untrusted"> · written outside your account</span>}
+        </p>
+        <div data-testid="message-content" className={cn('mt-0.5 inline-block rounded-xl px-3.5 py-2 text-left whitespace-pre-wrap [overflow-wrap:anywhere]', mine ? 'bg-accent text-accent-fg' : outside ? 'border-l-4 border-untrusted bg-untrusted-soft' : 'bg-surface')}>{m.content}</div>
+        {m.files.length > 0 && (
+          <p className="mt-1 flex flex-wrap gap-1 text-sm text-muted">
+            <Paperclip aria-hidden="true" className="size-4" />
+            {m.files.map((f) => f.filename ?? f.fileId).join(', ')}
+          </p>
+        )}
+      </div>
     </li>
   );
 }
@@ -41,8 +54,11 @@ export function ChatView({
   initialMessages,
   openTurn,
   voice = false,
+  me = 'You',
 }: {
   chat: Chat;
+  /** The signed-in person's name (their avatar). */
+  me?: string;
   initialMessages: ChatMessage[];
   openTurn: { executionId: string; status: string } | null;
   /** Live voice is set up on this deployment (transcription and speech): the hold-to-talk button is shown. */
@@ -53,7 +69,11 @@ export function ChatView({
   const [problem, setProblem] = useState<string | null>(null);
   const [announce, setAnnounce] = useState('');
   const [text, setText] = useState('');
-  const [files, setFiles] = useState<Attached[]>([]);
+  const uploads = useUploads();
+  const { files, setFiles } = uploads;
+  const notify = useNotify();
+  const [making, setMaking] = useState(false);
+  const assistantName = chat.assistantInfo.name ?? 'Your assistant';
   const [opened, setOpened] = useState<string[]>([]);
   const current = useRef<Turn | null>(null);
   const stop = useRef(new AbortController());
@@ -205,77 +225,121 @@ export function ChatView({
     }
   };
 
+  /** Start a task from what is in the composer: the first line its title, all of it the first message. */
+  const makeTask = async () => {
+    const content = text.trim();
+    if (!content) return;
+    setMaking(true);
+    try {
+      const title = content.split('\n')[0]!.slice(0, 200);
+      const { task } = await trpc.tasks.create.mutate({ title, assistant: chat.assistantInfo.id });
+      await trpc.tasks.process.mutate({ taskId: task.id, message: content, ...(files.length ? { files: files.map((f) => ({ fileId: f.fileId })) } : {}) });
+      setText('');
+      setFiles([]);
+      setOpened([task.id]);
+      notify('ok', `Started the task “${title}”.`);
+    } catch (e) {
+      notify('error', describeError(e).message);
+    } finally {
+      setMaking(false);
+    }
+  };
+
   const preview = previewOf(turn);
   return (
-    <div className={css.chat}>
-      <ol className={css.messages} aria-label="Conversation">
+    <div className="flex min-h-[calc(100dvh-16rem)] flex-col">
+      <ol className="flex flex-1 flex-col gap-4 pb-4" aria-label="Conversation">
+        {messages.length === 0 && !turn && <li className="self-center py-8 text-center text-muted">Say hello: {assistantName} answers here, and can start tasks for you.</li>}
         {messages.map((m) => (
-          <Message key={m.id} m={m} />
+          <Message key={m.id} m={m} assistant={assistantName} me={me} />
         ))}
         {turn && (
-          <li className={`${css.message} ${css.assistant}`} aria-busy="true" data-testid="streaming-reply">
-            <p className={ui.meta}>
-              <strong>Assistant</strong> · {turn.status === 'queued' ? 'starting…' : 'writing…'}
-            </p>
-            <div className={ui.pre} aria-live="off" data-testid="streaming-text">
-              {preview}
+          <li className="flex max-w-[46rem] gap-2.5 self-start" aria-busy="true" data-testid="streaming-reply" data-role="assistant-streaming">
+            <Avatar name={assistantName} size="md" className="mt-0.5" />
+            <div className="min-w-0">
+              <p className="text-sm text-muted">
+                <strong className="font-semibold text-fg">{assistantName}</strong> · {turn.status === 'queued' ? 'starting…' : 'writing…'}
+              </p>
+              <div className="mt-0.5 inline-block min-h-9 min-w-12 rounded-xl bg-surface px-3.5 py-2 whitespace-pre-wrap [overflow-wrap:anywhere]" aria-live="off" data-testid="streaming-text">
+                {preview || <span className="animate-pulse text-muted">…</span>}
+              </div>
             </div>
           </li>
         )}
-        <li ref={end} aria-hidden="true" className={css.end} />
+        <li ref={end} aria-hidden="true" className="h-px" />
       </ol>
       <p role="status" aria-live="polite" className="sr-only">
         {announce}
       </p>
       {problem && (
-        <p role="alert" className={s.error}>
+        <p role="alert" className="mb-2 text-danger">
           {problem}
         </p>
       )}
       {opened.length > 0 && (
-        <p>
-          The assistant opened {opened.length === 1 ? 'a task' : `${opened.length} tasks`}:{' '}
+        <p className="mb-2 text-sm">
+          {opened.length === 1 ? 'A task was started: ' : `${opened.length} tasks were started: `}
           {opened.map((id, i) => (
-            <Link key={id} href={`/tasks/${id}`}>
-              {`task ${i + 1}`}
+            <Link key={id} href={`/tasks/${id}`} className="mr-2">
+              {opened.length === 1 ? 'open it' : `task ${i + 1}`}
             </Link>
           ))}
         </p>
       )}
-      <form onSubmit={send} aria-label="Message your assistant" className={css.composer}>
-        <div className={s.field}>
-          <label htmlFor="chat-message">Message {chat.assistantInfo.name ?? 'your assistant'}</label>
-          <textarea
-            id="chat-message"
-            value={text}
-            rows={3}
-            maxLength={100_000}
-            onChange={(e) => setText(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) (e.currentTarget.form as HTMLFormElement).requestSubmit();
-            }}
-          />
-        </div>
-        <Attachments files={files} onChange={setFiles} disabled={Boolean(turn)} />
-        <button className={s.button} type="submit" disabled={!text.trim() || Boolean(turn)}>
-          Send
-        </button>
-      </form>
-      {voice && (
-        <section aria-label="Talk to your assistant" className={css.composer}>
-          <VoiceButton
-            chatId={chat.id}
-            disabled={Boolean(turn)}
-            state={voiceState}
-            setState={setVoiceState}
-            onProblem={setProblem}
-            onText={async (content) => {
-              if (current.current || !(await sendMessage(content, [], true))) setVoiceState('idle');
-            }}
-          />
-          <audio ref={player} data-testid="voice-reply" data-played={playedReply ?? ''} hidden />
-        </section>
-      )}
+      <div className="sticky bottom-16 z-20 -mx-4 border-t border-border bg-bg/95 px-4 pt-3 pb-3 backdrop-blur sm:-mx-6 sm:px-6 lg:bottom-0">
+        <DropZone uploads={uploads} disabled={Boolean(turn)}>
+          <form onSubmit={send} aria-label="Message your assistant" className="flex flex-col gap-2">
+            <label htmlFor="chat-message" className="sr-only">
+              Message {chat.assistantInfo.name ?? 'your assistant'}
+            </label>
+            <AttachedList uploads={uploads} />
+            <div className="flex items-end gap-2 rounded-xl border border-strong/50 bg-raised p-1.5 focus-within:border-accent">
+              <FilePicker uploads={uploads} disabled={Boolean(turn)} />
+              <textarea
+                id="chat-message"
+                value={text}
+                rows={1}
+                maxLength={100_000}
+                placeholder={`Message ${assistantName}`}
+                aria-describedby="chat-message-hint"
+                className="max-h-48 min-h-11 flex-1 resize-none bg-transparent px-2 py-2.5 leading-6 outline-none [field-sizing:content] placeholder:text-muted"
+                onChange={(e) => setText(e.target.value)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+                    e.preventDefault();
+                    (e.currentTarget.form as HTMLFormElement).requestSubmit();
+                  }
+                }}
+              />
+              <Button type="submit" size="icon" aria-label="Send" disabled={!text.trim() || Boolean(turn)}>
+                <SendHorizontal aria-hidden="true" />
+              </Button>
+            </div>
+            <div className="flex flex-wrap items-center justify-between gap-2 text-xs text-muted">
+              <span id="chat-message-hint">Enter sends · Shift+Enter for a new line · drop files to attach</span>
+              <Button variant="ghost" size="sm" disabled={!text.trim() || making || Boolean(turn)} onClick={() => void makeTask()}>
+                <ListPlus aria-hidden="true" />
+                Make it a task
+              </Button>
+            </div>
+          </form>
+        </DropZone>
+        {voice && (
+          <section aria-label="Talk to your assistant" className="mt-2 flex flex-wrap items-center gap-2">
+            <VoiceButton
+              chatId={chat.id}
+              disabled={Boolean(turn)}
+              state={voiceState}
+              setState={setVoiceState}
+              onProblem={setProblem}
+              onText={async (content) => {
+                if (current.current || !(await sendMessage(content, [], true))) setVoiceState('idle');
+              }}
+            />
+            <audio ref={player} data-testid="voice-reply" data-played={playedReply ?? ''} hidden />
+          </section>
+        )}
+      </div>
     </div>
   );
 }

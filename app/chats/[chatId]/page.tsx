@@ -1,7 +1,5 @@
 import { readOrNotFound, requireSignedIn } from '@/app/_lib/server-caller';
 import { HostedFrame } from '@/app/_ui/layout';
-import { Badge } from '@/app/_ui/states';
-import ui from '@/app/_ui/ui.module.css';
 import { ChatView } from './chat-view';
 
 export const dynamic = 'force-dynamic';
@@ -9,7 +7,7 @@ export const metadata = { title: 'Chat · Steward' };
 
 const PER_PAGE = 100;
 
-/** One chat with the assistant: the latest messages, and the composer whose turn streams. */
+/** One chat with the assistant: the latest messages, and the pinned composer whose turn streams. */
 export default async function ChatPage({ params }: { params: Promise<{ chatId: string }> }) {
   const { chatId } = await params;
   const { api, me } = await requireSignedIn(`/chats/${chatId}`);
@@ -19,13 +17,10 @@ export default async function ChatPage({ params }: { params: Promise<{ chatId: s
   const [{ messages }, open, voice] = await Promise.all([api.chats.messages({ chatId, page: last, perPage: PER_PAGE }), api.chats.openTurn({ chatId }), api.voice.providers()]);
   // Live voice needs both halves of the audio API: what the person says heard, the reply spoken.
   const live = voice.providers.some((p) => p.provider === 'openai' && p.capabilities.transcription && p.capabilities.speech);
+  const assistant = chat.assistantInfo.name ?? 'your assistant';
   return (
-    <HostedFrame me={me} title={chat.title ?? `Chat with ${chat.assistantInfo.name ?? 'your assistant'}`}>
-      <p className={ui.meta}>
-        <Badge tone="accent">{chat.platform === 'chat' ? 'In the app' : chat.platform}</Badge> with {chat.assistantInfo.name ?? 'your assistant'} · {chat.messageCount} messages
-        {last > 1 ? ` (the latest ${PER_PAGE} shown)` : ''}
-      </p>
-      <ChatView chat={chat} initialMessages={messages} openTurn={open} voice={live} />
+    <HostedFrame me={me} title={chat.title ?? `Chat with ${assistant}`} description={`With ${assistant}${chat.platform === 'chat' ? '' : ` · ${chat.platform}`}${last > 1 ? ` · earlier messages are not shown` : ''}`}>
+      <ChatView chat={chat} initialMessages={messages} openTurn={open} voice={live} me={me.user.name ?? me.user.email} />
     </HostedFrame>
   );
 }

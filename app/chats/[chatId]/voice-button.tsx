@@ -1,8 +1,7 @@
 'use client';
 import { useRef, useState } from 'react';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
-import s from '@/app/_ui/hosted.module.css';
-import css from './chat.module.css';
+import { buttonClass } from '@/app/_ui/button';
 
 /*
  * Live voice (issue 35): hold the button (pointer, or Space/Enter held on the keyboard) to record
@@ -113,10 +112,10 @@ export function VoiceButton({
 
   const busy = state !== 'idle' && state !== 'listening' && state !== 'starting';
   return (
-    <div className={css.voice}>
+    <div className="flex flex-wrap items-center gap-2">
       <button
         type="button"
-        className={state === 'listening' ? s.danger : s.secondary}
+        className={buttonClass(state === 'listening' ? 'danger' : 'secondary', 'md', 'touch-none select-none')}
         aria-pressed={state === 'listening'}
         aria-describedby="voice-status"
         disabled={disabled || busy}
@@ -142,7 +141,7 @@ export function VoiceButton({
       >
         {state === 'listening' ? `Release to send (${seconds} s)` : 'Hold to talk'}
       </button>
-      <span id="voice-status" role="status" aria-live="polite" data-testid="voice-status" data-state={state}>
+      <span id="voice-status" className="text-sm text-muted" role="status" aria-live="polite" data-testid="voice-status" data-state={state}>
         {LABEL[state]}
       </span>
     </div>

@@ -1,4 +1,5 @@
 'use client';
+import { Time } from '@/app/_ui/time';
 import { useState } from 'react';
 import { trpc } from '@/app/_lib/trpc-client';
 import { useAction } from '@/app/_ui/action';
@@ -16,7 +17,7 @@ export function ScimPanel({ orgId, scim, endpoint }: { orgId: string; scim: Scim
       <p>
         SCIM 2.0 base URL: <code className={s.code}>{scim?.endpoint ?? endpoint}</code>
       </p>
-      <p>{scim?.hasToken ? `A token is active (created ${new Date(scim.tokenCreatedAt ?? '').toUTCString()}).` : 'No token yet.'}</p>
+      <p>{scim?.hasToken ? <>A token is active (created <Time value={scim.tokenCreatedAt ?? null} />).</> : 'No token yet.'}</p>
       <button
         className={s.button}
         type="button"

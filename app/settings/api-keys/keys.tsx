@@ -1,6 +1,6 @@
 'use client';
+import { Time } from '@/app/_ui/time';
 import { useState } from 'react';
-import { when } from '@/app/_lib/labels';
 import { trpc } from '@/app/_lib/trpc-client';
 import type { Out } from '@/app/_lib/types';
 import { Dialog, DialogClose } from '@/app/_ui/dialog';
@@ -92,8 +92,8 @@ export function KeyList({ keys }: { keys: Key[] }) {
             <Badge tone={k.status === 'active' ? 'ok' : 'plain'}>{k.status === 'active' ? 'Active' : 'Revoked'}</Badge>
           </div>
           <p className={ui.meta}>
-            {k.scopes.length ? k.scopes.join(', ') : 'full access'} · created {when(k.createdAt)} · {k.lastUsedAt ? `last used ${when(k.lastUsedAt)}` : 'never used'}
-            {k.expiresAt ? ` · expires ${when(k.expiresAt)}` : ''}
+            {k.scopes.length ? k.scopes.join(', ') : 'full access'} · created <Time value={k.createdAt} /> · {k.lastUsedAt ? <>last used <Time value={k.lastUsedAt} /></> : 'never used'}
+            {k.expiresAt ? <> · expires <Time value={k.expiresAt} /></> : ''}
           </p>
           {k.status === 'active' && (
             <Dialog

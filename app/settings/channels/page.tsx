@@ -1,7 +1,8 @@
-import { when } from '@/app/_lib/labels';
+import { Time } from '@/app/_ui/time';
 import { requireSignedIn } from '@/app/_lib/server-caller';
 import { Section } from '@/app/_ui/field';
 import { HostedFrame } from '@/app/_ui/layout';
+import { Sectioned } from '@/app/_ui/nav-links';
 import { Badge } from '@/app/_ui/states';
 import ui from '@/app/_ui/ui.module.css';
 import { SettingsNav } from '../settings-nav';
@@ -20,8 +21,8 @@ export default async function Channels() {
   const { api, me } = await requireSignedIn('/settings/channels');
   const [{ assistants }, { request }, mailbox] = await Promise.all([api.channels.assistants(), api.channels.phoneLine(), api.channels.mailbox()]);
   return (
-    <HostedFrame me={me} title="Connected channels">
-      <SettingsNav />
+    <HostedFrame me={me} title="Connected channels" width="wide">
+      <Sectioned nav={<SettingsNav />}>
       <Section id="slack-title" title="Slack">
         {assistants.length === 0 ? (
           <p className={ui.muted}>You have no assistant yet.</p>
@@ -60,7 +61,7 @@ export default async function Channels() {
       <Section id="phone-title" title="Phone line">
         {request ? (
           <p>
-            <Badge tone={request.status === 'fulfilled' ? 'ok' : 'warn'}>{LINE[request.status] ?? request.status}</Badge> asked on {when(request.createdAt)} for{' '}
+            <Badge tone={request.status === 'fulfilled' ? 'ok' : 'warn'}>{LINE[request.status] ?? request.status}</Badge> asked on <Time value={request.createdAt} /> for{' '}
             {Object.entries(request.requestedChannels)
               .filter(([, on]) => on)
               .map(([c]) => c)
@@ -75,6 +76,7 @@ export default async function Channels() {
       <Section id="mailbox-title" title="Mailbox">
         <MailboxSection mailbox={mailbox.mailbox} providers={mailbox.providers} />
       </Section>
+    </Sectioned>
     </HostedFrame>
   );
 }

@@ -1,6 +1,7 @@
 'use client';
 import { useState } from 'react';
-import { when } from '@/app/_lib/labels';
+import { formatWhen } from '@/app/_lib/time';
+import { usePrefs } from '@/app/_ui/time';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
 import type { Identifier } from '@/app/_lib/types';
 import { Badge } from '@/app/_ui/states';
@@ -15,6 +16,7 @@ import { useSave } from '../use-save';
  */
 export function IdentifierRow({ identifier: i }: { identifier: Identifier }) {
   const notify = useNotify();
+  const prefs = usePrefs();
   const { pending, save } = useSave();
   const [sentUntil, setSentUntil] = useState<string | null>(null);
   const [code, setCode] = useState('');
@@ -25,7 +27,7 @@ export function IdentifierRow({ identifier: i }: { identifier: Identifier }) {
     try {
       const { expiresAt } = await trpc.identifiers.sendCode.mutate({ identifierId: i.id });
       setSentUntil(expiresAt);
-      notify('ok', `A code is on its way to ${label}. It works until ${when(expiresAt)}.`);
+      notify('ok', `A code is on its way to ${label}. It works until ${formatWhen(expiresAt, prefs)}.`);
     } catch (e) {
       const { message, code: errorCode } = describeError(e);
       notify('error', errorCode === 'sms_not_configured' ? 'Phone numbers are verified by SMS, which this deployment does not offer yet.' : message);

@@ -3,6 +3,7 @@ import { Section } from '@/app/_ui/field';
 import { HostedFrame } from '@/app/_ui/layout';
 import { Pager, pageParam } from '@/app/_ui/pager';
 import { TeamMembersPanel } from './members';
+import { TeamMatrix } from './matrix';
 import { PolicyPanel } from './policy';
 
 export const dynamic = 'force-dynamic';
@@ -23,7 +24,7 @@ export default async function TeamSettings({ params, searchParams }: { params: P
   const all = [...members, ...invited.filter((i) => !members.some((m) => m.id === i.id))];
   const policy = canAdmin ? await api.teams.policy({ teamId }) : null;
   return (
-    <HostedFrame me={me} title={`${team.name}: team settings`}>
+    <HostedFrame me={me} title={`${team.name}: team settings`} width="wide">
       {!canAdmin && <p>Only team admins can change these settings.</p>}
       <Section id="team-members" title="Members, roles and invitations">
         {canAdmin ? (
@@ -40,9 +41,14 @@ export default async function TeamSettings({ params, searchParams }: { params: P
         <Pager label="Members" param="membersPage" page={page} perPage={PER_PAGE} total={total} />
       </Section>
       {policy && (
-        <Section id="team-policy" title="Policy">
-          <PolicyPanel teamId={teamId} policy={policy} />
-        </Section>
+        <>
+          <Section id="team-matrix" title="Approval rules" description="How members’ assistants send each kind of action, unless a member chose a stricter rule.">
+            <TeamMatrix teamId={teamId} policy={policy} />
+          </Section>
+          <Section id="team-policy" title="Capabilities">
+            <PolicyPanel teamId={teamId} policy={policy} />
+          </Section>
+        </>
       )}
     </HostedFrame>
   );

@@ -21,5 +21,14 @@ export const authRouter = router({
   }),
 
   /** Who is signed in, with their organization and teams (null when signed out). */
-  me: publicProcedure.query(async ({ ctx }) => (ctx.actor?.user ? { ...(await portalSummary(ctx.db, ctx.actor)), account: { name: ctx.account.name } } : null)),
+  me: publicProcedure.query(async ({ ctx }) =>
+    ctx.actor?.user
+      ? {
+          ...(await portalSummary(ctx.db, ctx.actor)),
+          account: { name: ctx.account.name },
+          // Every date the app shows is in the person's own timezone and locale (issue 45).
+          prefs: { timezone: ctx.actor.user.timezone, locale: ctx.actor.user.locale },
+        }
+      : null,
+  ),
 });

@@ -13,6 +13,11 @@ import { mintScimToken } from '@/server/scim/token';
 import { UpdateUserBody } from '@/server/users/contracts';
 import { setOrganizationRole } from '@/server/users/service';
 import { router, userProcedure } from '../init';
+import { administeredOrganization } from '@/server/access/actor';
+import { createApiKey, listApiKeys, revokeApiKey } from '@/server/access/api-keys';
+import { CreateApiKeyBody } from '@/server/access/contracts';
+import { forbidden } from '@/server/http/errors';
+import { PageQuery } from '@/server/http/pagination';
 import { AuditEventsQuery } from '@/server/audit/contracts';
 import { listAuditEvents, organizationAuditScope } from '@/server/audit/query';
 import { noteRequest } from '@/server/audit/request-meta';
@@ -76,6 +81,25 @@ export const organizationsRouter = router({
   setCapabilities: changing
     .input(Org.extend({ capabilities: TierCapabilitiesPatch }))
     .mutation(({ ctx, input }) => patchOrganizationCapabilities(ctx.db, ctx.actor, input.orgId, input.capabilities)),
+
+  /**
+   * The organization's own API keys (acting for the organization, not a person): the api-keys
+   * service of POST/GET/DELETE /api-keys, for the organization this session administers. The
+   * service decides what the caller may reach; this only refuses a session that administers
+   * another organization (or none), since an unscoped create would otherwise make a personal key.
+   */
+  keys: userProcedure.input(Org.extend({ query: PageQuery.prefault({}) })).query(({ ctx, input }) => {
+    if (administeredOrganization(ctx.actor) !== input.orgId) throw forbidden('Organization keys are managed by the organization’s admins');
+    return listApiKeys(ctx.db, ctx.actor, { ...input.query, resource: 'organization' });
+  }),
+  createKey: changing.input(Org.extend({ key: CreateApiKeyBody.omit({ userId: true }) })).mutation(({ ctx, input }) => {
+    if (administeredOrganization(ctx.actor) !== input.orgId) throw forbidden('Organization keys are managed by the organization’s admins');
+    return createApiKey(ctx.db, ctx.actor, input.key);
+  }),
+  revokeKey: changing.input(Org.extend({ keyId: z.string().min(1) })).mutation(({ ctx, input }) => {
+    if (administeredOrganization(ctx.actor) !== input.orgId) throw forbidden('Organization keys are managed by the organization’s admins');
+    return revokeApiKey(ctx.db, ctx.actor, input.keyId);
+  }),
 
   /** The organization's audit log, newest first (admins of it only), with the API's action filter and cursor. */
   auditEvents: userProcedure

@@ -1,14 +1,14 @@
+import { Time } from '@/app/_ui/time';
 import Link from 'next/link';
-import { readOrNotFound, requireSignedIn } from '@/app/_lib/server-caller';
+import { readOrNotFound } from '@/app/_lib/server-caller';
 import { Field, Section } from '@/app/_ui/field';
 import s from '@/app/_ui/hosted.module.css';
-import { HostedFrame } from '@/app/_ui/layout';
+import { OrgFrame, orgPage } from '../_ui/org-frame';
 import { AUDIT_ACTIONS, type AuditAction } from '@/server/audit/actions';
 
 export const dynamic = 'force-dynamic';
 export const metadata = { title: 'Audit log · Steward' };
 
-const when = (iso: string) => new Date(iso).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
 const isAction = (v: string | undefined): v is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(v ?? '');
 const CURSOR = /^[A-Za-z0-9_-]{1,200}$/;
 
@@ -22,15 +22,11 @@ export default async function OrganizationAudit({ params, searchParams }: { para
   const query = await searchParams;
   const action = isAction(query.action) ? query.action : undefined;
   const cursor = query.cursor && CURSOR.test(query.cursor) ? query.cursor : undefined;
-  const { api, me } = await requireSignedIn(`/organizations/${orgId}/audit`);
-  const { organization } = await readOrNotFound(api.organizations.get({ orgId }));
+  const { api, me, organization, isAdmin } = await orgPage(orgId, '/audit');
   const { events, hasMore, cursor: next } = await readOrNotFound(api.organizations.auditEvents({ orgId, action, cursor }));
   const more = new URLSearchParams({ ...(action ? { action } : {}), ...(next ? { cursor: next } : {}) });
   return (
-    <HostedFrame me={me} title={`${organization.name}: audit log`}>
-      <p>
-        <Link href={`/organizations/${orgId}`}>Back to the organization’s settings</Link>
-      </p>
+    <OrgFrame me={me} orgId={orgId} name={organization.name} isAdmin={isAdmin} title="audit log">
       <Section id="filter" title="Filter">
         <form method="get">
           <div className={s.row}>
@@ -69,7 +65,7 @@ export default async function OrganizationAudit({ params, searchParams }: { para
             <tbody>
               {events.map((e) => (
                 <tr key={e.id}>
-                  <td>{when(e.occurredAt)}</td>
+                  <td><Time value={e.occurredAt} /></td>
                   <td>
                     <code className={s.code}>{e.action}</code>
                   </td>
@@ -103,6 +99,6 @@ export default async function OrganizationAudit({ params, searchParams }: { para
           </p>
         )}
       </Section>
-    </HostedFrame>
+    </OrgFrame>
   );
 }
