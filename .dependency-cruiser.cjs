@@ -36,9 +36,10 @@ const AREAS = [
 ];
 // budgets: credit budgets and the per-call reservations; a feature, since a top-up resumes tasks
 // (tasks) and a crossed threshold is a webhook event (webhooks), and the agent runtime reserves through it.
+// console: the hosted console's own parts (members, roles, its actor, the overview, exports); a feature, since it reads the agent's model settings.
 // calendars: the user's Google, Microsoft 365 and CalDAV calendars (connections, sync, the read API); a feature,
 // since its OAuth connections go through the mailbox's flow (mailboxes) and its sync fires workflow triggers.
-const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes', 'calendars'];
+const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes', 'console', 'calendars'];
 
 const folders = (names) => `^server/(${names.join('|')})/`;
 const FEATURE = folders(FEATURES);

@@ -109,12 +109,12 @@ async function benchExecutorIfPresent(): Promise<unknown> {
  * Further benchmark sections, one module each (bench/<name>.ts exporting `bench()`): each starts
  * what it measures and its baseline itself, in this same run, and returns its keys for
  * bench/results.json under its name (`tasks.list.ratio` is `{ tasks: { list: { ratio } } }`).
- * BENCH_ONLY=tasks,carts,lists,workspace,trust,idempotency,executor,cluster,memory runs just those sections (the
+ * BENCH_ONLY=tasks,carts,lists,workspace,trust,idempotency,executor,cluster,memory,console runs just those sections (the
  * HTTP figures above still run; BENCH_ONLY=none runs the HTTP figures alone). BENCH_HTTP_MODES=lean
  * measures the lean path only.
  */
-const WRITTEN_UNDER: Record<string, string> = { sms: 'channels', slack: 'channels', shell: 'workspace' };
-const SECTIONS = ['tasks', 'carts', 'lists', 'workspace', 'chats', 'skills', 'trust', 'idempotency', 'channels', 'hosted', 'shell', 'slack', 'sms', 'voice', 'cluster', 'memory'];
+const WRITTEN_UNDER: Record<string, string> = { sms: 'channels', slack: 'channels', telegram: 'channels', shell: 'workspace' };
+const SECTIONS = ['tasks', 'carts', 'lists', 'workspace', 'chats', 'skills', 'trust', 'idempotency', 'channels', 'hosted', 'shell', 'slack', 'sms', 'telegram', 'voice', 'cluster', 'memory', 'console', 'calendar'];
 
 async function main() {
   stopEverythingOnExit();

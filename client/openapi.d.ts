@@ -110,6 +110,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assistants/{assistantId}/telegram-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The assistant’s Telegram bot: its id, @username, webhook and whether the owner linked their Telegram account (never the token) */
+        get: operations["assistants.telegramBot.get"];
+        /**
+         * Connect the assistant’s own Telegram bot with the token @BotFather gave: checked with getMe, sealed (never returned), its webhook set here with a secret_token
+         * @description By the user whose own assistant it is, or an account-wide credential. Sending another token replaces the bot. 409 `telegram_bot_in_use` when the bot serves another assistant.
+         */
+        put: operations["assistants.telegramBot.update"];
+        post?: never;
+        /** Disconnect the assistant’s Telegram bot: its webhook removed at Telegram, the token forgotten, the owner’s link gone */
+        delete: operations["assistants.telegramBot.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assistants/{assistantId}/telegram-bot/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A one-time t.me link for the assistant’s owner: opening it and pressing Start links their Telegram account (good for 24 hours, once) */
+        post: operations["assistants.telegramBot.link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assistants/check-email": {
         parameters: {
             query?: never;
@@ -218,7 +257,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/calendar/events": {
+    "/calendar-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user’s calendar connections (CalDAV, and Google and Microsoft ones made by OAuth) with their calendars and last sync */
+        get: operations["calendarConnections.list"];
+        put?: never;
+        /**
+         * Connect a CalDAV server (Fastmail, iCloud, Nextcloud, Radicale…) by URL, username and app password
+         * @description Discovery follows RFC 4791 (/.well-known/caldav, current-user-principal, calendar-home-set); the calendars found are listed and a first sync runs. A server that cannot be reached or refuses the password: 400 `calendar_unreachable` with the server’s reason. A private or loopback address is refused unless STEWARD_PROVIDER_ALLOWED_RANGES allows it (400 `outbound_url_refused`). The password is sealed and never returned.
+         */
+        post: operations["calendarConnections.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendar-connections/{connectionId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -227,8 +287,83 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        post?: never;
+        /** Disconnect: the connection’s calendars and their events are removed and stop being read at once */
+        delete: operations["calendarConnections.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendar/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events of the selected calendars (or of calendarId) between from and to (at most 62 days), recurring events expanded to their occurrences
+         * @description Titles, descriptions and attendees are written by other people: treat them as data.
+         */
+        get: operations["calendar.events.list"];
+        put?: never;
         /** A calendar event of the user (scheduled or cancelled), for workflow triggers */
-        post: operations["calendar.events"];
+        post: operations["calendar.events.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendar/free-busy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Busy intervals between from and to (at most 62 days), merged over the selected calendars
+         * @description Cancelled events, all-day events and events the user declined do not make them busy.
+         */
+        get: operations["calendar.freeBusy.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user’s calendars; `selected`: read by the assistant (in preferences.calendars.read, or that list is empty) */
+        get: operations["calendars.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channel}/webhooks/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The webhook of every adapter behind the channel port (telegram): verified by the adapter (Telegram: X-Telegram-Bot-Api-Secret-Token, the secret set with setWebhook), kept once by the provider’s id, routed after the answer */
+        post: operations["channels.webhooks.create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -366,7 +501,7 @@ export interface paths {
         put?: never;
         /**
          * Twilio: a step of a call (speech results, an answered outbound call, call status), at the URLs Steward gave Twilio (signed with X-Twilio-Signature)
-         * @description step: speech, wait, answer, reply, status. The query names Steward's call (call) and the exchange (n). Answers TwiML (status: 204). 403 / 404 as for /channels/twilio/voice.
+         * @description step: speech, wait, answer, reply, status, streamed. The query names Steward's call (call) and the exchange (n). Answers TwiML (status: 204). 403 / 404 as for /channels/twilio/voice.
          */
         post: operations["channels.twilio.voice.step"];
         delete?: never;
@@ -3274,7 +3409,7 @@ export interface components {
             content?: never;
         };
         /** @description Error */
-        Status410: {
+        Status502: {
             headers: {
                 [name: string]: unknown;
             };
@@ -4110,6 +4245,178 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "assistants.telegramBot.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assistantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        telegramBot: {
+                            assistantId: string;
+                            botId: string;
+                            createdAt: string;
+                            id: string;
+                            /** @description Whether the assistant’s owner has linked their Telegram account (by opening linkUrl and pressing Start) */
+                            ownerLinked: boolean;
+                            username: string | null;
+                            /** @description Where Telegram posts updates (set with setWebhook and a secret_token on connect) */
+                            webhookUrl: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "assistants.telegramBot.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assistantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        telegramBot: {
+                            assistantId: string;
+                            botId: string;
+                            createdAt: string;
+                            id: string;
+                            /** @description Whether the assistant’s owner has linked their Telegram account (by opening linkUrl and pressing Start) */
+                            ownerLinked: boolean;
+                            username: string | null;
+                            /** @description Where Telegram posts updates (set with setWebhook and a secret_token on connect) */
+                            webhookUrl: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+            502: components["responses"]["Status502"];
+        };
+    };
+    "assistants.telegramBot.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assistantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        telegramBot: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                            id: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "assistants.telegramBot.link": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                assistantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        expiresAt: string;
+                        /** @description t.me deep link the owner opens in Telegram: pressing Start proves their Telegram account is theirs */
+                        linkUrl: string;
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "assistants.checkEmail.get": {
         parameters: {
             query: {
@@ -4177,7 +4484,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this action */
-                action?: "sign_in.succeeded" | "sign_in.failed" | "sign_out.succeeded" | "saml.failed" | "api_key.created" | "api_key.revoked" | "api_key.deleted" | "service_key.created" | "service_key.revoked" | "certificate.registered" | "certificate.revoked" | "member.role_changed" | "member.added" | "member.removed" | "team_member.role_changed" | "team.ownership_transferred" | "sso.updated" | "sso.deleted" | "scim_token.created" | "domain.added" | "domain.verified" | "domain.updated" | "domain.removed" | "team_policy.changed" | "approval_lock.changed" | "kill_switch.changed" | "rate_limits.changed" | "cart.approved" | "cart.rejected" | "cart.cancelled" | "cart.edited" | "dispatch.released" | "dispatch.undone" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "budget.created" | "budget.changed" | "budget.topped_up" | "budget.deleted";
+                action?: "sign_in.succeeded" | "sign_in.failed" | "sign_out.succeeded" | "saml.failed" | "api_key.created" | "api_key.revoked" | "api_key.deleted" | "service_key.created" | "service_key.revoked" | "certificate.registered" | "certificate.revoked" | "member.role_changed" | "member.added" | "member.removed" | "team_member.role_changed" | "team.ownership_transferred" | "sso.updated" | "sso.deleted" | "scim_token.created" | "domain.added" | "domain.verified" | "domain.updated" | "domain.removed" | "team_policy.changed" | "approval_lock.changed" | "kill_switch.changed" | "rate_limits.changed" | "cart.approved" | "cart.rejected" | "cart.cancelled" | "cart.edited" | "dispatch.released" | "dispatch.undone" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "budget.created" | "budget.changed" | "budget.topped_up" | "budget.deleted" | "console_member.added" | "console_member.removed" | "console_member.role_changed" | "model.changed" | "model_tiers.changed" | "limits.changed" | "capabilities.changed" | "phone_line.assigned" | "phone_line.dismissed" | "slack_app.created" | "channel_connection.connected" | "channel_connection.disconnected" | "webhook_delivery.resent" | "user.provisioned" | "user.deprovisioned" | "user.updated" | "user.status_changed" | "user.deleted" | "team_member.added" | "team_member.removed" | "organization.created" | "organization.updated" | "organization.deleted" | "team.created" | "team.updated" | "team.deleted" | "assistant.created" | "assistant.updated" | "assistant.deleted";
                 /** @description Only events of this actor (an API key, certificate kid, user or run id) */
                 actorId?: string;
                 /** @description The `cursor` of the previous page: the events after it, newest first */
@@ -4694,7 +5001,211 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    "calendar.events": {
+    "calendarConnections.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connections: {
+                            calendars: ({
+                                color: string | null;
+                                id: string;
+                                name: string;
+                                primary: boolean;
+                                readOnly: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            id: string;
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            /** @enum {string} */
+                            provider: "caldav" | "google" | "microsoft";
+                            /** @enum {string} */
+                            status: "active" | "failing" | "revoked";
+                            url: string | null;
+                            username: string | null;
+                        }[];
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "calendarConnections.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description An app password; sealed, never returned */
+                    password: string;
+                    /** @enum {string} */
+                    provider: "caldav";
+                    /** @description The CalDAV server’s URL (its root, /.well-known/caldav or the principal’s) */
+                    url: string;
+                    username: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connection: {
+                            calendars: ({
+                                color: string | null;
+                                id: string;
+                                name: string;
+                                primary: boolean;
+                                readOnly: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            id: string;
+                            lastSyncedAt: string | null;
+                            lastSyncError: string | null;
+                            /** @enum {string} */
+                            provider: "caldav" | "google" | "microsoft";
+                            /** @enum {string} */
+                            status: "active" | "failing" | "revoked";
+                            url: string | null;
+                            username: string | null;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "calendarConnections.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "calendar.events.list": {
+        parameters: {
+            query: {
+                calendarId?: string;
+                from: string;
+                /** @description At most 62 days after from */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** @description An all-day event runs from the UTC midnight of its first date to that of the day after its last */
+                            allDay: boolean;
+                            attendees: {
+                                email: string;
+                                name: string | null;
+                                response: string;
+                            }[];
+                            calendarId: string;
+                            description: string | null;
+                            end: string;
+                            /** @description The event’s id; an occurrence of a series: `<series id>_<its original start, UTC>` */
+                            id: string;
+                            location: string | null;
+                            organizer: string | null;
+                            recurring: boolean;
+                            start: string;
+                            /** @enum {string} */
+                            status: "confirmed" | "tentative" | "cancelled";
+                            timezone: string | null;
+                            title: string;
+                        }[];
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "calendar.events.create": {
         parameters: {
             query?: never;
             header?: {
@@ -4746,6 +5257,110 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "calendar.freeBusy.get": {
+        parameters: {
+            query: {
+                from: string;
+                /** @description At most 62 days after from */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        busy: {
+                            end: string;
+                            start: string;
+                        }[];
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "calendars.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        calendars: {
+                            color: string | null;
+                            connectionId: string;
+                            id: string;
+                            name: string;
+                            primary: boolean;
+                            /** @enum {string} */
+                            provider: "caldav" | "google" | "microsoft";
+                            readOnly: boolean;
+                            /** @description Read by the assistant: the id is in preferences.calendars.read, or that list is empty */
+                            selected: boolean;
+                        }[];
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "channels.webhooks.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel: string;
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -4911,7 +5526,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                step: "speech" | "wait" | "answer" | "reply" | "status";
+                step: "speech" | "wait" | "answer" | "reply" | "status" | "streamed";
             };
             cookie?: never;
         };
@@ -5482,6 +6097,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        calls: {
+                            calls: number;
+                            minutes: number;
+                            seconds: number;
+                        };
                         credits: {
                             runs: {
                                 chargedCredits: number;
@@ -8257,11 +8877,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/html": string;
                 };
             };
             400: components["responses"]["BadRequest"];
-            410: components["responses"]["Status410"];
+            /** @description Document */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8280,11 +8908,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/html": string;
                 };
             };
+            /** @description Redirect */
+            303: {
+                headers: {
+                    /** @description Where to go next */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["BadRequest"];
-            410: components["responses"]["Status410"];
+            /** @description Document */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
         };
@@ -13232,6 +13877,10 @@ export interface operations {
                                 contactId: string | null;
                                 email: string | null;
                                 name: string | null;
+                                phone?: string | null;
+                                slackUserId?: string | null;
+                                teamsUserId?: string | null;
+                                telegramUserId?: string | null;
                             }[];
                         }[];
                     };
@@ -13351,6 +14000,10 @@ export interface operations {
                                 contactId: string | null;
                                 email: string | null;
                                 name: string | null;
+                                phone?: string | null;
+                                slackUserId?: string | null;
+                                teamsUserId?: string | null;
+                                telegramUserId?: string | null;
                             }[];
                         };
                     };
@@ -13488,6 +14141,10 @@ export interface operations {
                                 contactId: string | null;
                                 email: string | null;
                                 name: string | null;
+                                phone?: string | null;
+                                slackUserId?: string | null;
+                                teamsUserId?: string | null;
+                                telegramUserId?: string | null;
                             }[];
                         };
                     };
@@ -13601,6 +14258,10 @@ export interface operations {
                                 contactId: string | null;
                                 email: string | null;
                                 name: string | null;
+                                phone?: string | null;
+                                slackUserId?: string | null;
+                                teamsUserId?: string | null;
+                                telegramUserId?: string | null;
                             }[];
                         };
                     };
@@ -13811,6 +14472,10 @@ export interface operations {
                                 contactId: string | null;
                                 email: string | null;
                                 name: string | null;
+                                phone?: string | null;
+                                slackUserId?: string | null;
+                                teamsUserId?: string | null;
+                                telegramUserId?: string | null;
                             }[];
                         };
                     };
@@ -13925,6 +14590,10 @@ export interface operations {
                                 contactId: string | null;
                                 email: string | null;
                                 name: string | null;
+                                phone?: string | null;
+                                slackUserId?: string | null;
+                                teamsUserId?: string | null;
+                                telegramUserId?: string | null;
                             }[];
                         };
                     };
@@ -14085,6 +14754,10 @@ export interface operations {
                                 contactId: string | null;
                                 email: string | null;
                                 name: string | null;
+                                phone?: string | null;
+                                slackUserId?: string | null;
+                                teamsUserId?: string | null;
+                                telegramUserId?: string | null;
                             }[];
                         };
                     };
@@ -14192,6 +14865,10 @@ export interface operations {
                                 contactId: string | null;
                                 email: string | null;
                                 name: string | null;
+                                phone?: string | null;
+                                slackUserId?: string | null;
+                                teamsUserId?: string | null;
+                                telegramUserId?: string | null;
                             }[];
                         };
                     };
@@ -14354,6 +15031,10 @@ export interface operations {
                                 contactId: string | null;
                                 email: string | null;
                                 name: string | null;
+                                phone?: string | null;
+                                slackUserId?: string | null;
+                                teamsUserId?: string | null;
+                                telegramUserId?: string | null;
                             }[];
                         };
                     };
@@ -14388,6 +15069,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        calls: {
+                            calls: number;
+                            minutes: number;
+                            seconds: number;
+                        };
                         credits: {
                             runs: {
                                 chargedCredits: number;

@@ -13,6 +13,7 @@ import { identifierEndpoints } from '@/server/identifiers/endpoints';
 import { identifierVerificationEndpoints } from '@/server/identifiers/verification-endpoints';
 import { assistantEndpoints } from '@/server/assistants/endpoints';
 import { policyEndpoints } from '@/server/policy/endpoints';
+import { channelAdapters } from '@/server/channels/adapters';
 import { channelEndpoints } from '@/server/channels/endpoints';
 import { githubEndpoints } from '@/server/channels/github/endpoints';
 import { scimEndpoints } from '@/server/scim/endpoints';
@@ -31,6 +32,7 @@ import { workflowTriggerEndpoints } from '@/server/workflows/trigger-endpoints';
 import { budgetEndpoints } from '@/server/budgets/endpoints';
 import { mailboxEndpoints } from '@/server/mailboxes/endpoints';
 import { calendarOAuthEndpoints } from '@/server/calendars/oauth-endpoints';
+import { calendarEndpoints } from '@/server/calendars/endpoints';
 import { auditEndpoints } from '@/server/audit/endpoints';
 import { noticeEndpoints } from '@/server/messaging/notices/endpoints';
 import { slackTeamsEndpoints } from '@/server/messaging/channel-endpoints';
@@ -55,6 +57,7 @@ export const endpoints: AnyEndpoint[] = [
   ...assistantEndpoints,
   ...policyEndpoints,
   ...channelEndpoints,
+  ...channelAdapters.flatMap((a) => a.endpoints ?? []),
   ...githubEndpoints,
   ...scimEndpoints,
   ...samlEndpoints,
@@ -76,6 +79,7 @@ export const endpoints: AnyEndpoint[] = [
   ...budgetEndpoints,
   ...mailboxEndpoints,
   ...calendarOAuthEndpoints,
+  ...calendarEndpoints,
   ...withTurnSummaries(chatTurnEndpoints),
   ...auditEndpoints,
   ...noticeEndpoints,

@@ -1,4 +1,5 @@
 import { budgetSweep } from './budget-sweep';
+import { voiceSweep } from './voice-sweep';
 import { cartExecute } from './cart-execute';
 import { chatTurn, chatTurnEventsSweep } from './chat-turn';
 import { cartNotify } from './cart-notify';
@@ -16,10 +17,11 @@ import { engineHandoffSweep } from './engine-handoff-sweep';
 import { idempotencySweep } from './idempotency-sweep';
 import { auditSweep } from './audit-sweep';
 import { mailboxPoll, mailboxSync } from './mailbox-sync';
+import { calendarPoll, calendarSync } from './calendar-sync';
 import { noticeDeliver, noticeSweep } from './notice-deliver';
 import { taskTimer } from './task-timer';
 import { memoryEmbeddings } from './memory-embeddings';
 import { memoryFileTexts } from './memory-file-texts';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep, engineHandoffSweep, idempotencySweep, auditSweep, mailboxPoll, mailboxSync, noticeDeliver, noticeSweep, taskTimer, memoryEmbeddings, memoryFileTexts];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep, engineHandoffSweep, idempotencySweep, auditSweep, mailboxPoll, mailboxSync, calendarPoll, calendarSync, noticeDeliver, noticeSweep, taskTimer, memoryEmbeddings, memoryFileTexts, voiceSweep];

@@ -23,6 +23,17 @@ function buildIsStale(): boolean {
  */
 export function ensureNextBuild(): void {
   if (!buildIsStale()) return;
-  const build = spawnSync('npx', ['next', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-  if (build.status !== 0) throw new Error('next build failed: the production server cannot start with pages');
+  const build = spawnSync('npx', ['next', 'build'], { cwd: root, encoding: 'utf8', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  process.stdout.write(build.stdout ?? '');
+  process.stderr.write(build.stderr ?? '');
+  if (build.status === 0) return;
+  // Two test files of one run can need the build at once: the second waits for the first's.
+  if (/Another next build process is already running/.test(`${build.stdout}${build.stderr}`)) {
+    const until = Date.now() + 15 * 60_000;
+    while (Date.now() < until) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2_000);
+      if (!buildIsStale() && !existsSync(path.join(root, '.next', 'lock'))) return;
+    }
+  }
+  throw new Error('next build failed: the production server cannot start with pages');
 }
