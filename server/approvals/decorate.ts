@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { activeMembership } from '@/db/queries/memberships';
 import { assistants, type TaskRow, type UserRow } from '@/db/schema';
+import { signatureAsText } from '@/server/mail/rich-text';
 import type { StagedDispatch } from './contracts';
 
 /*
@@ -15,17 +16,6 @@ import type { StagedDispatch } from './contracts';
 
 const ownerName = (u: Pick<UserRow, 'name' | 'firstName' | 'lastName' | 'email'>) => u.name?.trim() || `${u.firstName} ${u.lastName}`.trim() || u.email;
 
-/** An HTML signature as the plain text an email body carries. */
-const plain = (html: string) =>
-  html
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div)>/gi, '\n')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-
 export async function decorateStaged(tx: Tx, owner: UserRow, task: Pick<TaskRow, 'assistantId'>, staged: StagedDispatch): Promise<StagedDispatch> {
   if (staged.actionType === 'email_as_user') return staged;
   if (staged.type !== 'email' && staged.type !== 'message' && staged.type !== 'calendar_event') return staged;
@@ -38,7 +28,7 @@ export async function decorateStaged(tx: Tx, owner: UserRow, task: Pick<TaskRow,
   const brandEvents = membership?.t.brandingOnEvents ?? true;
   const who = `${assistant.name}, AI assistant to ${ownerName(owner)}`;
   if (staged.type === 'email') {
-    const signature = assistant.signature?.trim() ? (assistant.mode === 'html' ? plain(assistant.signature) : assistant.signature.trim()) : null;
+    const signature = assistant.signature?.trim() ? (assistant.mode === 'html' ? signatureAsText(assistant.signature) : assistant.signature.trim()) : null;
     const footer = [signature, brandMessages ? `Sent by ${who}.` : null].filter(Boolean).join('\n');
     return footer && staged.body ? { ...staged, body: `${staged.body.trimEnd()}\n\n-- \n${footer}` } : staged;
   }

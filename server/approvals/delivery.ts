@@ -7,10 +7,10 @@ import { portAdapter } from '@/server/channels/adapters';
 import { sendChannelMessage } from '@/server/channels/outbound';
 import { sendThroughPort } from '@/server/channels/port-send';
 import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
-import { findSentInUserMailbox, recordMailboxSend, sendFromUserMailbox, type MailboxSendRecord, type MailboxSendResult } from '@/server/mailboxes/send';
+import { mailHtml } from '@/server/mail/rich-text';
+import { findSentInUserMailbox, recordMailboxSend, sendFromUserMailbox, type MailboxSendRecord, type MailboxSendResult, type MailToSend } from '@/server/mailboxes/send';
 import { executeSkillAction } from '@/server/workflows/mcp/execute';
 import { mailAttachments } from '@/server/files/outbound';
-import { mailboxOfUser } from '@/server/mailboxes/store';
 import { markContacted } from './contacted';
 import { eventOf, invitationIcs, invitationText } from './invitation';
 
@@ -144,10 +144,15 @@ const fromMail = (d: MailDelivery, messageId: string): SendResult =>
 
 const ownerOf = async (db: Db, cartId: string) => (await db.select({ accountId: carts.accountId, userId: carts.userId }).from(carts).where(eq(carts.id, cartId)))[0] ?? null;
 
-const hasMailbox = async (db: Db, owner: { accountId: string; userId: string }) => {
-  const mailbox = await mailboxOfUser(db, owner.userId);
-  return Boolean(mailbox && mailbox.accountId === owner.accountId);
-};
+/** The HTML signature of the assistant that wrote the cart's mail, when it keeps one (null: its signature is text, or it has none). */
+async function htmlSignatureOf(db: Db, cartId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ signature: assistants.signature, mode: assistants.signatureEditorMode })
+    .from(carts)
+    .innerJoin(assistants, eq(assistants.id, carts.assistantId))
+    .where(eq(carts.id, cartId));
+  return row?.mode === 'html' && row.signature?.trim() ? row.signature : null;
+}
 
 const fromMailbox = (r: MailboxSendResult, messageId: string): SendResult =>
   r.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: messageId, detail: r.detail, mailbox: r.record } : r;
@@ -156,12 +161,11 @@ const fromMailbox = (r: MailboxSendResult, messageId: string): SendResult =>
  * Email as the user goes from their connected mailbox (Gmail, Microsoft 365) when they have one,
  * under the same Message-ID; null without one: the SMTP path as before.
  */
-async function sendFromMailbox(db: Db, job: DispatchJob, content: DispatchContent, messageId: string, withFiles = false): Promise<SendResult | null> {
+async function sendFromMailbox(db: Db, job: DispatchJob, content: DispatchContent, messageId: string, attachments: MailToSend['attachments'] = []): Promise<SendResult | null> {
   const owner = await ownerOf(db, job.cartId);
   if (!owner) return null;
-  // The mailbox sender builds text-only messages: with files it fails rather than send less than was approved (never via SMTP instead).
-  if (withFiles && (await hasMailbox(db, owner))) return { outcome: 'failed', reason: 'Attachments cannot be sent from the connected mailbox yet: nothing was sent' };
-  const mail = { to: content.to, cc: content.cc, bcc: content.bcc, subject: content.subject ?? '', text: content.body ?? '', messageId };
+  const text = content.body ?? '';
+  const mail: MailToSend = { to: content.to, cc: content.cc, bcc: content.bcc, subject: content.subject ?? '', text, html: mailHtml(text, null), messageId, attachments };
   const sent = await sendFromUserMailbox(db, owner, mail);
   return sent && fromMailbox(sent, messageId);
 }
@@ -197,10 +201,13 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     if ('problem' in files) return { outcome: 'failed', reason: `Not sent: ${files.problem}` };
     const attachments = files.attachments.length ? { attachments: files.attachments } : {};
     if (row.actionType === 'email_as_user') {
-      const viaMailbox = await sendFromMailbox(db, job, content, messageId, files.attachments.length > 0);
+      const viaMailbox = await sendFromMailbox(db, job, content, messageId, files.attachments);
       if (viaMailbox) return viaMailbox;
     }
-    const sent = await deliverMail({ from: content.from, to: content.to, cc: content.cc, bcc: content.bcc, subject: content.subject ?? '', text: content.body ?? '', messageId, ...attachments });
+    // Text and the same words as HTML; the assistant's own mail signs with its HTML signature (mail sent as the user is theirs: none).
+    const text = content.body ?? '';
+    const html = mailHtml(text, row.actionType === 'email_as_user' ? null : await htmlSignatureOf(db, job.cartId));
+    const sent = await deliverMail({ from: content.from, to: content.to, cc: content.cc, bcc: content.bcc, subject: content.subject ?? '', text, html, messageId, ...attachments });
     return fromMail(sent, messageId);
   }
   if (row.type === 'calendar_event') {

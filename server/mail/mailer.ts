@@ -79,6 +79,8 @@ export type OutboundMail = {
   bcc: string[];
   subject: string;
   text: string;
+  /** The same message as HTML: sent as multipart/alternative beside the text (server/mail/rich-text.ts). */
+  html?: string;
   /** `<id@host>`, chosen before sending: a send whose answer was lost is recognised by it. */
   messageId: string;
   /** An iTIP message (RFC 5546): the text/calendar alternative with this method, and the .ics attached. */
@@ -105,6 +107,7 @@ export function composeMail(mail: Omit<OutboundMail, 'cc' | 'bcc'> & { cc?: stri
     bcc: mail.bcc,
     subject: mail.subject,
     text: mail.text,
+    ...(mail.html ? { html: mail.html } : {}),
     messageId: mail.messageId,
     ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
     ...(mail.references?.length ? { references: mail.references } : {}),

@@ -17,7 +17,20 @@ import { MailboxAuthError, withAccess } from './tokens';
  * provider failed after receiving it). Nothing here ever sends twice.
  */
 
-export type MailToSend = { to: string[]; cc: string[]; bcc: string[]; subject: string; text: string; messageId: string; inReplyTo?: string | null; references?: string[] };
+export type MailToSend = {
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  text: string;
+  /** The HTML alternative (multipart/alternative beside the text). */
+  html?: string;
+  messageId: string;
+  inReplyTo?: string | null;
+  references?: string[];
+  /** The files the person approved, inside the one MIME message both providers take. */
+  attachments?: Array<{ filename: string; contentType: string; content: Buffer }>;
+};
 
 /** What the dispatch records beside its Message-ID: the mailbox and the provider's id of the sent message. */
 export type MailboxSendRecord = { accountId: string; provider: MailboxProvider; address: string; providerMessageId: string | null; internetMessageId: string };
