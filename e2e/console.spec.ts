@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { api, mailTo, shoot } from './support/harness';
-import { admin, checkPage, newPerson, WIDTHS } from './support/hosted-app';
+import { admin, checkPage, newPerson, widerThanScreen, WIDTHS } from './support/hosted-app';
 
 /*
  * The console at /console (spec 6) in a real browser: a console member made with the admin CLI
@@ -91,7 +91,7 @@ for (const [width, viewport] of Object.entries(WIDTHS) as Array<[keyof typeof WI
       await expect(page).toHaveTitle(/Console · Steward/);
       await page.waitForLoadState('networkidle');
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow, `${p.name} is wider than the screen`).toBeLessThanOrEqual(1);
+      expect(overflow, `${p.name} is wider than the screen: ${overflow > 1 ? (await widerThanScreen(page)).join(' | ') : ''}`).toBeLessThanOrEqual(1);
       if (width === 'phone') {
         // Tap targets: the section links are at least 44 px tall.
         const small = await page.getByRole('navigation', { name: 'Console' }).getByRole('link').evaluateAll((links) => links.filter((a) => a.getBoundingClientRect().height < 44).length);

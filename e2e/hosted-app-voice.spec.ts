@@ -95,7 +95,7 @@ test('hold to talk: the recording is transcribed, answered by the chat turn, and
 
   // After a reload the conversation is what was said and answered.
   await page.reload();
-  await expect(conversation.locator('[data-role="user"] div')).toHaveText([transcript]);
-  await expect(conversation.locator('[data-role="assistant"] div')).toHaveText([voiceCheckReply(id)]);
+  await expect(conversation.locator('[data-role="user"] [data-testid="message-content"]')).toHaveText([transcript]);
+  await expect(conversation.locator('[data-role="assistant"] [data-testid="message-content"]')).toHaveText([voiceCheckReply(id)]);
   await context.close();
 });

@@ -145,9 +145,14 @@ test('on a phone: rows fit, targets are 44 px, and an opened email shows its tex
   await expect(sheet.getByTestId('dispatch-body')).toContainText('Saturday morning is fine');
   const approve = sheet.getByRole('button', { name: /^Approve and send/ });
   await expect(approve).toBeVisible();
-  const box = (await approve.boundingBox())!;
-  expect(box.y + box.height, 'the Approve button is on the first screen').toBeLessThanOrEqual(WIDTHS.phone.height);
-  expect(box.height).toBeGreaterThanOrEqual(44);
+  // The sheet slides up: measured once it has come to rest.
+  await expect
+    .poll(async () => {
+      const b = await approve.boundingBox();
+      return b ? b.y + b.height : Infinity;
+    }, { message: 'the Approve button is on the first screen' })
+    .toBeLessThanOrEqual(WIDTHS.phone.height);
+  expect((await approve.boundingBox())!.height).toBeGreaterThanOrEqual(44);
   await expectAccessible(page);
   await approve.tap();
   await expect(sheet.getByTestId('cart-status')).toHaveText(/approved|being sent|sent/, { timeout: 30_000 });

@@ -43,7 +43,9 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
   const [limit, setLimit] = useState(Math.max(PAGE, initial.length));
   const [selectedKey, setSelectedKey] = useState<string | null>(initial[0]?.key ?? null);
   const [sheetOpen, setSheetOpen] = useState(false);
-  const [editRequest, setEditRequest] = useState(0);
+  // An edit request belongs to the item it was made on: another item opened later must not open its editor (and catch the keys meant for the list).
+  const [editRequest, setEditRequest] = useState<{ key: string; n: number } | null>(null);
+  const requestEdit = (key: string) => setEditRequest((r) => ({ key, n: (r?.n ?? 0) + 1 }));
   const [checked, setChecked] = useState<Set<string>>(new Set());
   const [help, setHelp] = useState(false);
   const [confirming, setConfirming] = useState<NeedsMeItem | null>(null);
@@ -99,7 +101,7 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
   const primary = (item: NeedsMeItem) => {
     if (item.kind === 'question') {
       open(item);
-      setEditRequest((n) => n + 1);
+      requestEdit(item.key);
     } else if (item.kind === 'handoff') void run(() => openHandoff(item));
     else void run(() => approveItem(item));
   };
@@ -140,7 +142,7 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
       } else if (key === 'e') {
         e.preventDefault();
         open(selected);
-        setEditRequest((n) => n + 1);
+        requestEdit(selected.key);
       } else if (key === 'r') {
         e.preventDefault();
         if (rejectWords(selected)) setConfirming(selected);
@@ -160,7 +162,7 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
 
   const approvable = items.filter(bulkApprovable);
   const edited = (next: NeedsMeItem) => setItems((all) => all.map((i) => (i.key === next.key ? next : i)));
-  const detail = selected ? <ItemDetail key={selected.key} item={selected} editRequest={editRequest} done={done} edited={edited} /> : null;
+  const detail = selected ? <ItemDetail key={selected.key} item={selected} editRequest={editRequest?.key === selected.key ? editRequest.n : 0} done={done} edited={edited} /> : null;
   const reject = confirming ? rejectWords(confirming) : null;
 
   return (

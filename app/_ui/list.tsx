@@ -77,7 +77,8 @@ export function Fields({ rows, className }: { rows: Array<[ReactNode, ReactNode]
 export function Table({ label, head, children, className }: { label: string; head: ReactNode[]; children: ReactNode; className?: string }) {
   return (
     // Focusable: a table wider than a phone scrolls inside itself, and the keyboard must reach that scroll too.
-    <div tabIndex={0} role="region" aria-label={label} className={cn('overflow-x-auto rounded-lg border border-border', className)}>
+    // relative: a visually hidden label inside a cell (position: absolute) stays inside the scroll box instead of widening the page.
+    <div tabIndex={0} role="region" aria-label={label} className={cn('relative overflow-x-auto rounded-lg border border-border', className)}>
       <table aria-label={label} className="w-full border-collapse text-sm">
         <thead className="bg-surface text-left text-xs font-semibold text-muted">
           <tr>

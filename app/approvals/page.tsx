@@ -4,7 +4,7 @@ import { requireSignedIn } from '@/app/_lib/server-caller';
 import { LiveRefresh } from '@/app/_lib/live';
 import { HostedFrame } from '@/app/_ui/layout';
 import { Empty } from '@/app/_ui/states';
-import { CartCard } from './cart-card';
+import { ApprovalsList } from './approvals-list';
 
 export const dynamic = 'force-dynamic';
 export const metadata = { title: 'Approvals · Steward' };
@@ -20,19 +20,13 @@ export default async function Approvals() {
   return (
     <HostedFrame me={me} title="Approvals" description="Nothing here is sent until you approve it. A time-boxed one goes when its window ends unless you act.">
       <LiveRefresh topics={['sent', 'needs']} />
-      {ordered.length ? (
-        <div className="flex flex-col gap-4">
-          {ordered.map((c) => (
-            <CartCard key={c.id} initial={c} />
-          ))}
-        </div>
-      ) : (
+      <ApprovalsList carts={ordered}>
         <Empty title="Nothing is waiting for your approval" icon={CheckCheck}>
           <p>
             When your assistant wants to send something on your behalf, it appears here and in your <Link href="/inbox">inbox</Link>.
           </p>
         </Empty>
-      )}
+      </ApprovalsList>
     </HostedFrame>
   );
 }

@@ -6,6 +6,7 @@ import { when } from '@/app/_lib/labels';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
 import type { Out } from '@/app/_lib/types';
 import { Dialog, DialogClose } from '@/app/_ui/dialog';
+import { Input, Textarea } from '@/app/_ui/controls';
 import { Field } from '@/app/_ui/field';
 import { Badge } from '@/app/_ui/states';
 import { useNotify } from '@/app/_ui/toast';
@@ -41,7 +42,7 @@ export function SearchForm({ q }: { q: string }) {
   return (
     <form className={s.row} role="search" aria-label="Search memories" action="/memories" method="get">
       <Field id="memory-search" label="Search memories">
-        <input id="memory-search" name="q" type="search" defaultValue={q} maxLength={500} placeholder="a person, a place, a preference…" />
+        <Input id="memory-search" name="q" type="search" defaultValue={q} maxLength={500} placeholder="a person, a place, a preference…" />
       </Field>
       <button className={s.button} type="submit">
         Search
@@ -92,7 +93,7 @@ function EditMemory({ m }: { m: Memory }) {
         }}
       >
         <Field id={`memory-edit-${m.id}`} label="Memory">
-          <textarea id={`memory-edit-${m.id}`} value={content} required maxLength={100_000} onChange={(e) => setContent(e.target.value)} />
+          <Textarea id={`memory-edit-${m.id}`} value={content} required maxLength={100_000} onChange={(e) => setContent(e.target.value)} />
         </Field>
         <div className={ui.actions}>
           <button className={s.button} type="submit" disabled={pending || !content.trim()}>
@@ -203,7 +204,7 @@ export function RememberForm() {
       }}
     >
       <Field id="memory-new" label="What should your assistant remember?">
-        <textarea id="memory-new" value={content} required maxLength={100_000} onChange={(e) => setContent(e.target.value)} />
+        <Textarea id="memory-new" value={content} required maxLength={100_000} onChange={(e) => setContent(e.target.value)} />
       </Field>
       <label className={s.check}>
         <input type="checkbox" checked={pinned} onChange={(e) => setPinned(e.target.checked)} /> Pin it (always in your assistant’s context)

@@ -42,7 +42,7 @@ export function HoursForm({ initial, saved, timezone }: { initial: Prefs; saved:
       <p className={ui.muted}>
         In your timezone ({timezone}). {saved ? '' : 'Not saved yet: your assistants assume these until you save.'}
       </p>
-      <table className={s.table}>
+      <table className={s.table} tabIndex={0}>
         <caption className="sr-only">Working hours per day</caption>
         <thead>
           <tr>
@@ -57,7 +57,10 @@ export function HoursForm({ initial, saved, timezone }: { initial: Prefs; saved:
             <tr key={d}>
               <th scope="row">{name}</th>
               <td>
-                <input type="checkbox" aria-label={`Works on ${name}`} checked={rows[d].on} onChange={(e) => set(d, { on: e.target.checked })} />
+                {/* The label around it is the 44 px target a thumb needs. */}
+                <label className="inline-flex min-h-11 min-w-11 cursor-pointer items-center justify-center">
+                  <input type="checkbox" aria-label={`Works on ${name}`} checked={rows[d].on} onChange={(e) => set(d, { on: e.target.checked })} />
+                </label>
               </td>
               <td>
                 <input type="time" aria-label={`${name} from`} value={rows[d].start} disabled={!rows[d].on} onChange={(e) => set(d, { start: e.target.value })} />

@@ -33,7 +33,7 @@ export default async function Usage() {
             <p>Your administrator may set one; it would show here with what is left.</p>
           </Empty>
         ) : (
-          <table className={s.table}>
+          <table className={s.table} tabIndex={0}>
             <caption className="sr-only">Credits per budget this period</caption>
             <thead>
               <tr>
@@ -67,7 +67,7 @@ export default async function Usage() {
         {tasks.length === 0 ? (
           <p className={ui.muted}>No task has run yet.</p>
         ) : (
-          <table className={s.table}>
+          <table className={s.table} tabIndex={0}>
             <caption className="sr-only">Model calls and credits of your latest tasks</caption>
             <thead>
               <tr>

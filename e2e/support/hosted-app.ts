@@ -90,6 +90,22 @@ export function admin(...args: string[]): unknown {
   return JSON.parse(out.trim().split('\n').at(-1)!);
 }
 
+/** The innermost elements that reach past the right edge of the screen (what makes a page scroll sideways). */
+export function widerThanScreen(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    // Inside a box that scrolls or clips sideways, an element past the edge widens nothing.
+    const clipped = (el: Element) => {
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return true;
+      return false;
+    };
+    const over = Array.from(document.body.querySelectorAll<HTMLElement>('*')).filter((el) => el.checkVisibility() && el.getBoundingClientRect().right > window.innerWidth + 1 && !clipped(el));
+    return over
+      .filter((el) => !over.some((o) => o !== el && el.contains(o)))
+      .slice(0, 5)
+      .map((el) => `${Math.round(el.getBoundingClientRect().right)}px ${el.outerHTML.slice(0, 120)}`);
+  });
+}
+
 /**
  * A phone page as a thumb meets it: nothing wider than the screen, and every control a target of
  * at least 44 × 44 px (a native checkbox or file input counts by the label around it; links inside
@@ -97,7 +113,7 @@ export function admin(...args: string[]): unknown {
  */
 export async function expectPhoneFriendly(page: Page) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow, 'the page is wider than the screen').toBeLessThanOrEqual(1);
+  expect(overflow, `the page is wider than the screen: ${(await widerThanScreen(page)).join(' | ')}`).toBeLessThanOrEqual(1);
   const small = await page.evaluate(() => {
     const out: string[] = [];
     for (const el of Array.from(document.querySelectorAll<HTMLElement>('a[href], button, input:not([type=hidden]), select, textarea, summary, [role=switch], [role=checkbox]'))) {
@@ -105,7 +121,9 @@ export async function expectPhoneFriendly(page: Page) {
       if (style.visibility === 'hidden' || !el.checkVisibility() || el.closest('[aria-hidden=true], [hidden]')) continue;
       const own = el.getBoundingClientRect();
       // A visually hidden control (a file input behind its button) is reached through its label.
-      let target: Element = (own.width <= 2 || own.height <= 2 || el.matches('input[type=checkbox], input[type=radio]')) && el.closest('label') ? el.closest('label')! : el;
+      // Its label may wrap it or name it by for=id.
+      const label = (el as HTMLInputElement).labels?.[0] ?? el.closest('label');
+      let target: Element = (own.width <= 2 || own.height <= 2 || el.matches('input[type=checkbox], input[type=radio]')) && label ? label : el;
       // A stretched link or row button (an absolutely placed ::after over its row) is hit anywhere on that row.
       const after = getComputedStyle(el, '::after');
       if (after.content !== 'none' && after.position === 'absolute' && el.offsetParent) target = el.offsetParent;

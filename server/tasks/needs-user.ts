@@ -20,11 +20,13 @@ const WAITING: readonly TaskStatus[] = ['awaiting_user_input', ...STUCK_STATUSES
 /**
  * A task also rests in awaiting_user_input while its staged actions wait for approval or while a
  * browser handoff is open: those are listed once, as the cart and the handoff (issue 45), not a
- * second time as a question nobody asked.
+ * second time as a question nobody asked. Nor once the person approved the cart: while it is
+ * being handed over, waits out its undo delay or is being sent, the task waits on the send, not
+ * on its owner.
  */
 // Spelled out: the outer columns must stay qualified inside the subqueries.
 const waitsOnOwnItem = sql`("tasks"."status" = 'awaiting_user_input' AND (
-  EXISTS (SELECT 1 FROM carts c WHERE c.task_id = "tasks"."id" AND c.status IN ('pending_approval', 'time_boxed'))
+  EXISTS (SELECT 1 FROM carts c WHERE c.task_id = "tasks"."id" AND c.status IN ('submitted', 'pending_approval', 'time_boxed', 'approved', 'executing'))
   OR EXISTS (SELECT 1 FROM handoffs h WHERE h.task_id = "tasks"."id" AND h.closed_at IS NULL)))`;
 
 const needsUser = (userId: string, accountId: string): SQL =>

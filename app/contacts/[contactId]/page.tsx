@@ -53,7 +53,7 @@ export default async function ContactPage({ params }: { params: Promise<{ contac
         </div>
         <Fields
           rows={[
-            ['Email', <a key="e" href={`mailto:${c.email}`}>{c.email}</a>],
+            ['Email', <a key="e" href={`mailto:${c.email}`} className="inline-flex min-h-11 items-center [overflow-wrap:anywhere] sm:min-h-0">{c.email}</a>],
             ...(others.length ? [['Other emails', others.join(', ')] as [string, string]] : []),
             ['Phone', phones.length ? phones.map((p) => `${p.number}${p.type ? ` (${p.type})` : ''}`).join(', ') : <span className="text-muted">Not known</span>],
             ['Timezone', c.timezone ?? <span className="text-muted">Not known</span>],

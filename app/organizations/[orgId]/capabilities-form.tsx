@@ -33,7 +33,7 @@ export function CapabilitiesForm({ orgId, rows }: { orgId: string; rows: SwitchR
         run(() => trpc.organizations.setCapabilities.mutate({ orgId, capabilities }), 'Saved');
       }}
     >
-      <table className={s.table}>
+      <table className={s.table} tabIndex={0}>
         <caption className="sr-only">Capability switches</caption>
         <thead>
           <tr>
@@ -68,13 +68,15 @@ export function CapabilitiesForm({ orgId, rows }: { orgId: string; rows: SwitchR
                   )}
                 </td>
                 <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`Lock ${r.label} for teams`}
-                    checked={v.locked}
-                    disabled={Boolean(r.lockedAbove) || !v.value}
-                    onChange={(e) => setState({ ...state, [r.name]: { ...v, locked: e.target.checked } })}
-                  />
+                  <label className="inline-flex min-h-11 min-w-11 cursor-pointer items-center justify-center">
+                    <input
+                      type="checkbox"
+                      aria-label={`Lock ${r.label} for teams`}
+                      checked={v.locked}
+                      disabled={Boolean(r.lockedAbove) || !v.value}
+                      onChange={(e) => setState({ ...state, [r.name]: { ...v, locked: e.target.checked } })}
+                    />
+                  </label>
                 </td>
                 <td>{r.effective === 'on' ? 'On' : 'Off'}</td>
               </tr>

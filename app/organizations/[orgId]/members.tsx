@@ -12,7 +12,7 @@ export function MembersPanel({ orgId, members, total, canEdit, selfId }: { orgId
   const { run, pending, status } = useAction();
   return (
     <>
-      <table className={s.table}>
+      <table className={s.table} tabIndex={0}>
         <caption className={s.muted}>{total} members</caption>
         <thead>
           <tr>

@@ -16,7 +16,7 @@ export function TeamMembersPanel({ teamId, members, isOwner }: { teamId: string;
   const active = members.filter((m) => m.status === 'active' && m.role !== 'owner');
   return (
     <>
-      <table className={s.table}>
+      <table className={s.table} tabIndex={0}>
         <caption className={s.muted}>{members.length} members and invitations</caption>
         <thead>
           <tr>

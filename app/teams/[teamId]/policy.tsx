@@ -22,7 +22,7 @@ export function PolicyPanel({ teamId, policy }: { teamId: string; policy: TeamPo
       <p>
         Preset: <strong>{policy.preset ?? 'none'}</strong>
       </p>
-      <table className={s.table}>
+      <table className={s.table} tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">Capability</th>
@@ -52,13 +52,15 @@ export function PolicyPanel({ teamId, policy }: { teamId: string; policy: TeamPo
                   />
                 </td>
                 <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`Lock ${label}`}
-                    checked={locked}
-                    disabled={pending}
-                    onChange={(e) => patch({ [`${key}Locked`]: e.target.checked, ...(e.target.checked && !value ? { [key]: policy.effective.capabilities[key] ?? 'on' } : {}) }, `${label} ${e.target.checked ? 'locked' : 'unlocked'}`)}
-                  />
+                  <label className="inline-flex min-h-11 min-w-11 cursor-pointer items-center justify-center">
+                    <input
+                      type="checkbox"
+                      aria-label={`Lock ${label}`}
+                      checked={locked}
+                      disabled={pending}
+                      onChange={(e) => patch({ [`${key}Locked`]: e.target.checked, ...(e.target.checked && !value ? { [key]: policy.effective.capabilities[key] ?? 'on' } : {}) }, `${label} ${e.target.checked ? 'locked' : 'unlocked'}`)}
+                    />
+                  </label>
                 </td>
                 <td>{policy.effective.capabilities[key] ?? '—'}</td>
               </tr>

@@ -50,7 +50,7 @@ export default async function OrganizationAudit({ params, searchParams }: { para
         {events.length === 0 ? (
           <p className={s.muted}>No events{action ? ` for ${action}` : ''}.</p>
         ) : (
-          <table className={s.table}>
+          <table className={s.table} tabIndex={0}>
             <caption className="sr-only">Audit events, newest first</caption>
             <thead>
               <tr>
