@@ -33,7 +33,8 @@ export async function decorateStaged(tx: Tx, owner: UserRow, task: Pick<TaskRow,
     return footer && staged.body ? { ...staged, body: `${staged.body.trimEnd()}\n\n-- \n${footer}` } : staged;
   }
   if (staged.type === 'message') return brandMessages && staged.body ? { ...staged, body: `${staged.body.trimEnd()}\n— ${who}` } : staged;
-  if (!brandEvents || !staged.payload) return staged;
+  // Only a new event carries the line: a change or cancellation does not rewrite an existing event's description.
+  if (!brandEvents || !staged.payload || (staged.payload.operation ?? 'create') !== 'create') return staged;
   const description = typeof staged.payload.description === 'string' && staged.payload.description ? `${staged.payload.description}\n\n` : '';
   return { ...staged, payload: { ...staged.payload, description: `${description}Scheduled by ${who}.` } };
 }

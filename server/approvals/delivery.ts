@@ -12,6 +12,8 @@ import { findSentInUserMailbox, recordMailboxSend, sendFromUserMailbox, type Mai
 import { executeSkillAction } from '@/server/workflows/mcp/execute';
 import { mailAttachments } from '@/server/files/outbound';
 import { markContacted } from './contacted';
+import { calendarPayloadOf } from '@/server/calendars/dispatch-payload';
+import { writeCalendarDispatch } from '@/server/calendars/dispatch';
 import { eventOf, invitationIcs, invitationText } from './invitation';
 
 /*
@@ -112,7 +114,8 @@ export async function sendDispatch(db: Db, job: DispatchJob, now = new Date()): 
     .returning();
   if (!claimed) {
     const [row] = await db.select().from(cartDispatches).where(eq(cartDispatches.id, job.dispatchId));
-    if (row && row.executedAt && SENDABLE.includes(row.deliveryState)) return (await foundInMailbox(db, job, row)) ?? { outcome: 'unknown', reason: RETRIED_SEND };
+    if (row && row.executedAt && SENDABLE.includes(row.deliveryState))
+      return (await foundInMailbox(db, job, row)) ?? (await reconciledInCalendar(db, job, row, now)) ?? { outcome: 'unknown', reason: RETRIED_SEND };
     return { outcome: 'skipped', state: row?.deliveryState ?? 'removed' };
   }
   const content = await contentOf(db, job.versionId);
@@ -178,6 +181,17 @@ async function foundInMailbox(db: Db, job: DispatchJob, row: CartDispatchRow): P
   return found ? fromMailbox(found, row.providerMessageId) : null;
 }
 
+/**
+ * A retried calendar write reconciles with the calendar (server/calendars/dispatch.ts): a create
+ * finds its UID there, a change or cancel is tried again under the etag read. Null when the event
+ * went as an invitation by email (SMTP cannot be asked): the send stays `unknown`.
+ */
+async function reconciledInCalendar(db: Db, job: DispatchJob, row: CartDispatchRow, now: Date): Promise<SendResult | null> {
+  if (row.type !== 'calendar_event') return null;
+  const [owner, content] = await Promise.all([ownerOf(db, job.cartId), contentOf(db, job.versionId)]);
+  return owner && content ? writeCalendarDispatch(db, owner, content, { retry: true, now }) : null;
+}
+
 /** A message dispatch that carries an approved template (`payload.template {id, variables}`: WhatsApp outside its 24-hour window) instead of free text. */
 function templateOf(content: DispatchContent): { id: string; variables: Record<string, string> } | null {
   const t = (content.payload as { template?: { id?: unknown; variables?: unknown } } | null)?.template;
@@ -211,21 +225,31 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     return fromMail(sent, messageId);
   }
   if (row.type === 'calendar_event') {
+    // Written to the user's own calendar when they have one connected (its provider invites the attendees); else an invitation by email.
+    const owner = await ownerOf(db, job.cartId);
+    const written = owner ? await writeCalendarDispatch(db, owner, content, { now }) : null;
+    if (written) return written;
     const event = eventOf(content);
     if ('problem' in event) return { outcome: 'failed', reason: `The invitation was not sent: ${event.problem}` };
+    const p = calendarPayloadOf(content.payload);
+    const operation = 'problem' in p ? 'create' : p.operation;
     if (!content.from) return { outcome: 'failed', reason: 'The organizer has no email address: the invitation was not sent' };
     if (!content.to.length) return { outcome: 'failed', reason: 'The event has no attendee to invite' };
     const [cart] = await db.select({ name: assistants.name }).from(carts).leftJoin(assistants, eq(assistants.id, carts.assistantId)).where(eq(carts.id, job.cartId));
-    const ics = invitationIcs({ uid: `${row.id}@${messageHost(content.from)}`, event, organizer: { name: cart?.name ?? content.from, email: content.from }, attendees: content.to, now });
+    // The UID chosen at staging names the event for a later change or cancellation (older dispatches: their own id).
+    const uid = ('problem' in p ? null : p.uid) ?? `${row.id}@${messageHost(content.from)}`;
+    const sequence = 'problem' in p ? 0 : (p.sequence ?? 0);
+    const cancel = operation === 'cancel';
+    const ics = invitationIcs({ uid, event, organizer: { name: cart?.name ?? content.from, email: content.from }, attendees: content.to, now, cancel, sequence });
     const sent = await deliverMail({
       from: content.from,
       to: content.to,
       cc: [],
       bcc: [],
-      subject: `Invitation: ${event.title}`,
-      text: invitationText(event),
+      subject: `${cancel ? 'Cancelled' : operation === 'update' ? 'Updated invitation' : 'Invitation'}: ${event.title}`,
+      text: invitationText(event, { operation, message: 'problem' in p ? null : p.message }),
       messageId,
-      calendar: { method: 'REQUEST', content: ics },
+      calendar: { method: cancel ? 'CANCEL' : 'REQUEST', content: ics },
     });
     return fromMail(sent, messageId);
   }

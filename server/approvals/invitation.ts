@@ -1,4 +1,4 @@
-import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod } from 'ical-generator';
+import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
 import type { DispatchContent } from '@/db/schema';
 
 /*
@@ -22,12 +22,17 @@ export function eventOf(content: DispatchContent): CalendarEvent | { problem: st
   return { title, start, end, location: typeof p.location === 'string' && p.location.trim() ? p.location.trim() : null };
 }
 
-/** The invitation's iCalendar text: one VEVENT organised by `organizer`, every attendee asked to reply. */
-export function invitationIcs(input: { uid: string; event: CalendarEvent; organizer: { name: string; email: string }; attendees: string[]; now: Date }): string {
-  const calendar = ical({ prodId: { company: 'Steward', product: 'assistant', language: 'EN' }, method: ICalCalendarMethod.REQUEST });
+/**
+ * The invitation's iCalendar text: one VEVENT organised by `organizer`, every attendee asked to
+ * reply. A change is another REQUEST under the same UID with a higher SEQUENCE; a cancellation is
+ * METHOD:CANCEL (RFC 5546), which clients apply by removing the event.
+ */
+export function invitationIcs(input: { uid: string; event: CalendarEvent; organizer: { name: string; email: string }; attendees: string[]; now: Date; cancel?: boolean; sequence?: number }): string {
+  const calendar = ical({ prodId: { company: 'Steward', product: 'assistant', language: 'EN' }, method: input.cancel ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.REQUEST });
   calendar.createEvent({
     id: input.uid,
-    sequence: 0,
+    sequence: input.sequence ?? 0,
+    ...(input.cancel ? { status: ICalEventStatus.CANCELLED } : {}),
     stamp: input.now,
     start: input.event.start,
     end: input.event.end,
@@ -40,8 +45,10 @@ export function invitationIcs(input: { uid: string; event: CalendarEvent; organi
 }
 
 /** The plain-text part beside the invitation, for mail clients that do not read text/calendar. */
-export function invitationText(event: CalendarEvent): string {
-  const lines = [`You are invited: ${event.title}`, `When: ${event.start.toISOString()} to ${event.end.toISOString()}`];
+export function invitationText(event: CalendarEvent, o: { operation?: 'create' | 'update' | 'cancel'; message?: string | null } = {}): string {
+  const head = o.operation === 'cancel' ? `Cancelled: ${event.title}` : o.operation === 'update' ? `Updated invitation: ${event.title}` : `You are invited: ${event.title}`;
+  const lines = [head, `When: ${event.start.toISOString()} to ${event.end.toISOString()}`];
   if (event.location) lines.push(`Where: ${event.location}`);
+  if (o.message?.trim()) lines.push('', o.message.trim());
   return lines.join('\n');
 }

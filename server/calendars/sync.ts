@@ -62,7 +62,7 @@ export async function recordCalendars(db: Tx, connection: Pick<CalendarConnectio
 }
 
 /** The event as the trigger's payload: what the event says, as data. */
-const payload = (calendar: CalendarRow, e: Pick<CalendarEventRow, 'id' | 'title' | 'start' | 'end' | 'allDay' | 'timezone' | 'location' | 'description' | 'attendees' | 'organizer' | 'status' | 'recurrence' | 'recurrenceOf' | 'uid'>) => ({
+export const payload = (calendar: CalendarRow, e: Pick<CalendarEventRow, 'id' | 'title' | 'start' | 'end' | 'allDay' | 'timezone' | 'location' | 'description' | 'attendees' | 'organizer' | 'status' | 'recurrence' | 'recurrenceOf' | 'uid'>) => ({
   id: e.id,
   calendarId: calendar.id,
   calendarName: calendar.name,
@@ -84,9 +84,9 @@ const payload = (calendar: CalendarRow, e: Pick<CalendarEventRow, 'id' | 'title'
 });
 
 /** The id a trigger names an event by: one per event and time, so a moved event fires again and a repeated sync does not. */
-const triggerId = (calendarId: string, providerEventId: string, start: Date) => `calendar:${calendarId}:${providerEventId}@${start.toISOString()}`;
+export const triggerId = (calendarId: string, providerEventId: string, start: Date) => `calendar:${calendarId}:${providerEventId}@${start.toISOString()}`;
 
-const rowValues = (calendar: CalendarRow, e: RemoteEvent) => ({
+export const rowValues = (calendar: CalendarRow, e: RemoteEvent) => ({
   calendarId: calendar.id,
   userId: calendar.userId,
   providerEventId: e.providerEventId,
@@ -112,7 +112,7 @@ const rowValues = (calendar: CalendarRow, e: RemoteEvent) => ({
 type Change = { type: 'event.scheduled' | 'event.cancelled'; row: CalendarEventRow; previous: CalendarEventRow | null };
 
 const sameLines = (a: string[] | null, b: string[] | null) => JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
-const notOver = (r: Pick<CalendarEventRow, 'rangeEnd' | 'end'>, now: Date) => r.rangeEnd === null || r.rangeEnd > now;
+export const notOver = (r: Pick<CalendarEventRow, 'rangeEnd' | 'end'>, now: Date) => r.rangeEnd === null || r.rangeEnd > now;
 
 /**
  * One calendar's sync result written with its new cursor, in one transaction. Answers null (and
