@@ -61,6 +61,7 @@ describe('a task run with a real model', () => {
     expect(first.tools!.map((t: any) => t.function.name).sort()).toEqual(
       [
         'ask_user',
+        'cancel_calendar_event',
         'browser_act',
         'browser_open',
         'browser_read',
@@ -71,8 +72,10 @@ describe('a task run with a real model', () => {
         'file_delete',
         'file_write',
         'forget_memory',
+        'free_busy',
         'job_start',
         'job_status',
+        'list_events',
         'place_call',
         'read_file',
         'read_mail',
@@ -87,6 +90,7 @@ describe('a task run with a real model', () => {
         'send_message',
         'set_alarm',
         'shell_run',
+        'update_calendar_event',
         'update_memory',
         'update_plan',
         'wait_for_reply',

@@ -13,6 +13,8 @@ import type { SubtaskReport } from '@/server/tasks/subtasks';
 const WEB_TOOLS = new Set(['browser_open', 'browser_read', 'browser_act']);
 const FILE_TOOLS = new Set(['read_file']);
 const MAIL_TOOLS = new Set(['search_mail', 'read_mail']);
+/** Events other people wrote (invitations: titles, descriptions, attendees). free_busy answers only times. */
+const CALENDAR_TOOLS = new Set(['list_events']);
 /** What a command printed in the workspace shell, or a background job reported: whatever it read, fetched or ran. */
 const SHELL_TOOLS = new Set(['shell_run', 'job_status']);
 
@@ -26,6 +28,8 @@ export function toolTaint(name: string, input: unknown, output: unknown): TaintS
   if (WEB_TOOLS.has(name)) return { kind: 'web', ref: text(o.url) ?? text(i.url) ?? 'the workspace browser' };
   if (FILE_TOOLS.has(name)) return { kind: 'file', ref: text(i.fileId) ?? 'a file' };
   if (MAIL_TOOLS.has(name)) return { kind: 'email', ref: text(i.messageId) ? `the user's mailbox (${text(i.messageId)})` : "the user's mailbox" };
+  // Spec 5 names no calendar kind: invitations are other people's messages.
+  if (CALENDAR_TOOLS.has(name)) return { kind: 'message', ref: "the user's calendar" };
   if (SHELL_TOOLS.has(name)) return { kind: 'web', ref: name === 'job_status' ? `workspace job ${text(i.jobId) ?? ''}`.trim() : 'the workspace shell' };
   return null;
 }

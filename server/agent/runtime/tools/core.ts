@@ -17,6 +17,7 @@ import { taskNamesBrowser } from '@/server/workflows/browser-skill';
 import { mailTools } from './mail-tools';
 import { readFile } from './file-tools';
 import { saveContact } from './contact-tools';
+import { calendarTools } from './calendar-tools';
 
 /** The tools every task run has (spec: Tools); `browser: false` leaves out the browser tools (a task whose skills[] does not name it). */
 export const coreTaskTools = (opts: { browser?: boolean } = {}) =>
@@ -32,6 +33,7 @@ export const coreTaskTools = (opts: { browser?: boolean } = {}) =>
     ...memoryTools,
     searchContacts,
     ...stagingTools,
+    ...calendarTools,
     ...(opts.browser === false ? [] : browserTools),
     ...shellTools,
     ...mailTools,

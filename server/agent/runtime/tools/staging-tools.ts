@@ -22,7 +22,6 @@ import { effectiveType } from '@/server/files/extract';
 
 const Email = z.email({ message: 'must be an email address' }).max(320);
 const Emails = (what: string) => z.array(Email).max(50, `must list at most 50 ${what}`);
-const IsoDateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with an offset' });
 
 const RELEASE: Record<'auto' | 'time-boxed' | 'manual', string> = {
   auto: 'It is sent when this run ends (the user lets this kind of action go out on its own), after a short undo window if they set one.',
@@ -30,7 +29,7 @@ const RELEASE: Record<'auto' | 'time-boxed' | 'manual', string> = {
   manual: 'It waits for the user’s approval when this run ends: end the run without claiming it was sent (answer in text, or ask_user).',
 };
 
-async function stage(db: Tx, actor: UserActor, task: TaskRow, run: ToolRun, input: StagedDispatch): Promise<ToolOutcome> {
+export async function stage(db: Tx, actor: UserActor, task: TaskRow, run: ToolRun, input: StagedDispatch): Promise<ToolOutcome> {
   const staged = await stageDispatch(db, actor, task, run.runId, input);
   const recipients = [...(input.to ?? []), ...(input.cc ?? []), ...(input.bcc ?? [])];
   const { mode } = await resolveTaskDispatchMode(db, actor.user, input.actionType as ActionType, recipients, task.approvalMode ?? null);
@@ -116,33 +115,6 @@ export const sendMessage = defineTool({
     }),
 });
 
-export const createCalendarEvent = defineTool({
-  name: 'create_calendar_event',
-  description:
-    'Create a calendar event and invite its attendees (an invitation email they can accept). Staged like send_email: sent when this run ends, as the user’s autonomy settings say. ' +
-    'start and end are ISO 8601 date-times with an offset.',
-  input: z.object({
-    title: z.string().trim().min(1, 'must not be empty').max(500),
-    start: IsoDateTime,
-    end: IsoDateTime,
-    attendees: Emails('attendees').min(1, 'must name at least one attendee'),
-    location: z.string().trim().max(500).optional(),
-  }),
-  handler: (db, actor, task, input, run) => {
-    if (new Date(input.end).getTime() <= new Date(input.start).getTime()) throw invalidFields([{ field: 'end', problem: 'must be after start' }]);
-    const event = { title: input.title, start: input.start, end: input.end, attendees: input.attendees, location: input.location ?? null };
-    return stage(db, actor, task, run, {
-      type: 'calendar_event',
-      platform: 'calendar',
-      actionType: 'calendar',
-      // The attendees are the recipients the person sees (and may change); the invitation goes to them.
-      to: input.attendees,
-      payload: event,
-      description: `Calendar invitation “${input.title}” (${input.start} to ${input.end}) to ${input.attendees.join(', ')}`,
-    });
-  },
-});
-
 /** The assistant's opening line when place_call names no script: who is calling, for whom, and why. */
 async function openingLine(db: Tx, actor: UserActor, task: TaskRow, purpose: string, asUser: boolean): Promise<string> {
   const [assistant] = await db.select({ name: assistants.name }).from(assistants).where(eq(assistants.id, task.assistantId));
@@ -184,4 +156,5 @@ export const placeCall = defineTool({
   },
 });
 
-export const stagingTools = [sendEmail, sendMessage, createCalendarEvent, placeCall];
+// create_calendar_event and the other calendar writes: calendar-tools.ts.
+export const stagingTools = [sendEmail, sendMessage, placeCall];
