@@ -43,7 +43,8 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
   const [limit, setLimit] = useState(Math.max(PAGE, initial.length));
   const [selectedKey, setSelectedKey] = useState<string | null>(initial[0]?.key ?? null);
   const [sheetOpen, setSheetOpen] = useState(false);
-  // An edit request belongs to the item it was made on: another item opened later must not open its editor (and catch the keys meant for the list).
+  // The `e` shortcut (or a question's Answer) asks the selected item to open its editor: the request
+  // names its item, so an item selected afterwards does not open its editor on arrival.
   const [editRequest, setEditRequest] = useState<{ key: string; n: number } | null>(null);
   const requestEdit = (key: string) => setEditRequest((r) => ({ key, n: (r?.n ?? 0) + 1 }));
   const [checked, setChecked] = useState<Set<string>>(new Set());
@@ -63,24 +64,40 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
   );
   useLive(['needs'], () => void read().catch(() => undefined));
   const done = useCallback(() => void read().catch(() => undefined), [read]);
+  const decidedInDetail = (item: NeedsMeItem) => {
+    if (item.kind === 'cart') setKept(item);
+    done();
+  };
 
+  // A cart decided in the panel or sheet leaves the list, but stays shown there with what came of
+  // it (its card reads its own status) until the person moves on: j/k, another row, closing the sheet.
+  const [kept, setKept] = useState<NeedsMeItem | null>(null);
+  const keptShown = kept !== null && kept.key === selectedKey;
   // The selection follows the list: an item that left is replaced by the one now in its place.
   const index = Math.max(0, items.findIndex((i) => i.key === selectedKey));
   const selected = items.length ? items[Math.min(index, items.length - 1)] : null;
+  const shown = keptShown && kept ? (items.find((i) => i.key === kept.key) ?? kept) : selected;
   const lastIndex = useRef(0);
   useEffect(() => {
+    if (keptShown) return;
     if (selected && selected.key !== selectedKey) setSelectedKey(items[Math.min(lastIndex.current, items.length - 1)]?.key ?? null);
-    if (selected) lastIndex.current = items.indexOf(selected);
-  }, [items, selected, selectedKey]);
+    else if (selected) lastIndex.current = items.indexOf(selected);
+  }, [items, selected, selectedKey, keptShown]);
   useEffect(() => {
     setChecked((c) => new Set([...c].filter((k) => items.some((i) => i.key === k))));
   }, [items]);
+  // An edit request ends when its item is no longer the one shown.
+  useEffect(() => {
+    if (editRequest && shown?.key !== editRequest.key) setEditRequest(null);
+  }, [editRequest, shown]);
 
   const select = (key: string, focus = true) => {
+    setKept(null);
     setSelectedKey(key);
     if (focus) rows.current.get(key)?.focus();
   };
   const open = (item: NeedsMeItem) => {
+    setKept(null);
     setSelectedKey(item.key);
     if (!wide) setSheetOpen(true);
   };
@@ -126,6 +143,15 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
         return;
       }
       if (!items.length) return;
+      if (keptShown) {
+        // The decided cart is no longer in the list: j/k go on from where it was; nothing else applies to it.
+        const at = Math.min(lastIndex.current, items.length - 1);
+        if (key === 'j' || key === 'ArrowDown' || key === 'k' || key === 'ArrowUp') {
+          e.preventDefault();
+          select(items[key === 'j' || key === 'ArrowDown' ? at : Math.max(0, at - 1)]!.key);
+        }
+        return;
+      }
       if (key === 'j' || key === 'ArrowDown') {
         e.preventDefault();
         select(items[Math.min(items.length - 1, i + 1)]!.key);
@@ -162,11 +188,11 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
 
   const approvable = items.filter(bulkApprovable);
   const edited = (next: NeedsMeItem) => setItems((all) => all.map((i) => (i.key === next.key ? next : i)));
-  const detail = selected ? <ItemDetail key={selected.key} item={selected} editRequest={editRequest?.key === selected.key ? editRequest.n : 0} done={done} edited={edited} /> : null;
+  const detail = shown ? <ItemDetail key={shown.key} item={shown} editRequest={editRequest?.key === shown.key ? editRequest.n : 0} done={() => decidedInDetail(shown)} edited={edited} /> : null;
   const reject = confirming ? rejectWords(confirming) : null;
 
   return (
-    <div className={cn(wide && items.length > 0 && 'grid grid-cols-[minmax(0,1fr)_minmax(24rem,32rem)] items-start gap-6')}>
+    <div className={cn(wide && (items.length > 0 || keptShown) && 'grid grid-cols-[minmax(0,1fr)_minmax(24rem,32rem)] items-start gap-6')}>
       <section aria-labelledby="needs-me-title" className="min-w-0">
         <div className="mb-2 flex min-h-11 flex-wrap items-center justify-between gap-2">
           <h2 id="needs-me-title" className="flex items-center gap-2">
@@ -199,7 +225,7 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
           <ul aria-label={heading} className="divide-y divide-border overflow-hidden rounded-lg border border-border bg-raised">
             {items.map((item) => {
               const d = describe(item);
-              const on = selected?.key === item.key;
+              const on = shown?.key === item.key;
               const canCheck = bulkApprovable(item);
               return (
                 <li key={item.key} data-kind={item.kind} data-selected={on || undefined} className={cn('relative flex items-center gap-2 py-1.5 pr-2 pl-1 sm:pr-3', on && 'bg-accent-soft/60 shadow-[inset_3px_0_0_var(--accent)]')}>
@@ -270,13 +296,20 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
           Press <kbd className="font-mono">?</kbd> for keyboard shortcuts.
         </p>
       </section>
-      {wide && selected && (
+      {wide && shown && (
         <aside aria-label="Selected item" className="sticky top-6 max-h-[calc(100dvh-3rem)] overflow-y-auto rounded-lg border border-border bg-raised p-5">
           {detail}
         </aside>
       )}
-      {!wide && selected && (
-        <Sheet open={sheetOpen} onOpenChange={setSheetOpen} title={describe(selected).kind}>
+      {!wide && shown && (
+        <Sheet
+          open={sheetOpen}
+          onOpenChange={(o) => {
+            setSheetOpen(o);
+            if (!o) setKept(null);
+          }}
+          title={describe(shown).kind}
+        >
           {detail}
         </Sheet>
       )}
