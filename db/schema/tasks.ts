@@ -7,7 +7,13 @@ import { users } from './users';
 
 /** Every task status of spec document 2 ("Task statuses"); which moves reach which is server/tasks/transitions.ts. */
 /** Why a task waits for access: the handoff's outcome, and until when it was deferred. */
-export type AccessHold = { outcome: 'deferred' | 'declined' | 'expired'; handoffId: string; until: string | null };
+export type HandoffHold = { kind?: 'handoff'; outcome: 'deferred' | 'declined' | 'expired'; handoffId: string; until: string | null };
+/**
+ * A tool needed a calendar the user has not connected (or whose connection is revoked or failing):
+ * since when the task waits, and the unusable connection it waits on, if any (server/calendars/access.ts).
+ */
+export type CalendarHold = { kind: 'calendar'; since: string; connectionId: string | null };
+export type AccessHold = HandoffHold | CalendarHold;
 
 export const taskStatuses = [
   'pending',

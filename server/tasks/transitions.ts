@@ -74,6 +74,13 @@ const MOVES = {
   },
   finish: { from: ['executing'], to: ['completed'] },
   fail: { from: ['executing'], to: ['error'] },
+  /**
+   * A calendar the task waits for (server/calendars/access.ts) stays revoked or failing for 7
+   * days: the deferral becomes a failure the user is told of.
+   */
+  access_lost: { from: ['deferred_access'], to: ['failed_access'] },
+  /** The user connects a calendar (or a failing one syncs again): the tasks that waited for it run again. */
+  access_granted: { from: ['deferred_access', 'failed_access'], to: ['pending'] },
   /** A budget covering the owner is spent: the run stops and the task waits for credits (resume). */
   block_credits: { from: ['executing'], to: ['credits_blocked'] },
   schedule_due: { from: ['scheduled'], to: ['executing'] },
@@ -117,7 +124,9 @@ export type Planned = Pick<TaskRow, 'status' | 'alarmStatus' | 'alarmWakeAt'> & 
  * message reopens it. Otherwise it awaits the user, as asked.
  */
 function restingStatus(task: Planned, alarm: Alarm | undefined, now: Date): { to: TaskStatus; alarm: Alarm | undefined } | null {
-  const hold: AccessHold | null | undefined = task.accessHold;
+  const held: AccessHold | null | undefined = task.accessHold;
+  // A calendar hold is the tool's own move (server/calendars/access.ts), not a handoff's outcome to rest on.
+  const hold = held?.kind === 'calendar' ? null : held;
   if (hold?.outcome === 'deferred' && hold.until && new Date(hold.until) > now) {
     return { to: 'deferred_access', alarm: { wakeAt: new Date(hold.until), headline: 'Ask again for the access the user deferred' } };
   }
