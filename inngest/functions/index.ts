@@ -18,10 +18,11 @@ import { idempotencySweep } from './idempotency-sweep';
 import { auditSweep } from './audit-sweep';
 import { mailboxPoll, mailboxSync } from './mailbox-sync';
 import { calendarPoll, calendarSync } from './calendar-sync';
+import { calendarAccessSweep, calendarReminders } from './calendar-reminders';
 import { noticeDeliver, noticeSweep } from './notice-deliver';
 import { taskTimer } from './task-timer';
 import { memoryEmbeddings } from './memory-embeddings';
 import { memoryFileTexts } from './memory-file-texts';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep, engineHandoffSweep, idempotencySweep, auditSweep, mailboxPoll, mailboxSync, calendarPoll, calendarSync, noticeDeliver, noticeSweep, taskTimer, memoryEmbeddings, memoryFileTexts, voiceSweep];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep, engineHandoffSweep, idempotencySweep, auditSweep, mailboxPoll, mailboxSync, calendarPoll, calendarSync, calendarReminders, calendarAccessSweep, noticeDeliver, noticeSweep, taskTimer, memoryEmbeddings, memoryFileTexts, voiceSweep];

@@ -6,6 +6,7 @@ import { badRequest, notFound } from '@/server/http/errors';
 import { checkOutboundUrl } from '@/server/http/outbound-url';
 import { logger } from '@/server/logger';
 import { sealJson } from '@/server/secrets/sealed';
+import { calendarAccessGranted } from './access';
 import { CALDAV_ALLOW } from './caldav/fetch';
 import { caldavProvider } from './caldav/provider';
 import { CALDAV_SECRET } from './connection-provider';
@@ -45,6 +46,8 @@ export async function connectCaldav(db: Db, actor: UserActor, input: { url: stri
   await recordCalendars(db, connection, list);
   // The first import now, so the calendar reads at once; one that fails is recorded and tried again by the engine.
   const first = await syncConnection(db, connection.id);
+  // Tasks that waited for a calendar go on (server/calendars/access.ts).
+  await calendarAccessGranted(db, actor.user.id);
   logger.info({ connectionId: connection.id, userId: actor.user.id, calendars: list.length, synced: first.ok }, 'CalDAV calendar connected');
   return { ok: true as const, connection: await presentConnection(db, connection.id) };
 }

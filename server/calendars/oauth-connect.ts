@@ -14,6 +14,7 @@ import { ProviderHttpError } from '@/server/channels/providers';
 import { reply } from '@/server/http/endpoint';
 import { badRequest, forbidden } from '@/server/http/errors';
 import { logger } from '@/server/logger';
+import { calendarAccessGranted } from './access';
 import { googleCalendarApiUrl, googleCalendarList } from './google/api';
 import { storeGrant } from './grants';
 import { providerForGrant } from './oauth-providers';
@@ -145,6 +146,8 @@ export async function finishCalendarConnect(db: Db, client: MailboxOAuthProvider
     await db.update(calendarConnections).set({ lastSyncError: (e as Error).message.slice(0, 500) }).where(eq(calendarConnections.id, connection.id));
   }
   logger.info({ connectionId: connection.id, userId: user.id, provider }, 'calendar connected');
+  // Tasks that waited for a calendar go on (server/calendars/access.ts).
+  await calendarAccessGranted(db, user.id);
   if (returnTo) return back('connected');
   return reply(200, { ok: true as const, connection: await presentOAuthConnection(db, connection.id) }, { ...cleared, 'Cache-Control': 'no-store' });
 }

@@ -3,6 +3,7 @@ import type { Db, Tx } from '@/db/client';
 import { calendarConnections, calendarEvents, calendars, users, type CalendarConnectionRow, type CalendarEventRow, type CalendarRow } from '@/db/schema';
 import { logger } from '@/server/logger';
 import { ingestWorkflowEvent, withdrawEventFirings } from '@/server/workflows/triggers/events';
+import { calendarAccessGranted } from './access';
 import { rangeEndOf } from './expand';
 import { providerForConnection } from './connection-provider';
 import { CalendarUnreachable, type CalendarProvider, type RemoteCalendar, type RemoteEvent, type SyncResult } from './provider';
@@ -247,6 +248,8 @@ export async function syncConnection(db: Db, connectionId: string, o: { now?: Da
       }
     }
     await db.update(calendarConnections).set({ status: 'active', lastSyncedAt: now, lastSyncError: null, failingSince: null }).where(eq(calendarConnections.id, connectionId));
+    // A connection that works again: tasks that waited for a calendar go on (server/calendars/access.ts).
+    if (connection.status !== 'active') await calendarAccessGranted(db, connection.userId, now);
     return { ...outcome, ok: true };
   } catch (e) {
     if (!(e instanceof CalendarUnreachable)) logger.error({ err: e, connectionId }, 'calendar sync failed');
