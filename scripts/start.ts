@@ -260,7 +260,7 @@ async function main() {
   // The handoff live view's WebSocket (/api/workspace/live/{handoffId}), in every mode.
   (await import('../server/workspace-live')).attachWorkspaceLive(server, sharedDatabase().db);
   // Twilio's media streams of live calls (/api/channels/twilio/media), in every mode (issue 48).
-  (await import('../server/voice-media')).attachVoiceMedia(server, sharedDatabase().db);
+  (await import('../server/messaging/voice-media')).attachVoiceMedia(server, sharedDatabase().db);
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const url = origin.origin;
   logger.info({ url, api: `${url}/api`, mode, dev, durable: durable ? 'built-in executor' : 'inngest server' }, 'Steward is running');

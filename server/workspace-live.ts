@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Db } from '@/db/client';
 import { claimsNode, forwardUpgrade, NODE_SIGNATURE, nodeLinkConfig, NodeUnreachable, verifyNodeCall } from '@/server/http/node-link';
+import { refuseUpgrade as refuse, serveUpgrade } from '@/server/http/upgrades';
 import { logger } from '@/server/logger';
 import { admit, handoffOwner, LIVE_PATH } from '@/server/workspace/live/connect';
 import { runLiveSession } from '@/server/workspace/live/session';
@@ -12,8 +13,8 @@ import { holderRefused, liveViewHolder, releaseIfIdle } from '@/server/workspace
  * Composition (entry floor): the handoff live view's WebSocket, served by the process's own
  * http.Server (scripts/start.ts attaches it in every mode: lean, dev, next) at
  * /api/workspace/live/{handoffId}?token=…. Only an admitted single-use token upgrades; any
- * other upgrade request on that path is answered with an HTTP status and closed. Upgrades on
- * other paths (Next's dev server) are left to their own listeners. The URL, which carries the
+ * other upgrade request on that path is answered with an HTTP status and closed (other paths:
+ * server/http/upgrades.ts). The URL, which carries the
  * token, is never logged.
  *
  * In a deployment of several processes (STEWARD_NODE_URL) the view runs where the user's
@@ -23,22 +24,6 @@ import { holderRefused, liveViewHolder, releaseIfIdle } from '@/server/workspace
  * refused. A holder that refuses the connection is gone: the view is served here, on a browser
  * started here.
  */
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  410: 'Gone',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
-function refuse(socket: Duplex, status: number, reason: string) {
-  const body = JSON.stringify({ ok: false, status, error: reason });
-  const retry = status === 503 ? 'Retry-After: 5\r\n' : '';
-  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nConnection: close\r\n${retry}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-}
 
 export function attachWorkspaceLive(server: http.Server, db: Db): { close: () => void } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
@@ -88,19 +73,13 @@ export function attachWorkspaceLive(server: http.Server, db: Db): { close: () =>
     return serveHere(req, socket, head, handoffId, token, owner);
   };
 
-  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? '/', 'http://live.invalid');
-    const m = LIVE_PATH.exec(url.pathname);
-    if (!m) {
-      // Another listener (Next's development server) may take it; alone, close it as Node would.
-      if (server.listenerCount('upgrade') === 1) socket.destroy();
-      return;
-    }
-    socket.on('error', () => socket.destroy());
-    route(req, socket, head, m[1]!, url.searchParams.get('token') ?? '').catch((err: unknown) => {
-      logger.error({ err }, 'live view: admission failed');
-      refuse(socket, 500, 'unexpected failure');
-    });
+  serveUpgrade(server, {
+    match: (pathname) => LIVE_PATH.exec(pathname),
+    handle: (req, socket, head, url, m) =>
+      void route(req, socket, head, m[1]!, url.searchParams.get('token') ?? '').catch((err: unknown) => {
+        logger.error({ err }, 'live view: admission failed');
+        refuse(socket, 500, 'unexpected failure');
+      }),
   });
   const close = () => {
     for (const c of wss.clients) c.terminate();

@@ -16,7 +16,7 @@ import { streamToken } from './voice-stream-token';
 
 export const VOICE_PATH = '/api/channels/twilio/voice';
 export const VOICE_STEPS = ['speech', 'wait', 'answer', 'reply', 'status', 'streamed'] as const;
-/** Twilio's media streams connect here (spec 6, Voice conversations): the kernel's WebSocket, server/voice-media.ts. */
+/** Twilio's media streams connect here (spec 6, Voice conversations): voice-media.ts. */
 export const MEDIA_PATH = '/api/channels/twilio/media';
 export type VoiceStep = (typeof VOICE_STEPS)[number];
 

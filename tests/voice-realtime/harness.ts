@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { assistants, voiceCalls } from '@/db/schema';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
-import { attachVoiceMedia } from '@/server/voice-media';
+import { attachVoiceMedia } from '@/server/messaging/voice-media';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
 import { startRealtimeFake, type RealtimeFake } from '../helpers/realtime-fake';
