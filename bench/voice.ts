@@ -15,7 +15,7 @@
  * `realtimeOverheadMs` and `bargeInMs` (bench/voice-realtime.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { parseTwiml } from '../tests/helpers/twilio-fake';
+import { parseTwiml } from '../tests/helpers/twiml-parse';
 import { sleep, spread } from './processes';
 import { BENCH_MODEL as MODEL, startTwilioWorld } from './twilio-world';
 import { benchRealtime } from './voice-realtime';

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { voiceCalls } from '@/db/schema';
 import { connectMediaStream, streamOf } from '../helpers/twilio-media-fake';
-import { parseTwiml } from '../helpers/twilio-fake';
+import { parseTwiml } from '../helpers/twiml-parse';
 import { useRealtimeHarness } from './harness';
 
 /*
