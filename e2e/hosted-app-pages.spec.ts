@@ -8,7 +8,7 @@ import { askUserDirective, sendEmailDirective, slowReplyDirective } from './supp
  * a 390 px phone, each one waits for its content, keeps its <title>, is clean for axe (WCAG A/AA),
  * has every control reachable with Tab and no horizontal scroll; on the phone every control is a
  * 44 px target and the bottom bar holds the main places. Screenshots are kept with the test
- * results (docs/screens/ is written by e2e/screens.spec.ts under STEWARD_SCREENS=1). Home is also
+ * results (docs/screens/ is written by `npm run screens`). Home is also
  * checked in the dark scheme (prefers-color-scheme).
  */
 

@@ -77,7 +77,7 @@ export async function expectEveryControlTabbable(page: Page) {
   expect(missed).toEqual([]);
 }
 
-/** A screenshot kept with the test results (docs/screens/ is written by e2e/screens.spec.ts under STEWARD_SCREENS=1). */
+/** A screenshot kept with the test results (docs/screens/ is written by `npm run screens`). */
 export async function screen(page: Page, name: string, width: keyof typeof WIDTHS) {
   const dir = path.resolve('test-results/e2e/screens');
   mkdirSync(dir, { recursive: true });

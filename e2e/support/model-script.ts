@@ -76,7 +76,7 @@ const SLOW = /\[\[slow_reply (\{.*?\})\]\]/g;
 /** Live voice (e2e/hosted-app-voice.spec.ts): a message saying `voice check <id>` is answered `Voice check <id> received: all good.` */
 const VOICE_CHECK = /\bvoice check ([A-Za-z0-9-]+)/i;
 export const voiceCheckReply = (id: string) => `Voice check ${id} received: all good.`;
-/** The screenshots' chat (e2e/screens.spec.ts): a question answered as an assistant would, so docs/screens shows a real conversation. */
+/** The screenshots' chat (e2e/app.screens.ts): a question answered as an assistant would, so docs/screens shows a real conversation. */
 export const SCREENS_CHAT: Record<string, string> = {
   'Any ideas for Saturday?':
     'A few, depending on the weather:\n\n• The flea market at Place d’Aligre opens at 8, and the bakery next to it has your favourite croissants.\n• If it rains, the photography exhibition at the Jeu de Paume runs until 7 pm.\n• Dinner: Chez Janou still has a table for two at 8 pm. Shall I book it?',

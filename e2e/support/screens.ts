@@ -4,15 +4,13 @@ import { expect, type Browser, type Page } from '@playwright/test';
 import { WIDTHS } from './hosted-app';
 
 /*
- * docs/screens/ is written only when STEWARD_SCREENS=1 (not on every test run):
- *
- *   STEWARD_SCREENS=1 flock /tmp/steward-next.lock npx playwright test e2e/screens.spec.ts
+ * docs/screens/ is written on demand, not by `npm test`: `npm run screens` runs the *.screens.ts
+ * files of e2e/ (playwright.screens.config.ts), which `npm test` does not match.
  *
  * A spec lists its pages as `Shot`s and calls captureScreens with a way to sign in; every page is
  * taken at 1280 and 390 px as docs/screens/<name>-desktop.png and <name>-phone.png. The console's
  * screens are taken the same way (its own spec, its own list).
  */
-export const SCREENS = process.env.STEWARD_SCREENS === '1';
 
 export type Shot = {
   name: string;
