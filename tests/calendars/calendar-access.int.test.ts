@@ -1,14 +1,12 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { calendarConnections, notices } from '@/db/schema';
 import { failStaleCalendarWaits } from '@/server/calendars/access';
 import { syncConnection } from '@/server/calendars/sync';
 import { useCartHarness } from '../approvals/execution-harness';
 import { connectCalendars } from '../helpers/calendar-oauth';
 import { call, newAccount } from '../helpers/client';
-import { startGmailFake, type GmailFake } from '../helpers/gmail-fake';
-import { startGoogleCalendarFake, type GoogleCalendarFake } from '../helpers/google-calendar-fake';
-import { startRadicale, type Radicale } from '../helpers/radicale';
+import { useCalendarStandIns } from './stand-ins';
 
 /**
  * Access states for calendars (issue 43; spec 6, Agent tools; spec 2, deferred_access and
@@ -21,24 +19,8 @@ import { startRadicale, type Radicale } from '../helpers/radicale';
  */
 const h = useCartHarness();
 const { app, person, stagingRun, settle } = h;
-let radicale: Radicale;
-let gmail: GmailFake;
-let gcal: GoogleCalendarFake;
-const GOOGLE_ENV = ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'STEWARD_GOOGLE_AUTH_URL', 'STEWARD_GOOGLE_TOKEN_URL', 'STEWARD_GMAIL_API_URL', 'STEWARD_GOOGLE_CALENDAR_API_URL'];
 
-beforeAll(async () => {
-  radicale = await startRadicale();
-  gmail = await startGmailFake();
-  gcal = await startGoogleCalendarFake({ oauth: gmail.oauth });
-  Object.assign(process.env, radicale.env, gmail.env, gcal.env);
-});
-afterAll(async () => {
-  delete process.env.STEWARD_PROVIDER_ALLOWED_RANGES;
-  for (const k of GOOGLE_ENV) delete process.env[k];
-  await gcal?.close();
-  await gmail?.close();
-  await radicale?.close();
-});
+const providers = useCalendarStandIns({ radicale: true });
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -71,13 +53,13 @@ const accessNotices = (taskId: string) =>
 async function davUser(busyStart: Date) {
   const dav = `access${++n}${Date.now().toString(36)}`;
   const password = `pw-${Math.random().toString(36).slice(2)}`;
-  radicale.addUser(dav, password);
-  await radicale.makeCalendar(dav, 'work', { name: 'Work' });
+  providers.radicale.addUser(dav, password);
+  await providers.radicale.makeCalendar(dav, 'work', { name: 'Work' });
   const ics = [
     'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//EN', 'BEGIN:VEVENT', `UID:busy-${dav}`, 'DTSTAMP:20260101T000000Z',
     `DTSTART:${utc(busyStart)}`, `DTEND:${utc(new Date(busyStart.getTime() + HOUR))}`, 'SUMMARY:Dentist', 'END:VEVENT', 'END:VCALENDAR', '',
   ].join('\r\n');
-  await radicale.put(dav, 'work', 'dentist.ics', ics);
+  await providers.radicale.put(dav, 'work', 'dentist.ics', ics);
   return { dav, password };
 }
 
@@ -114,7 +96,7 @@ describe('no calendar connected', () => {
     const busyStart = at(26);
     const { dav, password } = await davUser(busyStart);
     h.state.llm.enqueue({ toolCalls: [{ name: 'free_busy', arguments: range }] });
-    const connected = await call(app(), '/calendar-connections', { key: p.key, body: { provider: 'caldav', url: radicale.url, username: dav, password } });
+    const connected = await call(app(), '/calendar-connections', { key: p.key, body: { provider: 'caldav', url: providers.radicale.url, username: dav, password } });
     expect(connected.status, JSON.stringify(connected.body)).toBe(201);
     const runs = await h.until(async () => {
       const all = await h.runsOf(taskId);
@@ -156,9 +138,9 @@ describe('connecting Google Calendar by OAuth', () => {
     expect(notice.text).toContain(`/api/oauth/calendar/connect?provider=google&returnTo=%2Ftasks%2F${taskId}`);
 
     const address = `gaccess${n}.${Date.now().toString(36)}@gmail.test`;
-    gmail.addMailbox(address);
-    gcal.addUser(address);
-    gmail.oauth.consentAs = address;
+    providers.gmail.addMailbox(address);
+    providers.gcal.addUser(address);
+    providers.gmail.oauth.consentAs = address;
     await connectCalendars(app(), p.key, 'google');
     const runs = await h.until(async () => {
       const r = await h.runsOf(taskId);
@@ -174,7 +156,7 @@ describe('a connection that stops working', () => {
   it('defers the task; 7 days of failing moves it to failed_access with a notice; the connection working again resumes it', async () => {
     const p = await person(await newAccount(app()));
     const { dav, password } = await davUser(at(50));
-    const connected = await call(app(), '/calendar-connections', { key: p.key, body: { provider: 'caldav', url: radicale.url, username: dav, password } });
+    const connected = await call(app(), '/calendar-connections', { key: p.key, body: { provider: 'caldav', url: providers.radicale.url, username: dav, password } });
     expect(connected.status, JSON.stringify(connected.body)).toBe(201);
     const connectionId = connected.body.connection.id as string;
     // The server has refused the sign-in for two hours (past the hour a failing connection is still read).
@@ -221,7 +203,7 @@ describe('a connection that stops working', () => {
   it('a connection already failing for 7 days fails the task at once (failed_access)', async () => {
     const p = await person(await newAccount(app()));
     const { dav, password } = await davUser(at(50));
-    const connected = await call(app(), '/calendar-connections', { key: p.key, body: { provider: 'caldav', url: radicale.url, username: dav, password } });
+    const connected = await call(app(), '/calendar-connections', { key: p.key, body: { provider: 'caldav', url: providers.radicale.url, username: dav, password } });
     expect(connected.status, JSON.stringify(connected.body)).toBe(201);
     await h.db().update(calendarConnections).set({ status: 'failing', lastSyncError: 'gone', failingSince: new Date(Date.now() - 9 * DAY) }).where(eq(calendarConnections.id, connected.body.connection.id));
     const { taskId } = await stagingRun(p, [{ name: 'free_busy', arguments: { from: at(0).toISOString(), to: at(24).toISOString() } }], { title: `Am I free tomorrow ${++n}` });

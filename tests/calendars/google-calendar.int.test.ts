@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { calendarConnections, calendarGrants, calendars } from '@/db/schema';
 import { googleIdForUid } from '@/server/calendars/google/provider';
 import { providerForGrant } from '@/server/calendars/oauth-providers';
@@ -7,9 +7,9 @@ import { CalendarConflict, type CalendarProvider } from '@/server/calendars/prov
 import { connect as connectMailbox, dumpDatabase } from '../mailboxes/support/flow';
 import { beginCalendarConnect, connectCalendars } from '../helpers/calendar-oauth';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
-import { startGmailFake, type GmailFake } from '../helpers/gmail-fake';
 import { GOOGLE_CALENDAR_SCOPE, startGoogleCalendarFake, type GoogleCalendarFake } from '../helpers/google-calendar-fake';
 import { useTestServer } from '../helpers/server';
+import { useCalendarStandIns } from './stand-ins';
 
 /**
  * Google Calendar through OAuth, against loopback stand-ins of Google's OAuth endpoints and the
@@ -21,20 +21,8 @@ import { useTestServer } from '../helpers/server';
  */
 const app = useTestServer();
 const db = () => app().database.db;
-let gmail: GmailFake;
-let gcal: GoogleCalendarFake;
-const ENV = ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'STEWARD_GOOGLE_AUTH_URL', 'STEWARD_GOOGLE_TOKEN_URL', 'STEWARD_GMAIL_API_URL', 'STEWARD_GOOGLE_CALENDAR_API_URL'];
 
-beforeAll(async () => {
-  gmail = await startGmailFake();
-  gcal = await startGoogleCalendarFake({ oauth: gmail.oauth });
-  Object.assign(process.env, gmail.env, gcal.env);
-});
-afterAll(async () => {
-  for (const k of ENV) delete process.env[k];
-  await gcal?.close();
-  await gmail?.close();
-});
+const providers = useCalendarStandIns();
 
 let n = 0;
 const HOUR = 3_600_000;
@@ -46,9 +34,9 @@ async function googleUser(o: { withMailbox?: boolean } = {}) {
   const user = await newUser(app(), account);
   const key = await userKey(app(), account, user.id);
   const address = `ada${++n}.${Date.now().toString(36)}@gmail.test`;
-  gmail.addMailbox(address);
-  gcal.addUser(address);
-  gmail.oauth.consentAs = address;
+  providers.gmail.addMailbox(address);
+  providers.gcal.addUser(address);
+  providers.gmail.oauth.consentAs = address;
   if (o.withMailbox) await connectMailbox(app(), key, 'gmail');
   return { account, user, key, address };
 }
@@ -62,8 +50,8 @@ async function providerOf(connectionId: string): Promise<CalendarProvider> {
 describe('connecting Google calendars', () => {
   it('asks a user with Gmail connected only for the calendar scope, through the mailbox client and callback, and records the connection and its calendars', async () => {
     const { key, address, user } = await googleUser({ withMailbox: true });
-    gcal.addCalendar(address, { id: 'team@group.calendar.google.com', summary: 'Team', accessRole: 'reader' });
-    gcal.addCalendar(address, { id: 'busy@group.calendar.google.com', summary: 'Only busy', accessRole: 'freeBusyReader' });
+    providers.gcal.addCalendar(address, { id: 'team@group.calendar.google.com', summary: 'Team', accessRole: 'reader' });
+    providers.gcal.addCalendar(address, { id: 'busy@group.calendar.google.com', summary: 'Only busy', accessRole: 'freeBusyReader' });
 
     const { flow, connection } = await connectCalendars(app(), key, 'google');
     const q = flow.authorizeUrl.searchParams;
@@ -71,10 +59,10 @@ describe('connecting Google calendars', () => {
     expect(q.get('scope')).toBe(GOOGLE_CALENDAR_SCOPE);
     expect(q.get('include_granted_scopes')).toBe('true');
     expect(q.get('login_hint')).toBe(address);
-    expect(q.get('client_id')).toBe(gmail.oauth.clientId);
+    expect(q.get('client_id')).toBe(providers.gmail.oauth.clientId);
     expect(q.get('redirect_uri')).toBe(`${process.env.STEWARD_PUBLIC_URL}/api/oauth/callback/gmail`);
     expect(q.get('code_challenge_method')).toBe('S256');
-    expect(gmail.oauth.pkceChecks.at(-1)).toMatchObject({ challenge: q.get('code_challenge'), ok: true });
+    expect(providers.gmail.oauth.pkceChecks.at(-1)).toMatchObject({ challenge: q.get('code_challenge'), ok: true });
 
     expect(connection).toMatchObject({ provider: 'google', username: address, status: 'active' });
     // The free/busy-only calendar cannot be read: it is not offered.
@@ -89,7 +77,7 @@ describe('connecting Google calendars', () => {
     expect((await call(app(), '/mailbox', { key })).body.mailbox).toMatchObject({ provider: 'gmail', address, status: 'connected' });
     // No token in a database dump; none in the answer.
     const dump = await dumpDatabase(app());
-    for (const t of gmail.oauth.issued) expect(dump).not.toContain(t);
+    for (const t of providers.gmail.oauth.issued) expect(dump).not.toContain(t);
     expect(JSON.stringify(connection)).not.toMatch(/at-|rt-/);
 
     // The state was used once: the same callback again is refused, and another browser cannot finish a flow.
@@ -108,7 +96,7 @@ describe('connecting Google calendars', () => {
 
   it('a refused consent connects nothing', async () => {
     const { key, user } = await googleUser();
-    gmail.oauth.denyNext = true;
+    providers.gmail.oauth.denyNext = true;
     const flow = await beginCalendarConnect(app(), key, 'google');
     const done = await flow.finish();
     expect(done.status).toBe(403);
@@ -119,15 +107,15 @@ describe('connecting Google calendars', () => {
 describe('the Google Calendar adapter', () => {
   it('syncs in full, then only what changed since the sync token; an event someone else moved comes back with its new time', async () => {
     const { key, address } = await googleUser();
-    const standup = gcal.addEvent(address, address, { summary: 'Standup', start: { dateTime: inHours(24).toISOString() }, end: { dateTime: inHours(25).toISOString() } });
-    const lunch = gcal.addEvent(
+    const standup = providers.gcal.addEvent(address, address, { summary: 'Standup', start: { dateTime: inHours(24).toISOString() }, end: { dateTime: inHours(25).toISOString() } });
+    const lunch = providers.gcal.addEvent(
       address,
       address,
       { summary: 'Lunch with Bo', location: 'Café', start: { dateTime: inHours(48).toISOString(), timeZone: 'Europe/Paris' }, end: { dateTime: inHours(49).toISOString() }, attendees: [{ email: 'bo@example.com', displayName: 'Bo' }, { email: address }] },
       { organizer: 'bo@example.com' },
     );
-    gcal.addEvent(address, address, { summary: 'Holiday', start: { date: '2031-07-14' }, end: { date: '2031-07-15' } });
-    gcal.addEvent(address, address, { summary: 'Weekly', start: { dateTime: inHours(30).toISOString(), timeZone: 'Europe/Paris' }, end: { dateTime: inHours(31).toISOString(), timeZone: 'Europe/Paris' }, recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO'] });
+    providers.gcal.addEvent(address, address, { summary: 'Holiday', start: { date: '2031-07-14' }, end: { date: '2031-07-15' } });
+    providers.gcal.addEvent(address, address, { summary: 'Weekly', start: { dateTime: inHours(30).toISOString(), timeZone: 'Europe/Paris' }, end: { dateTime: inHours(31).toISOString(), timeZone: 'Europe/Paris' }, recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO'] });
     const { connection } = await connectCalendars(app(), key, 'google');
     const provider = await providerOf(connection.id);
     const cal = { remoteId: address, cursor: null, timezone: 'Europe/Paris' };
@@ -159,8 +147,8 @@ describe('the Google Calendar adapter', () => {
     expect(quiet).toMatchObject({ full: false, changed: [], deleted: [] });
 
     // Someone else moves the standup and deletes lunch.
-    gcal.changeEvent(address, address, standup.id, { start: { dateTime: inHours(26).toISOString() }, end: { dateTime: inHours(27).toISOString() } });
-    gcal.deleteEvent(address, address, lunch.id);
+    providers.gcal.changeEvent(address, address, standup.id, { start: { dateTime: inHours(26).toISOString() }, end: { dateTime: inHours(27).toISOString() } });
+    providers.gcal.deleteEvent(address, address, lunch.id);
     const since = await provider.sync({ ...cal, cursor: quiet.cursor });
     expect(since.full).toBe(false);
     expect(since.changed).toHaveLength(1);
@@ -168,25 +156,25 @@ describe('the Google Calendar adapter', () => {
     expect(since.changed[0].start.toISOString()).toBe(inHours(26).toISOString());
     expect(since.changed[0].etag).not.toBe(standup.etag);
     expect(since.deleted).toEqual([lunch.id]);
-    expect(gcal.calls.filter((c) => c.path.includes('syncToken=')).length).toBeGreaterThanOrEqual(2);
+    expect(providers.gcal.calls.filter((c) => c.path.includes('syncToken=')).length).toBeGreaterThanOrEqual(2);
   });
 
   it('falls back to a full sync when Google answers 410 to an expired sync token', async () => {
     const { key, address } = await googleUser();
-    gcal.addEvent(address, address, { summary: 'Kept', start: { dateTime: inHours(5).toISOString() }, end: { dateTime: inHours(6).toISOString() } });
+    providers.gcal.addEvent(address, address, { summary: 'Kept', start: { dateTime: inHours(5).toISOString() }, end: { dateTime: inHours(6).toISOString() } });
     const { connection } = await connectCalendars(app(), key, 'google');
     const provider = await providerOf(connection.id);
     const first = await provider.sync({ remoteId: address, cursor: null, timezone: null });
 
-    gcal.expireSyncTokens(address, address);
-    gcal.addEvent(address, address, { summary: 'New', start: { dateTime: inHours(7).toISOString() }, end: { dateTime: inHours(8).toISOString() } });
-    const calls = gcal.calls.length;
+    providers.gcal.expireSyncTokens(address, address);
+    providers.gcal.addEvent(address, address, { summary: 'New', start: { dateTime: inHours(7).toISOString() }, end: { dateTime: inHours(8).toISOString() } });
+    const calls = providers.gcal.calls.length;
     const again = await provider.sync({ remoteId: address, cursor: first.cursor, timezone: null });
     expect(again.full).toBe(true);
     expect(again.changed.map((e) => e.title).sort()).toEqual(['Kept', 'New']);
     expect(again.cursor).not.toBe(first.cursor);
     // The expired token was tried once (410), then a full listing without it.
-    const after = gcal.calls.slice(calls).map((c) => c.path);
+    const after = providers.gcal.calls.slice(calls).map((c) => c.path);
     expect(after[0]).toContain('syncToken=');
     expect(after[1]).not.toContain('syncToken=');
     // The new token works.
@@ -203,34 +191,34 @@ describe('the Google Calendar adapter', () => {
     const draft = { uid, title: 'Review', start: inHours(72), end: inHours(73), attendees: [{ email: 'cy@example.com', name: 'Cy' }], location: 'Room 1' };
     const made = await provider.create(cal, draft);
     expect(made).toMatchObject({ providerEventId: googleIdForUid(uid), title: 'Review', location: 'Room 1', attendees: [{ email: 'cy@example.com', name: 'Cy', response: 'needs-action' }] });
-    expect(gcal.writes.at(-1)).toMatchObject({ method: 'POST', sendUpdates: 'all', status: 200 });
+    expect(providers.gcal.writes.at(-1)).toMatchObject({ method: 'POST', sendUpdates: 'all', status: 200 });
     // A retry of the same create (its answer lost) finds the event the first one made.
     const again = await provider.create(cal, draft);
     expect(again.providerEventId).toBe(made.providerEventId);
-    expect(gcal.events(address, address).filter((e) => e.summary === 'Review')).toHaveLength(1);
+    expect(providers.gcal.events(address, address).filter((e) => e.summary === 'Review')).toHaveLength(1);
     expect(await provider.findByUid(cal, uid)).toMatchObject({ providerEventId: made.providerEventId });
     expect(await provider.findByUid(cal, 'unknown@example.test')).toBeNull();
 
     // Someone else renames it: the etag Steward holds is stale.
-    gcal.changeEvent(address, address, made.providerEventId, { summary: 'Review (moved by Cy)' });
-    const writes = gcal.writes.length;
+    providers.gcal.changeEvent(address, address, made.providerEventId, { summary: 'Review (moved by Cy)' });
+    const writes = providers.gcal.writes.length;
     await expect(provider.update(cal, { providerEventId: made.providerEventId, etag: made.etag }, { start: inHours(74), end: inHours(75) })).rejects.toBeInstanceOf(CalendarConflict);
     await expect(provider.cancel(cal, { providerEventId: made.providerEventId, etag: made.etag })).rejects.toBeInstanceOf(CalendarConflict);
-    expect(gcal.writes.slice(writes).map((w) => [w.method, w.status, w.ifMatch])).toEqual([
+    expect(providers.gcal.writes.slice(writes).map((w) => [w.method, w.status, w.ifMatch])).toEqual([
       ['PATCH', 412, made.etag],
       ['DELETE', 412, made.etag],
     ]);
-    expect(gcal.event(address, address, made.providerEventId)).toMatchObject({ summary: 'Review (moved by Cy)', status: 'confirmed' });
-    expect(gcal.event(address, address, made.providerEventId)!.start.dateTime).toBe(inHours(72).toISOString());
+    expect(providers.gcal.event(address, address, made.providerEventId)).toMatchObject({ summary: 'Review (moved by Cy)', status: 'confirmed' });
+    expect(providers.gcal.event(address, address, made.providerEventId)!.start.dateTime).toBe(inHours(72).toISOString());
 
     // With the etag as it stands, the change goes through, then the cancel.
-    const current = gcal.event(address, address, made.providerEventId)!;
+    const current = providers.gcal.event(address, address, made.providerEventId)!;
     const moved = await provider.update(cal, { providerEventId: made.providerEventId, etag: current.etag }, { start: inHours(74), end: inHours(75) });
     expect(moved.start.toISOString()).toBe(inHours(74).toISOString());
-    expect(gcal.writes.at(-1)).toMatchObject({ method: 'PATCH', status: 200, sendUpdates: 'all', ifMatch: current.etag });
+    expect(providers.gcal.writes.at(-1)).toMatchObject({ method: 'PATCH', status: 200, sendUpdates: 'all', ifMatch: current.etag });
     await provider.cancel(cal, { providerEventId: made.providerEventId, etag: moved.etag });
-    expect(gcal.event(address, address, made.providerEventId)).toMatchObject({ status: 'cancelled' });
-    expect(gcal.writes.at(-1)).toMatchObject({ method: 'DELETE', status: 204, sendUpdates: 'all' });
+    expect(providers.gcal.event(address, address, made.providerEventId)).toMatchObject({ status: 'cancelled' });
+    expect(providers.gcal.writes.at(-1)).toMatchObject({ method: 'DELETE', status: 204, sendUpdates: 'all' });
     // Cancelling what is already gone (a retry) is done, not an error.
     await provider.cancel(cal, { providerEventId: made.providerEventId, etag: null });
   });
@@ -239,10 +227,10 @@ describe('the Google Calendar adapter', () => {
     const { key, address } = await googleUser();
     const { connection } = await connectCalendars(app(), key, 'google');
     const provider = await providerOf(connection.id);
-    gmail.oauth.expireAccessTokens();
+    providers.gmail.oauth.expireAccessTokens();
     const calendarsSeen = await provider.listCalendars();
     expect(calendarsSeen.map((c) => c.remoteId)).toEqual([address]);
-    const refreshed = gcal.calls.filter((c) => c.user === address).at(-1)!;
+    const refreshed = providers.gcal.calls.filter((c) => c.user === address).at(-1)!;
     expect(refreshed.authorization).toMatch(/^Bearer at-/);
   });
 });

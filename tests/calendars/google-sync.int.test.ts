@@ -1,12 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { workflowFirings } from '@/db/schema';
 import { syncConnection } from '@/server/calendars/sync';
 import { connectCalendars } from '../helpers/calendar-oauth';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
-import { startGmailFake, type GmailFake } from '../helpers/gmail-fake';
-import { startGoogleCalendarFake, type GoogleCalendarFake } from '../helpers/google-calendar-fake';
 import { useTestServer } from '../helpers/server';
+import { useCalendarStandIns } from './stand-ins';
 
 /**
  * A Google calendar through the sync engine, against the loopback stand-in of Calendar API v3:
@@ -16,20 +15,8 @@ import { useTestServer } from '../helpers/server';
  */
 const app = useTestServer();
 const db = () => app().database.db;
-let gmail: GmailFake;
-let gcal: GoogleCalendarFake;
-const ENV = ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'STEWARD_GOOGLE_AUTH_URL', 'STEWARD_GOOGLE_TOKEN_URL', 'STEWARD_GMAIL_API_URL', 'STEWARD_GOOGLE_CALENDAR_API_URL'];
 
-beforeAll(async () => {
-  gmail = await startGmailFake();
-  gcal = await startGoogleCalendarFake({ oauth: gmail.oauth });
-  Object.assign(process.env, gmail.env, gcal.env);
-});
-afterAll(async () => {
-  for (const k of ENV) delete process.env[k];
-  await gcal?.close();
-  await gmail?.close();
-});
+const providers = useCalendarStandIns();
 
 const HOUR = 3_600_000;
 const inHours = (h: number) => new Date(Math.floor(Date.now() / HOUR) * HOUR + h * HOUR);
@@ -40,9 +27,9 @@ describe('a Google calendar through the sync engine', () => {
     const user = await newUser(app(), account);
     const key = await userKey(app(), account, user.id);
     const address = `grace.${Date.now().toString(36)}@gmail.test`;
-    gmail.addMailbox(address);
-    gcal.addUser(address);
-    gmail.oauth.consentAs = address;
+    providers.gmail.addMailbox(address);
+    providers.gcal.addUser(address);
+    providers.gmail.oauth.consentAs = address;
     expect((await call(app(), `/users/${user.id}/assistants`, { key, body: { name: 'Ada' } })).status).toBeLessThan(300);
     const workflow = async (event: string) => {
       const r = await call(app(), '/skills', { key, body: { kind: 'workflow', name: `g-${event.replace('.', '-')}`, title: event, description: 'Prepare', instructions: 'Prepare.', triggers: [{ on: 'webhook', event }] } });
@@ -53,8 +40,8 @@ describe('a Google calendar through the sync engine', () => {
     const cancelled = await workflow('event.cancelled');
     const firings = (skillId: string) => db().select().from(workflowFirings).where(eq(workflowFirings.skillId, skillId)).orderBy(workflowFirings.createdAt);
 
-    const standup = gcal.addEvent(address, address, { summary: 'Standup', start: { dateTime: inHours(24).toISOString() }, end: { dateTime: inHours(25).toISOString() } });
-    const lunch = gcal.addEvent(address, address, { summary: 'Lunch', start: { dateTime: inHours(48).toISOString() }, end: { dateTime: inHours(49).toISOString() } });
+    const standup = providers.gcal.addEvent(address, address, { summary: 'Standup', start: { dateTime: inHours(24).toISOString() }, end: { dateTime: inHours(25).toISOString() } });
+    const lunch = providers.gcal.addEvent(address, address, { summary: 'Lunch', start: { dateTime: inHours(48).toISOString() }, end: { dateTime: inHours(49).toISOString() } });
     const { connection } = await connectCalendars(app(), key, 'google');
     expect(await syncConnection(db(), connection.id)).toMatchObject({ ok: true, fired: 0 });
     expect(await firings(scheduled)).toHaveLength(0);
@@ -64,8 +51,8 @@ describe('a Google calendar through the sync engine', () => {
     const q = `from=${encodeURIComponent(inHours(0).toISOString())}&to=${encodeURIComponent(inHours(72).toISOString())}`;
     expect((await call(app(), `/calendar/events?${q}`, { key })).body.events.map((e: { title: string }) => e.title)).toEqual(['Standup', 'Lunch']);
 
-    gcal.changeEvent(address, address, standup.id, { start: { dateTime: inHours(26).toISOString() }, end: { dateTime: inHours(27).toISOString() } });
-    gcal.deleteEvent(address, address, lunch.id);
+    providers.gcal.changeEvent(address, address, standup.id, { start: { dateTime: inHours(26).toISOString() }, end: { dateTime: inHours(27).toISOString() } });
+    providers.gcal.deleteEvent(address, address, lunch.id);
     expect(await syncConnection(db(), connection.id)).toMatchObject({ ok: true, fired: 2 });
     expect((await firings(scheduled)).map((f) => [f.payload.title, f.payload.start])).toEqual([['Standup', inHours(26).toISOString()]]);
     expect((await firings(cancelled)).map((f) => f.payload.title)).toEqual(['Lunch']);

@@ -1,13 +1,7 @@
-import { eq } from 'drizzle-orm';
-import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { users } from '@/db/schema';
 import { setHostedDomain } from '@/server/hosted/accounts';
-import { AppError } from '@/server/http/errors';
-import { sessionSetCookie } from '@/server/sign-in/session';
-import { appRouter } from '@/server/trpc/app-router';
-import { portalContext } from '@/server/trpc/context';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
+import { hostedCaller, procedureOutcome } from '../helpers/hosted-caller';
 import { useTestServer } from '../helpers/server';
 
 /*
@@ -18,24 +12,8 @@ import { useTestServer } from '../helpers/server';
  */
 
 const app = useTestServer();
-
-const codeOf = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return 'resolved';
-  } catch (e) {
-    if (e instanceof TRPCError && e.cause instanceof AppError) return `${e.code}:${e.cause.status}`;
-    if (e instanceof TRPCError) return e.code;
-    throw e;
-  }
-};
-
-async function signedIn(host: string, userId: string) {
-  const db = app().database.db;
-  const [row] = await db.select().from(users).where(eq(users.id, userId));
-  const cookie = (await sessionSetCookie(db, row!, 'email', true)).split(';')[0]!;
-  return appRouter.createCaller(await portalContext(db, new Headers({ host, cookie })));
-}
+const signedIn = (host: string, userId: string) => hostedCaller(app(), host, userId);
+const codeOf = procedureOutcome;
 
 describe('the Memories page', () => {
   it('lists, searches, remembers, changes, pins and deletes, as the person', async () => {
