@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { loudness, tone } from './mulaw';
+import { recordedWaits } from './recorded-waits';
 
 /**
  * A loopback stand-in for an OpenAI Realtime-compatible WebSocket (OpenAI's "Realtime client
@@ -65,8 +66,7 @@ export async function startRealtimeFake() {
     refuseNext: null as number | null,
   };
   const sessions: FakeSession[] = [];
-  const waiters: Array<() => void> = [];
-  const notify = () => waiters.splice(0).forEach((w) => w());
+  const { notify, until } = recordedWaits('realtime stand-in');
 
   const server = createServer((_, res) => {
     res.writeHead(426);
@@ -223,22 +223,6 @@ export async function startRealtimeFake() {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/realtime`;
 
-  /** Resolves once `check` holds (checked whenever something happens), or throws after `ms`. */
-  async function until<T>(check: () => T | null | undefined | false, ms = 10_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = check();
-      if (v) return v;
-      if (Date.now() > end) throw new Error('realtime stand-in: timed out waiting');
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, 50);
-        waiters.push(() => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    }
-  }
 
   return {
     url,

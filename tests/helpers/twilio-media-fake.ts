@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { silence } from './mulaw';
+import { recordedWaits } from './recorded-waits';
 
 /**
  * A loopback stand-in for Twilio's side of a bidirectional media stream (<Connect><Stream>,
@@ -46,8 +47,7 @@ export async function connectMediaStream(o: { url: string; callSid: string; acco
   let seq = 0;
   let chunk = 0;
   const started = performance.now();
-  const waiters: Array<() => void> = [];
-  const notify = () => waiters.splice(0).forEach((w) => w());
+  const { notify, until } = recordedWaits('media stand-in');
 
   const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => (notify(), resolve({ code, reason: reason.toString() }))));
   const opened = new Promise<void>((resolve, reject) => {
@@ -106,21 +106,6 @@ export async function connectMediaStream(o: { url: string; callSid: string; acco
     return { firstLoudAt };
   }
 
-  async function until<T>(check: () => T | null | undefined | false, ms = 10_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = check();
-      if (v) return v;
-      if (Date.now() > end) throw new Error('media stand-in: timed out waiting');
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, 50);
-        waiters.push(() => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    }
-  }
 
   return {
     streamSid,
