@@ -20,7 +20,8 @@ import { ADMIN_CLI } from '../server/audit/record';
 import { addConsoleMember } from '../server/console/members';
 import { consoleOverview } from '../server/console/overview';
 import { sessionSetCookie } from '../server/sign-in/session';
-import { spread, start, stop, waitReady } from './processes';
+import { start, stop, waitReady } from './processes';
+import { getPage, sampleSequential } from './page-timing';
 import { benchUser } from './tasks';
 
 const TASKS = 10_000;
@@ -57,24 +58,9 @@ async function seed(pool: Pool, accountId: string, user: { id: string; email: st
   await pool.query('ANALYZE tasks; ANALYZE task_runs; ANALYZE task_model_calls');
 }
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
-
-async function sample(fn: () => Promise<unknown>) {
-  for (let i = 0; i < WARMUP; i++) await fn();
-  const out: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) out.push(await timed(fn));
-  return spread(out);
-}
-
-async function get(url: string, headers: Record<string, string>, expectText: string) {
-  const res = await fetch(url, { headers, redirect: 'manual' });
-  const body = await res.text();
-  if (res.status !== 200 || !body.includes(expectText)) throw new Error(`${url}: ${res.status} ${body.slice(0, 300)}`);
-}
+/** p50 of `fn` over SAMPLES sequential calls after WARMUP. */
+const sample = (fn: () => Promise<unknown>) => sampleSequential(fn, SAMPLES, WARMUP);
+const get = getPage;
 
 export async function bench() {
   const pgServer = await startThrowawayDatabase('console_bench');

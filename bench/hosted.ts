@@ -27,6 +27,7 @@ import { sessionSetCookie } from '../server/sign-in/session';
 import { startScriptedModel, type ModelRequest, type ScriptedReply } from '../tests/helpers/scripted-model';
 import { eq } from 'drizzle-orm';
 import { sleep, spread, start, stop, waitReady } from './processes';
+import { getPage, sampleSequential } from './page-timing';
 import { api, benchUser } from './tasks';
 
 const TASKS = 10_000;
@@ -71,25 +72,9 @@ async function seed(pool: Pool, accountId: string, user: { id: string; email: st
   await pool.query('ANALYZE tasks; ANALYZE task_activities; ANALYZE carts');
 }
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
-
 /** p50 of `fn` over SAMPLES sequential calls after WARMUP. */
-async function sample(fn: () => Promise<unknown>) {
-  for (let i = 0; i < WARMUP; i++) await fn();
-  const out: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) out.push(await timed(fn));
-  return spread(out);
-}
-
-async function get(url: string, headers: Record<string, string>, expectText?: string) {
-  const res = await fetch(url, { headers, redirect: 'manual' });
-  const body = await res.text();
-  if (res.status !== 200 || (expectText && !body.includes(expectText))) throw new Error(`${url}: ${res.status} ${body.slice(0, 300)}`);
-}
+const sample = (fn: () => Promise<unknown>) => sampleSequential(fn, SAMPLES, WARMUP);
+const get = getPage;
 
 export async function bench() {
   const pgServer = await startThrowawayDatabase('hosted_bench');
