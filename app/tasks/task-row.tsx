@@ -36,7 +36,8 @@ export function TaskRow({ task: t, assistant, titleAs = 'h2' }: { task: TaskSumm
               Read outside content
             </Badge>
           )}
-          <Badge tone={statusTone(t.status)}>{TASK_STATUS[t.status]}</Badge>
+          {/* A task waiting only for its cart's approval says so once ("To approve"), not twice. */}
+          {!(t.pendingCart && t.status === 'awaiting_user_input') && <Badge tone={statusTone(t.status)}>{TASK_STATUS[t.status]}</Badge>}
         </span>
       }
     />
