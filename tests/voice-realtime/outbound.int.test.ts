@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { cartDispatchVersions, taskActivities, voiceCalls, type DispatchContent } from '@/db/schema';
+import { taskActivities, voiceCalls } from '@/db/schema';
 import { useRealtimeHarness } from './harness';
 
 /*
@@ -14,23 +14,19 @@ import { useRealtimeHarness } from './harness';
 const h = useRealtimeHarness('+1628558');
 const PURPOSE = 'Confirm the dinner booking for Friday at 8 for two';
 const SCRIPT = 'Hello, this is Ada calling to confirm a table for two on Friday at 8. Does that still work?';
-const placeCall = (to: string) => ({ name: 'place_call', arguments: { to, purpose: PURPOSE, script: SCRIPT } });
+const placeCall = (to: string, bounds: Record<string, unknown> = {}) => ({ name: 'place_call', arguments: { to, purpose: PURPOSE, script: SCRIPT, ...bounds } });
 
 const callActivity = (taskId: string) =>
   h.until(async () => (await h.db().select().from(taskActivities).where(and(eq(taskActivities.taskId, taskId), eq(taskActivities.kind, 'contact'), eq(taskActivities.platform, 'voice'))))[0] ?? null, 20_000);
 
-/** place_call staged and held for the owner (manual), optionally with bounds in its payload, then approved. */
+/** place_call (with the bounds the model gave it: mayAgree, referBack, onMachine) staged and held for the owner (manual), then approved as shown. */
 async function approvedCall(p: Awaited<ReturnType<typeof h.owner>>, to: string, bounds: Record<string, unknown> = {}) {
   await h.cells(p, { voice_call_as_assistant: { mode: 'manual', undoDelaySec: 0 } });
-  const { taskId, runId } = await h.stagingRun(p, [placeCall(to)]);
+  const { taskId, runId } = await h.stagingRun(p, [placeCall(to, bounds)]);
   const cart = await h.cartReaches((await h.cartOfRun(runId)).id, ['pending_approval']);
-  if (Object.keys(bounds).length) {
-    // The bounds a place_call dispatch carries in its payload (mayAgree, referBack, onMachine), as approved.
-    const [version] = await h.db().select().from(cartDispatchVersions).where(eq(cartDispatchVersions.cartId, cart.id));
-    const content = version!.content as DispatchContent;
-    await h.db().update(cartDispatchVersions).set({ content: { ...content, payload: { ...(content.payload ?? {}), ...bounds } } }).where(eq(cartDispatchVersions.id, version!.id));
-  }
+  // The owner approves the bounds with the call: they are in the dispatch the cart shows.
   const shown = await h.readCart(p, cart.id);
+  expect(shown.dispatches[0].payload).toMatchObject(bounds);
   const approved = await h.approve(p, cart.id, { contentHash: shown.contentHash });
   expect(approved.status, JSON.stringify(approved.body)).toBe(200);
   return { taskId, cartId: cart.id };

@@ -129,6 +129,8 @@ export const placeCall = defineTool({
     'Phone someone from your own number. Staged like send_email: placed when this run ends, as the user’s autonomy settings say (a call as the user usually needs their approval), after a short undo window if they set one. ' +
     'When a person answers, you say `script` (or, without one, a line naming you, the user and the purpose) and listen to their answer; an answering machine gets the same words as a voicemail. ' +
     'to: the number in E.164 (+ and the country code). asUser: true when you speak for the user (voice_call_as_user) rather than as their assistant. ' +
+    'The bounds the user approves with the call: mayAgree, what you may agree to on it (e.g. "a time up to 30 minutes later"; without it you agree to nothing); referBack, what you must leave to the user (asked for, noted, not decided); ' +
+    'onMachine, "voicemail" (default: leave your words as a message) or "hangup" (leave no message). ' +
     'What came of the call (answered, voicemail, no answer, busy, failed) and what they said come back to this task as a message that wakes it: do not complete the task before then.',
   input: z.object({
     to: z
@@ -139,17 +141,27 @@ export const placeCall = defineTool({
     purpose: z.string().trim().min(1, 'must not be empty').max(500),
     script: z.string().trim().min(1, 'must not be empty').max(3_000).optional(),
     asUser: z.boolean().optional(),
+    mayAgree: z.string().trim().min(1, 'must not be empty').max(1_000).optional(),
+    referBack: z.string().trim().min(1, 'must not be empty').max(1_000).optional(),
+    onMachine: z.enum(['voicemail', 'hangup'], { message: 'must be voicemail or hangup' }).optional(),
   }),
   handler: async (db, actor, task, input, run) => {
     const asUser = input.asUser ?? false;
+    // The bounds travel in the dispatch's payload: they are part of what the user approves (the
+    // cart's content hash covers them) and what delivery hands the live call (approvals/delivery.ts).
+    const bounds = {
+      ...(input.mayAgree ? { mayAgree: input.mayAgree } : {}),
+      ...(input.referBack ? { referBack: input.referBack } : {}),
+      ...(input.onMachine ? { onMachine: input.onMachine } : {}),
+    };
     const staged = await stage(db, actor, task, run, {
       type: 'call',
       platform: 'voice',
       actionType: asUser ? 'voice_call_as_user' : 'voice_call_as_assistant',
       to: [input.to],
       body: input.script ?? (await openingLine(db, actor, task, input.purpose, asUser)),
-      payload: { purpose: input.purpose, asUser },
-      description: `Phone call ${asUser ? 'for the user' : 'from the assistant'} to ${input.to}: ${input.purpose}`,
+      payload: { purpose: input.purpose, asUser, ...bounds },
+      description: `Phone call ${asUser ? 'for the user' : 'from the assistant'} to ${input.to}: ${input.purpose}${input.mayAgree ? `; may agree to ${input.mayAgree}` : ''}${input.onMachine === 'hangup' ? '; no voicemail' : ''}`,
     });
     const out = staged.output as { note: string };
     return { ...staged, output: { ...out, note: `${out.note} Once placed, the call’s outcome and transcript reach this task as a new message.` } };
