@@ -111,6 +111,11 @@ export const calendarEvents = pgTable(
     uniqueIndex('calendar_events_calendar_remote').on(t.calendarId, t.providerEventId),
     index('calendar_events_user_window').on(t.userId, t.start, t.rangeEnd),
     index('calendar_events_uid').on(t.calendarId, t.uid),
+    // The reminder sweep reads every user's rows that can still produce an occurrence
+    // (range_end null or after now, start before the horizon): no user to lead with.
+    index('calendar_events_reminder_window').on(t.rangeEnd, t.start),
+    // A series' overrides, read beside the series when its occurrences are expanded.
+    index('calendar_events_series').on(t.calendarId, t.recurrenceOf),
   ],
 );
 

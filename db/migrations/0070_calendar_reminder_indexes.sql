@@ -1,0 +1,2 @@
+CREATE INDEX "calendar_events_reminder_window" ON "calendar_events" USING btree ("range_end","start");--> statement-breakpoint
+CREATE INDEX "calendar_events_series" ON "calendar_events" USING btree ("calendar_id","recurrence_of");
