@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { sharedDatabase, type Db } from '@/db/client';
-import { users, type TextChannel } from '@/db/schema';
+import { textChannels, users, type TextChannel } from '@/db/schema';
 import { sendblueConfig } from '@/server/channels/imessage/sendblue';
 import { registerChannelAdapter } from '@/server/channels/outbound';
 import { activeLineFor, registerLineFulfilled } from '@/server/channels/phone-lines';
@@ -27,7 +27,7 @@ import './voice-runtime';
  */
 
 const db = (): Db => sharedDatabase().db;
-const TEXT_CHANNELS: TextChannel[] = ['sms', 'whatsapp', 'imessage'];
+const TEXT_CHANNELS: readonly TextChannel[] = textChannels;
 
 for (const channel of TEXT_CHANNELS) {
   registerChannelSender(textChannelSender(channel, db));

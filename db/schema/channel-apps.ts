@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { carts } from './carts';
+import { chatAppChannels } from './channel-names';
 import { slackApps } from './channels';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
@@ -61,7 +62,7 @@ export const slackInstallations = pgTable(
 
 export type SlackInstallationRow = typeof slackInstallations.$inferSelect;
 
-export const channelIdentityProviders = ['slack', 'teams', 'telegram'] as const;
+export const channelIdentityProviders = chatAppChannels;
 
 /**
  * A Slack or Teams identity linked to a Steward user: only such an identity is proven, so only

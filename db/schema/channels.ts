@@ -2,8 +2,12 @@ import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { assistants } from './assistants';
+import { mailboxProviders, oauthChatApps } from './channel-names';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
+
+/** What an OAuth flow connects: a chat app, GitHub (the workspace), a user's mailbox. */
+const oauthProviders = [...oauthChatApps, 'github', ...mailboxProviders] as const;
 
 export const phoneLineRequests = pgTable(
   'phone_line_requests',
@@ -57,7 +61,7 @@ export const oauthConnections = pgTable('oauth_connections', {
   accountId: text('account_id')
     .notNull()
     .references(() => accounts.id, { onDelete: 'cascade' }),
-  provider: text('provider', { enum: ['slack', 'teams', 'github', 'gmail', 'outlook'] }).notNull(),
+  provider: text('provider', { enum: oauthProviders }).notNull(),
   purpose: text('purpose').notNull(),
   userId: text('user_id'),
   assistantId: text('assistant_id'),
@@ -81,7 +85,7 @@ export const oauthFlows = pgTable(
     accountId: text('account_id')
       .notNull()
       .references(() => accounts.id, { onDelete: 'cascade' }),
-    provider: text('provider', { enum: ['slack', 'teams', 'github', 'gmail', 'outlook'] }).notNull(),
+    provider: text('provider', { enum: oauthProviders }).notNull(),
     bindingHash: text('binding_hash'),
     begunAt: ts('begun_at'),
     consumedAt: ts('consumed_at'),

@@ -1,13 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { chatPlatforms } from './channel-names';
 import { modelTiers } from './agent';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
 
 export const chatStatuses = ['active', 'archived'] as const;
-/** `voice`: a phone call to the assistant's number, or a message spoken in the hosted app (issue 35). */
-export const chatPlatforms = ['chat', 'email', 'slack', 'teams', 'sms', 'whatsapp', 'imessage', 'rcs', 'phone', 'discord', 'telegram', 'task_activity', 'voice'] as const;
 export const chatEfforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 /** `contact`: someone outside the user (inbound email), shown to the model as untrusted data. */
 export const chatMessageRoles = ['user', 'assistant', 'contact', 'system'] as const;

@@ -45,6 +45,7 @@ export * from './mailboxes';
 export * from './calendar-grants';
 export * from './calendars';
 export * from './scim';
+export * from './channel-names';
 export * from './texts';
 export * from './channel-apps';
 export * from './channel-connections';

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { mailboxProviders } from './channel-names';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
 
@@ -10,8 +11,6 @@ import { users } from './users';
  * approved as theirs (email_as_user) from it.
  */
 
-export const mailboxProviders = ['gmail', 'outlook'] as const;
-export type MailboxProvider = (typeof mailboxProviders)[number];
 
 /**
  * One connected mailbox per user (a new connection replaces the old). The provider's tokens are

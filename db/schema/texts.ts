@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
+import { textChannels } from './channel-names';
 import { assistants } from './assistants';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
@@ -14,7 +15,6 @@ import { users } from './users';
  * codes that approve a cart by text.
  */
 
-export const textChannels = ['sms', 'whatsapp', 'imessage'] as const;
 export type TextChannel = (typeof textChannels)[number];
 export const textProviders = ['twilio', 'sendblue'] as const;
 export type TextProvider = (typeof textProviders)[number];

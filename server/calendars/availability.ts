@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
 import type { UserActor } from '@/server/access/actor';
+import { PerChannelPrefs } from '@/server/user-record/contracts';
 import { deepMerge, defaultPreferences } from '@/server/user-record/defaults';
 import { getScheduling } from '@/server/users/scheduling';
 import { freeBusy } from './read';
@@ -12,7 +13,7 @@ import { freeBusy } from './read';
  * (`preferences.<channel>.virtualDuration` / `inPersonDuration`, minutes).
  */
 
-const CHANNELS = ['email', 'slack', 'teams', 'desktop'] as const;
+const CHANNELS = Object.keys(PerChannelPrefs.shape) as (keyof typeof PerChannelPrefs.shape)[];
 
 export async function availability(db: Db, actor: UserActor, q: { from: Date; to: Date }) {
   const busy = await freeBusy(db, actor, q);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oauthChatApps } from '@/db/schema/channel-names';
 
 /** A redirect has no JSON body to describe. */
 export const RedirectResponse = z.unknown();
@@ -35,7 +36,7 @@ export const SlackStartQuery = z.object({ assistantId: z.string().min(1, 'is req
 export const TeamsStartQuery = z.object({ target: z.enum(['team', 'org']), targetId: z.string().min(1, 'is required') });
 export const BeginQuery = z.object({ state: z.string().min(1, 'is required').max(4096) });
 export const CallbackQuery = z.object({ code: z.string().min(1).optional(), state: z.string().min(1, 'is required'), error: z.string().optional() });
-export const CallbackParams = z.object({ provider: z.enum(['slack', 'teams']) });
+export const CallbackParams = z.object({ provider: z.enum(oauthChatApps) });
 export const OAuthConnectionResponse = z.object({
   ok: z.literal(true),
   connection: z.object({

@@ -1,4 +1,8 @@
 import type { ChatMessageRow } from '@/db/schema';
+import type { ChannelName, chatAppChannels } from '@/db/schema/channel-names';
+
+export { channelNames, type ChannelName } from '@/db/schema/channel-names';
+type ChatApp = (typeof chatAppChannels)[number];
 
 /*
  * The one message form every channel adapter speaks (issue: the channel layer). An adapter
@@ -8,13 +12,10 @@ import type { ChatMessageRow } from '@/db/schema';
  * (server/messaging/), from verified identifiers only.
  */
 
-/** The adapters: the assistant's hosted inbox, the user's own mailbox (Gmail, Microsoft 365), and the messaging channels. */
-export const channelNames = ['email', 'gmail', 'outlook', 'sms', 'whatsapp', 'imessage', 'slack', 'teams', 'telegram', 'voice'] as const;
-export type ChannelName = (typeof channelNames)[number];
 
 export type ChannelSender = {
   /** The kind of identifier the channel knows people by. */
-  kind: 'email' | 'phone' | 'slack' | 'teams' | 'telegram';
+  kind: 'email' | 'phone' | ChatApp;
   value: string;
   name?: string | null;
   /**
@@ -41,7 +42,7 @@ export type InboundChannelMessage = {
    * activity from a connected tenant, a bot webhook carrying its secret. Used to match someone a
    * task waits on by that id; never to name the owner (identify.ts reads `sender` only).
    */
-  person?: { provider: 'slack' | 'teams' | 'telegram'; workspaceId: string; userId: string } | null;
+  person?: { provider: ChatApp; workspaceId: string; userId: string } | null;
   /** Who else is in the thread (email To and Cc, a group's members), lower-cased. */
   to: string[];
   cc: string[];

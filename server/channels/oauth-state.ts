@@ -3,13 +3,14 @@ import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Db } from '@/db/client';
 import { oauthFlows } from '@/db/schema';
+import type { mailboxProviders, oauthChatApps } from '@/db/schema/channel-names';
 import { badRequest, forbidden } from '@/server/http/errors';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 
 /** The user's own mailbox (Gmail, Microsoft 365), connected through the same bound, single-use flows. */
-export type MailboxOAuthProvider = 'gmail' | 'outlook';
+export type MailboxOAuthProvider = (typeof mailboxProviders)[number];
 
-export type OAuthState = { provider: 'slack' | 'teams' | 'github' | MailboxOAuthProvider; purpose: string; accountId: string; userId: string | null; assistantId?: string; target?: Record<string, string> };
+export type OAuthState = { provider: (typeof oauthChatApps)[number] | 'github' | MailboxOAuthProvider; purpose: string; accountId: string; userId: string | null; assistantId?: string; target?: Record<string, string> };
 
 const TTL_MS = 10 * 60_000;
 const AUDIENCE = 'steward-oauth';

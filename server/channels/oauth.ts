@@ -2,6 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { oauthConnections, rosterEntries } from '@/db/schema';
+import { mailboxProviders, type oauthChatApps } from '@/db/schema/channel-names';
+
+type OAuthChatApp = (typeof oauthChatApps)[number];
 import { sealJson } from '@/server/secrets/sealed';
 import { tokenDetails } from './token-details';
 import type { Actor } from '@/server/access/actor';
@@ -41,7 +44,7 @@ export const beginUrl = (requestUrl: string, state: string) => `${publicBase(req
 const SLACK_BOT_SCOPES = 'app_mentions:read,channels:history,chat:write,im:history,im:read,im:write,users:read,users:read.email';
 const SLACK_USER_SCOPES = 'identity.basic,identity.email';
 
-const isMailbox = (p: OAuthState['provider']): p is MailboxOAuthProvider => p === 'gmail' || p === 'outlook';
+const isMailbox = (p: OAuthState['provider']): p is MailboxOAuthProvider => (mailboxProviders as readonly string[]).includes(p);
 
 /** Where Google and Microsoft send the user back after connecting their mailbox. */
 export const mailboxCallbackUrl = (requestUrl: string, provider: MailboxOAuthProvider) => callbackUrl(requestUrl, provider);
@@ -109,7 +112,7 @@ export async function beginOAuth(db: Db, token: string, requestUrl: string, cook
 }
 
 /** The provider sends the user back here: the signed state, bound to this browser and used once, says what was being connected. */
-export async function finishOAuth(db: Db, provider: 'slack' | 'teams', q: z.infer<typeof CallbackQuery>, requestUrl: string, cookieHeader: string | null) {
+export async function finishOAuth(db: Db, provider: OAuthChatApp, q: z.infer<typeof CallbackQuery>, requestUrl: string, cookieHeader: string | null) {
   const state = await consumeState(db, q.state, provider, cookieHeader);
   if (q.error || !q.code) throw forbidden(`The connection was not approved${q.error ? `: ${q.error}` : ''}`);
   const cfg = provider === 'slack' ? await slackClientFor(db, state) : teamsConfig();

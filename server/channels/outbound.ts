@@ -1,3 +1,5 @@
+import { messagePlatforms } from '@/db/schema/channel-names';
+
 /*
  * Outbound messages on chat and phone channels (spec document 4: send_message's platforms).
  * A provider (Twilio for SMS and WhatsApp, Sendblue for iMessage, a Slack or Teams app acting as
@@ -7,7 +9,7 @@
  */
 
 /** `telegram`: an adapter of the channel port (adapters.ts), sent through it rather than a registered adapter here. */
-export const MESSAGE_PLATFORMS = ['sms', 'whatsapp', 'imessage', 'slack', 'teams', 'telegram'] as const;
+export const MESSAGE_PLATFORMS = messagePlatforms;
 export type MessagePlatform = (typeof MESSAGE_PLATFORMS)[number];
 
 export type OutboundMessage = {

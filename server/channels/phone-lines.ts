@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
-import { assistants, phoneLineRequests, phoneLines, users, type TextChannel } from '@/db/schema';
+import { assistants, phoneChannels, phoneLineRequests, phoneLines, users, type TextChannel } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { badRequest, conflict, notFound } from '@/server/http/errors';
 import { normalizeValue } from '@/server/identifiers/normalize';
@@ -22,7 +22,7 @@ import { assertOperates, isActor, type AccountOperator } from '@/server/accounts
  * through the hook the entry floor fills: notices live above this area).
  */
 
-const PHONE_CHANNELS = ['sms', 'whatsapp', 'imessage', 'voice'] as const;
+const PHONE_CHANNELS = phoneChannels;
 export type PhoneChannel = (typeof PHONE_CHANNELS)[number];
 
 type RequestRow = typeof phoneLineRequests.$inferSelect;

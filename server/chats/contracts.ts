@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { chatDeliveryStates, chatEfforts, chatMessageRoles, chatPlatforms, chatStatuses } from '@/db/schema/chats';
+import { chatDeliveryStates, chatEfforts, chatMessageRoles, chatStatuses } from '@/db/schema/chats';
+import { chatPlatforms } from '@/db/schema/channel-names';
 import { modelTiers } from '@/db/schema/agent';
 import { PageFields, PageQuery } from '@/server/http/pagination';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { mailboxProviders } from '@/db/schema/channel-names';
 
-export const MailboxProviderParam = z.enum(['gmail', 'outlook']);
+export const MailboxProviderParam = z.enum(mailboxProviders);
 
 /** Starting a connection as an API caller (the user's credential): the answer is a redirect for the user's browser. */
 export const AuthorizeQuery = z.object({ provider: MailboxProviderParam });

@@ -1,5 +1,6 @@
 import { finishCalendarConnect, isCalendarState } from '@/server/calendars/oauth-connect';
 import { OAuthCalendarConnectionResponse } from '@/server/calendars/oauth-contracts';
+import type { MailboxProvider } from '@/db/schema';
 import { defineEndpoint } from '@/server/http/endpoint';
 import { startMailboxConnect, finishMailboxConnect } from './connect';
 import { AuthorizeQuery, DisconnectResponse, GraphNotificationQuery, HostedConnectQuery, MailboxCallbackQuery, MailboxResponse, RedirectResponse } from './contracts';
@@ -9,7 +10,7 @@ import { disconnectMailbox, mailboxStatus } from './service';
 
 const tags = ['Mailboxes'];
 
-const callback = (provider: 'gmail' | 'outlook', who: string) =>
+const callback = (provider: MailboxProvider, who: string) =>
   defineEndpoint({
     method: 'GET',
     path: `/oauth/callback/${provider}`,

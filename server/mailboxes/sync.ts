@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { mailboxes, type MailboxRow } from '@/db/schema';
+import { mailboxes, mailboxProviders, type MailboxRow } from '@/db/schema';
 import { gmailSettings } from '@/server/channels/gmail/config';
 import { graphSettings } from '@/server/channels/graph/config';
 import { logger } from '@/server/logger';
@@ -55,7 +55,7 @@ export async function syncMailbox(db: Db, mailboxId: string, now = new Date()): 
 /** The mailboxes whose next poll is due (not polled for a minute, working tokens, provider configured). */
 export async function dueMailboxes(db: Db, now = new Date(), limit = 500): Promise<string[]> {
   const before = new Date(now.getTime() - POLL_INTERVAL_MS + 5_000);
-  const providers = (['gmail', 'outlook'] as const).filter(providerConfigured);
+  const providers = mailboxProviders.filter(providerConfigured);
   if (!providers.length) return [];
   const rows = await db
     .select({ id: mailboxes.id })

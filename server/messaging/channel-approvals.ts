@@ -1,6 +1,7 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { accounts, carts, channelApprovalPosts, channelIdentities, users, type ApprovalPostRef, type ChannelApprovalPostRow } from '@/db/schema';
+import type { chatAppChannels } from '@/db/schema/channel-names';
 import type { UserActor } from '@/server/access/actor';
 import { getCart } from '@/server/approvals/service';
 import { portAdapter } from '@/server/channels/adapters';
@@ -26,7 +27,7 @@ import { botForUser } from './slack-sender';
  * the old hash). A cart decided elsewhere (the app, email, the API) has its card closed.
  */
 
-export type ChannelKind = 'slack' | 'teams' | 'telegram';
+export type ChannelKind = (typeof chatAppChannels)[number];
 
 export function outcomeText(outcome: PressOutcome): string {
   if (outcome.ok) return outcome.decision === 'approved' ? '✅ Approved by you: it is being sent now.' : '❌ Rejected by you: nothing was sent.';

@@ -1,6 +1,7 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { channelEvents } from '@/db/schema';
+import type { oauthChatApps } from '@/db/schema/channel-names';
 import { logger } from '@/server/logger';
 import { closeSettledCards, postPendingApprovals } from './channel-approvals';
 import { reroutePortEvent } from './port-inbound';
@@ -18,7 +19,7 @@ type Router = (db: Db, id: string) => Promise<void>;
 const routers = new Map<string, Router>();
 
 /** The provider's router for stored events left `received` (slack-inbound.ts, teams-inbound.ts register theirs). */
-export function registerEventRouter(provider: 'slack' | 'teams', route: Router): void {
+export function registerEventRouter(provider: (typeof oauthChatApps)[number], route: Router): void {
   routers.set(provider, route);
 }
 

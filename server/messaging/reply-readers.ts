@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { inboundTexts, type ChatMessageRow, type ChatRow } from '@/db/schema';
+import { inboundTexts, textChannels, type ChatMessageRow, type ChatRow } from '@/db/schema';
 import { parseSlackRef } from '@/server/channels/slack/refs';
 import { conversationById } from '@/server/channels/teams/conversations';
 import { parseTeamsRef } from '@/server/channels/teams/refs';
@@ -32,7 +32,7 @@ export type OutwardTarget = {
 
 export type ReplyReaders = Readers & { target: OutwardTarget };
 
-const TEXTS = new Set(['sms', 'whatsapp', 'imessage']);
+const TEXTS = new Set<string>(textChannels);
 
 /** The readers of a group thread on a text channel: named `group:<id>` for the dispatch, so the adapter posts into that group. */
 async function textReaders(db: Db, channel: string, question: ChatMessageRow): Promise<ReplyReaders> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { noticeChannels } from '@/db/schema/channel-names';
 
 /*
  * A user as every area shows one: the public shape (with its identifiers and preferences)
@@ -7,8 +8,11 @@ import { z } from 'zod';
 
 export const ChannelPrefs = z.object({ enabled: z.boolean(), virtualDuration: z.number(), inPersonDuration: z.number() });
 
+/** The per-channel preferences (spec 1): whether the channel is on, and how long a meeting booked through it lasts. */
+export const PerChannelPrefs = z.object({ email: ChannelPrefs, slack: ChannelPrefs, teams: ChannelPrefs, desktop: ChannelPrefs });
+
 /** Where notices of what needs the user go (approvals, questions, handoffs, failures), and whether non-urgent ones wait for working hours. */
-export const NOTICE_CHANNELS = ['email', 'sms', 'whatsapp', 'imessage', 'slack', 'teams'] as const;
+export const NOTICE_CHANNELS = noticeChannels;
 export const NotificationPrefs = z.object({
   channel: z.enum(NOTICE_CHANNELS).describe('Where notices go (default email); a channel the user cannot be reached on falls back to email'),
   quietHours: z.boolean().describe('Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once'),
@@ -27,10 +31,7 @@ export const UserPreferences = z.object({
     }),
   }),
   calendars: z.object({ read: z.array(z.string()) }),
-  email: ChannelPrefs,
-  slack: ChannelPrefs,
-  teams: ChannelPrefs,
-  desktop: ChannelPrefs,
+  ...PerChannelPrefs.shape,
   checkInAfter: z.number(),
   notifications: NotificationPrefs,
 });

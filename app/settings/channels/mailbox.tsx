@@ -2,9 +2,10 @@
 import { trpc } from '@/app/_lib/trpc-client';
 import s from '@/app/_ui/hosted.module.css';
 import { Badge } from '@/app/_ui/states';
+import type { MailboxProvider } from '@/db/schema/channel-names';
 import { useSave } from '../use-save';
 
-type Mailbox = { provider: 'gmail' | 'outlook'; address: string; authError: boolean; lastSyncedAt: string | null } | null;
+type Mailbox = { provider: MailboxProvider; address: string; authError: boolean; lastSyncedAt: string | null } | null;
 
 const NAMES = { gmail: 'Gmail', outlook: 'Microsoft 365' } as const;
 

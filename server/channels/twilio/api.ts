@@ -1,3 +1,4 @@
+import type { twilioTextChannels } from '@/db/schema/channel-names';
 import type { TwilioConfig } from './config';
 import { jsonOf, providerRequest, type ProviderAnswer } from './http';
 import { TOTAL_MS } from '@/server/http/outbound-timeouts';
@@ -43,7 +44,7 @@ export type MessageRequest = {
   /** The sender: an E.164 number, or a Messaging Service sid (MG…). */
   from: string;
   to: string;
-  channel: 'sms' | 'whatsapp';
+  channel: (typeof twilioTextChannels)[number];
   body?: string;
   mediaUrls?: string[];
   /** An approved template (Content API sid) and its variables, instead of a body. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { twilioTextChannels } from '@/db/schema/channel-names';
 
 /*
  * What Twilio sends and answers, checked with Zod (Twilio's "Webhook request" and "Message
@@ -48,7 +49,7 @@ export function mediaOf(params: Record<string, unknown>, count: number): Array<{
 }
 
 /** A channel address split: `whatsapp:+1555…` → whatsapp, +1555…. */
-export function addressOf(address: string): { channel: 'sms' | 'whatsapp'; number: string } {
+export function addressOf(address: string): { channel: (typeof twilioTextChannels)[number]; number: string } {
   return address.startsWith('whatsapp:') ? { channel: 'whatsapp', number: address.slice('whatsapp:'.length) } : { channel: 'sms', number: address };
 }
 

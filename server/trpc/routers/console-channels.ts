@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { phoneChannels } from '@/db/schema/channel-names';
 import { listPhoneLineRequests } from '@/server/channels/phone-line-requests';
 import { assignPhoneLine, dismissPhoneLine } from '@/server/channels/phone-lines';
 import { CreateSlackAppBody } from '@/server/channels/contracts';
@@ -20,7 +21,7 @@ export const consoleChannelsRouter = router({
     .input(z.object({ status: z.enum(['pending', 'fulfilled', 'dismissed']).optional() }).prefault({}))
     .query(({ ctx, input }) => listPhoneLineRequests(ctx.db, ctx.actor.accountId, ctx.actor, input)),
   fulfilPhoneLine: consoleChange
-    .input(Request.extend({ number: z.string().trim().min(3, 'must be a phone number').max(32), channels: z.array(z.enum(['sms', 'whatsapp', 'imessage', 'voice'])).max(4).optional() }))
+    .input(Request.extend({ number: z.string().trim().min(3, 'must be a phone number').max(32), channels: z.array(z.enum(phoneChannels)).max(4).optional() }))
     .mutation(({ ctx, input }) => assignPhoneLine(ctx.db, { requestId: input.requestId, number: input.number, channels: input.channels?.length ? input.channels.join(',') : null, by: ctx.actor })),
   dismissPhoneLine: consoleChange
     .input(Request.extend({ reason: z.string().trim().max(500).optional() }))
