@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { assistants, cartDispatches, cartDispatchVersions, carts, type CartDispatchRow, type DispatchContent } from '@/db/schema';
+import { assistants, cartDispatches, cartDispatchVersions, carts, textChannels, type CartDispatchRow, type DispatchContent } from '@/db/schema';
 import { placeCall } from '@/server/channels/calls';
 import { portAdapter } from '@/server/channels/adapters';
 import { sendChannelMessage } from '@/server/channels/outbound';
@@ -10,6 +10,7 @@ import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
 import { mailHtml } from '@/server/mail/rich-text';
 import { findSentInUserMailbox, recordMailboxSend, sendFromUserMailbox, type MailboxSendRecord, type MailboxSendResult, type MailToSend } from '@/server/mailboxes/send';
 import { executeSkillAction } from '@/server/workflows/mcp/execute';
+import { mediaLinks } from '@/server/files/media-links';
 import { mailAttachments } from '@/server/files/outbound';
 import { markContacted } from './contacted';
 import { calendarPayloadOf } from '@/server/calendars/dispatch-payload';
@@ -204,8 +205,8 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
   const messageId = row.providerMessageId ?? messageIdFor(job.key, content.from);
   // A message on a channel of the port (Telegram) goes through its adapter, files included when it carries them.
   if (row.type === 'message' && portAdapter(content.platform)) return sendPortDispatch(db, job, content);
-  // Files travel as attachments of an email; no other action carries them.
-  if (content.files.length && row.type !== 'email') return { outcome: 'failed', reason: `A ${row.type.replace('_', ' ')} cannot carry files: nothing was sent` };
+  // Files travel as attachments of an email, or as media links of a text (MMS, WhatsApp); no other action carries them.
+  if (content.files.length && row.type !== 'email' && row.type !== 'message') return { outcome: 'failed', reason: `A ${row.type.replace('_', ' ')} cannot carry files: nothing was sent` };
   if (row.type === 'email') {
     if (!content.from) return { outcome: 'failed', reason: 'The sender has no email address: nothing was sent' };
     if (!content.to.length && !content.cc.length && !content.bcc.length) return { outcome: 'failed', reason: 'The email has no recipient' };
@@ -257,6 +258,15 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     if (content.to.length !== 1) return { outcome: 'failed', reason: 'A message goes to exactly one recipient' };
     // From the staging assistant's own line on the platform; the adapter records its intent under the job's key (a retry never sends again).
     const [cart] = await db.select({ accountId: carts.accountId, assistantId: carts.assistantId }).from(carts).where(eq(carts.id, job.cartId));
+    // The files the person approved, as links the provider fetches: one gone since fails the text whole.
+    let mediaUrls: string[] | undefined;
+    if (content.files.length) {
+      if (!(textChannels as readonly string[]).includes(content.platform ?? '')) return { outcome: 'failed', reason: `A ${content.platform} message cannot carry files yet: nothing was sent` };
+      const owner = await ownerOf(db, job.cartId);
+      const links = owner ? await mediaLinks(db, owner, content.files, now) : { problem: 'the cart has no owner' };
+      if ('problem' in links) return { outcome: 'failed', reason: `Not sent: ${links.problem}` };
+      mediaUrls = links.urls;
+    }
     const sent = await sendChannelMessage({
       platform: content.platform,
       to: content.to[0],
@@ -266,6 +276,7 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
       assistantId: cart?.assistantId,
       dispatchId: row.id,
       template: templateOf(content),
+      ...(mediaUrls ? { mediaUrls } : {}),
     });
     return sent.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: sent.providerMessageId, detail: `accepted by the ${content.platform} provider` } : sent;
   }

@@ -24,6 +24,8 @@ export type OutboundMessage = {
   dispatchId?: string;
   /** An approved template instead of free text (WhatsApp outside the 24-hour window): the provider's template id and its variables. */
   template?: { id: string; variables: Record<string, string> } | null;
+  /** Files the approved message carries, as links the provider fetches (server/files/media-links.ts): texts through Twilio only. */
+  mediaUrls?: string[];
 };
 
 /** The same three answers as mail: taken by the provider (with its id), refused, or not known. */

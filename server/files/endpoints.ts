@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEndpoint } from '@/server/http/endpoint';
 import { ConfirmBody, ContentQuery, DriveFileEnvelope, FileParams, UploadBody, UploadResponse } from './contracts';
+import { serveMediaLink } from './media-links';
 import { confirmUpload, createUpload, downloadFile, getFile, receiveUpload } from './service';
 
 const tags = ['Files'];
@@ -63,5 +64,18 @@ export const fileEndpoints = [
     response: z.unknown(),
     handle: async ({ db, params, query, req }) =>
       receiveUpload(db, params.fileId, query, req.headers.get('content-type'), new Uint8Array(await req.arrayBuffer())),
+  }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/drive-files/{fileId}/content',
+    summary: 'A file an approved text carries, for its provider to fetch (MMS, WhatsApp media): signed, expiring, for this file only (no credential: the signature is one); 404 for any link that is not',
+    tags,
+    auth: 'none',
+    raw: true,
+    params: FileParams,
+    query: ContentQuery,
+    response: z.unknown(),
+    errors: [404],
+    handle: ({ db, params, query }) => serveMediaLink(db, params.fileId, query),
   }),
 ];

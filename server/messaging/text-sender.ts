@@ -88,9 +88,21 @@ const asMessageDelivery = (d: Delivery): MessageDelivery => (d.state === 'failed
 
 const GROUP = 'group:';
 
+/**
+ * What a text to one number can carry (Twilio's limits): an MMS up to 10 files, a WhatsApp
+ * message one; iMessage (Sendblue) carries none through Steward yet. Null when it fits.
+ */
+function mediaProblem(channel: TextChannel, files: number): string | null {
+  if (!files) return null;
+  if (channel === 'imessage') return 'An iMessage sent by Steward carries no files yet';
+  const most = channel === 'whatsapp' ? 1 : 10;
+  return files > most ? `A ${channel} message carries at most ${most} file${most === 1 ? '' : 's'}` : null;
+}
+
 /** A dispatch into a group conversation: only one the assistant's line on this channel has received from (it is a member). */
 async function sendToGroup(db: Db, channel: TextChannel, m: OutboundMessage): Promise<MessageDelivery> {
   const groupId = m.to.slice(GROUP.length);
+  if (m.mediaUrls?.length) return { outcome: 'failed', reason: `A message into a ${channel} group carries no files: nothing was sent` };
   if (!m.template && m.body.length > MAX_TEXT) return { outcome: 'failed', reason: `A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent` };
   const from = await activeLineFor(db, m.assistantId!, channel);
   if (!from) return { outcome: 'failed', reason: `The assistant has no ${channel} number (ask for a phone line): nothing was sent` };
@@ -116,6 +128,8 @@ export function textDispatchAdapter(channel: TextChannel, db: () => Db): Channel
       const to = m.to.replace(/[\s().-]/g, '');
       if (!E164.test(to)) return { outcome: 'failed', reason: `${m.to} is not a phone number in E.164 form (+ and the country code): nothing was sent` };
       if (!m.template && m.body.length > MAX_TEXT) return { outcome: 'failed', reason: `A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent` };
+      const media = mediaProblem(channel, m.mediaUrls?.length ?? 0);
+      if (media) return { outcome: 'failed', reason: `${media}: nothing was sent` };
       const from = await activeLineFor(db(), m.assistantId, channel);
       if (!from) return { outcome: 'failed', reason: `The assistant has no ${channel} number (ask for a phone line): nothing was sent` };
       return asMessageDelivery(
@@ -129,6 +143,7 @@ export function textDispatchAdapter(channel: TextChannel, db: () => Db): Channel
           intentKey: `dispatch:${m.idempotencyKey}`,
           dispatchId: m.dispatchId ?? null,
           template: m.template ?? null,
+          ...(m.mediaUrls?.length ? { mediaUrls: m.mediaUrls } : {}),
         }),
       );
     },

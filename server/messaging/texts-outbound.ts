@@ -40,6 +40,8 @@ export type TextSend = {
   callerRef?: string | null;
   /** Send this approved template instead of the body (a template dispatch). */
   template?: { id: string; variables: Record<string, string> } | null;
+  /** Files as links the provider fetches (MMS, WhatsApp media): Twilio only. */
+  mediaUrls?: string[];
   /** Outside the WhatsApp window, this template carries the message instead of failing (notices). */
   windowTemplate?: { id: string; variables: Record<string, string> } | null;
 };
@@ -93,6 +95,7 @@ async function callProvider(t: TextSend, ref: string, template: TextSend['templa
     to: t.to,
     channel: t.channel,
     ...(template ? { contentSid: template.id, contentVariables: template.variables } : { body: t.body }),
+    ...(t.mediaUrls?.length ? { mediaUrls: t.mediaUrls } : {}),
     statusCallback: statusUrl('twilio', ref),
   });
   if (sent.ok) return { ok: true, id: sent.sid, status: sent.status };

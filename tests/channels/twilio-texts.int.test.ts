@@ -6,6 +6,7 @@ import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
 import { type TwilioFake } from '../helpers/twilio-fake';
 import { useTwilioFake } from '../helpers/use-twilio-fake';
+import { PNG, upload } from '../files/documents';
 
 /*
  * SMS, MMS and WhatsApp on an assistant's own number, through a loopback Twilio that signs its
@@ -234,5 +235,54 @@ describe('sending: STOP, the WhatsApp window, status callbacks', () => {
     const second = await h.stagingRun(p, messageCall('whatsapp', friend, 'Hello again'));
     expect((await h.cartReaches((await h.cartOfRun(second.runId)).id, ['executed', 'failed'])).status).toBe('executed');
     expect(fake.sentTo(friend)[0]).toMatchObject({ to: `whatsapp:${friend}`, from: `whatsapp:${p.line}`, body: expect.stringMatching(/^Hello again/) });
+  });
+});
+
+describe('files on texts (issue 41)', () => {
+  const withFiles = (platform: string, to: string, attachments: string[]) => [{ name: 'send_message', arguments: { platform, to, body: 'The plans', attachments } }];
+
+  it('an approved SMS carries its files as signed links Twilio fetches once; a changed link shows nothing', async () => {
+    const p = await texter();
+    await h.cells(p, { messaging: { undoDelaySec: 0 }, files: { mode: 'auto', undoDelaySec: 0 } });
+    const plan = Buffer.from('ground floor plan');
+    const first = await upload(h.app(), p.key, 'plan.txt', plan, 'text/plain');
+    const second = await upload(h.app(), p.key, 'dot.png', PNG, 'image/png');
+    const to = nextNumber();
+    const { runId } = await h.stagingRun(p, withFiles('sms', to, [first, second]));
+    const cart = await h.cartReaches((await h.cartOfRun(runId)).id, ['executed', 'failed']);
+    expect(cart.status, JSON.stringify(await h.dispatchRow(cart.id))).toBe('executed');
+    const [sent] = fake.sentTo(to);
+    expect(sent!.mediaUrls).toHaveLength(2);
+    // On the configured public origin, never a request's Host.
+    for (const u of sent!.mediaUrls) expect(u.startsWith(`${process.env.STEWARD_PUBLIC_URL}/api/drive-files/`)).toBe(true);
+    const fetched = await h.until(async () => sent!.fetchedMedia ?? null, 10_000);
+    expect(fetched.map((f) => f.status)).toEqual([200, 200]);
+    expect(fetched[0]!.bytes.equals(plan)).toBe(true);
+    expect(fetched[1]!.bytes.equals(PNG)).toBe(true);
+    expect(fetched[1]!.contentType).toBe('image/png');
+
+    // A link is for its one file, as signed: another file's id, or a changed signature, is 404.
+    const link = new URL(sent!.mediaUrls[0]!);
+    const otherFile = await fetch(sent!.mediaUrls[0]!.replace(first, second));
+    expect(otherFile.status).toBe(404);
+    const sig = link.searchParams.get('signature')!;
+    link.searchParams.set('signature', `${sig[0] === 'a' ? 'b' : 'a'}${sig.slice(1)}`);
+    expect((await fetch(link)).status).toBe(404);
+    link.searchParams.set('signature', sig);
+    link.searchParams.set('expires', String(Number(link.searchParams.get('expires')) + 1));
+    expect((await fetch(link)).status).toBe(404);
+  });
+
+  it('a WhatsApp message with two files is refused with the reason and nothing reaches the provider', async () => {
+    const p = await texter();
+    await h.cells(p, { messaging: { undoDelaySec: 0 }, files: { mode: 'auto', undoDelaySec: 0 } });
+    const a = await upload(h.app(), p.key, 'a.png', PNG, 'image/png');
+    const b = await upload(h.app(), p.key, 'b.png', PNG, 'image/png');
+    const to = nextNumber();
+    const { runId } = await h.stagingRun(p, withFiles('whatsapp', to, [a, b]));
+    const cart = await h.cartReaches((await h.cartOfRun(runId)).id, ['executed', 'failed']);
+    expect(cart.status).toBe('failed');
+    expect((await h.dispatchRow(cart.id))!.failureReason).toMatch(/whatsapp message carries at most 1 file: nothing was sent/);
+    expect(fake.sentTo(to)).toHaveLength(0);
   });
 });

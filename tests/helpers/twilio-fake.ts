@@ -65,6 +65,10 @@ export type SentMessage = {
   contentVariables: string | null;
   statusCallback: string | null;
   params: Record<string, string>;
+  /** Every MediaUrl (a repeated parameter), in order. */
+  mediaUrls: string[];
+  /** What Twilio got when it fetched each MediaUrl after accepting the message (set once all are fetched). */
+  fetchedMedia?: Array<{ url: string; status: number; contentType: string | null; bytes: Buffer }>;
 };
 
 /**
@@ -175,7 +179,8 @@ export async function startTwilioFake(opts: Options = {}) {
     const url = new URL(req.url ?? '/', 'http://fake');
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+    const raw = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+    const form = Object.fromEntries(raw);
     const prefix = `/2010-04-01/Accounts/${accountSid}/`;
     if (!url.pathname.startsWith(prefix)) return error(res, 404, 20404, 'The requested resource was not found');
     if (!authorized(req)) return error(res, 401, 20003, 'Authenticate');
@@ -203,9 +208,18 @@ export async function startTwilioFake(opts: Options = {}) {
         contentVariables: form.ContentVariables ?? null,
         statusCallback: form.StatusCallback ?? null,
         params: form,
+        mediaUrls: raw.getAll('MediaUrl'),
       };
       sent.push(m);
-      json(res, 201, { sid: m.sid, account_sid: accountSid, to: m.to, from: m.from, body: m.body, status: 'queued', direction: 'outbound-api', api_version: '2010-04-01', error_code: null, error_message: null, num_media: '0', num_segments: '1' });
+      // Twilio fetches each media URL itself once it has taken the message, without credentials.
+      if (m.mediaUrls.length)
+        void Promise.all(
+          m.mediaUrls.map(async (u) => {
+            const got = await fetch(u).catch(() => null);
+            return { url: u, status: got?.status ?? 0, contentType: got?.headers.get('content-type') ?? null, bytes: got ? Buffer.from(await got.arrayBuffer()) : Buffer.alloc(0) };
+          }),
+        ).then((all) => (m.fetchedMedia = all));
+      json(res, 201, { sid: m.sid, account_sid: accountSid, to: m.to, from: m.from, body: m.body, status: 'queued', direction: 'outbound-api', api_version: '2010-04-01', error_code: null, error_message: null, num_media: String(m.mediaUrls.length), num_segments: '1' });
       scheduleCallbacks(m);
       return;
     }

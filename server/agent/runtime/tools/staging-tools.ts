@@ -98,19 +98,22 @@ export const sendMessage = defineTool({
   name: 'send_message',
   description:
     `Send a text message on ${MESSAGE_PLATFORMS.join(', ')} to one recipient (a phone number in E.164 for sms, whatsapp and imessage; a user or channel id for slack and teams). ` +
-    'Like send_email it is staged and released when this run ends, as the user’s autonomy settings say.',
+    'Like send_email it is staged and released when this run ends, as the user’s autonomy settings say. ' +
+    'attachments: fileIds of the user’s files to send with it (sms: up to 10, whatsapp: 1, together at most 5 MB; other platforms carry none yet).',
   input: z.object({
     platform: z.enum(MESSAGE_PLATFORMS, { message: `must be one of ${MESSAGE_PLATFORMS.join(', ')}` }),
     to: z.string().trim().min(1, 'must not be empty').max(320),
     body: z.string().min(1, 'must not be empty').max(10_000),
+    attachments: z.array(z.string().trim().min(1).max(100)).max(10, 'must list at most 10 files').optional(),
   }),
-  handler: (db, actor, task, input, run) =>
+  handler: async (db, actor, task, input, run) =>
     stage(db, actor, task, run, {
       type: 'message',
       platform: input.platform,
       actionType: 'messaging',
       to: [input.to],
       body: input.body,
+      files: await attachedFiles(db, actor, input.attachments ?? []),
       description: `${input.platform} message to ${input.to}`,
     }),
 });

@@ -1,4 +1,4 @@
 import { routeHandlers } from '@/server/route-handlers';
 
-export const { PUT } = routeHandlers('/drive-files/{fileId}/content');
+export const { GET, PUT } = routeHandlers('/drive-files/{fileId}/content');
 export const dynamic = 'force-dynamic';
