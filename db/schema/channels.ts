@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { assistants } from './assistants';
 import { mailboxProviders, oauthChatApps } from './channel-names';
@@ -24,10 +24,15 @@ export const phoneLineRequests = pgTable(
     notes: text('notes').notNull().default(''),
     status: text('status', { enum: ['pending', 'fulfilled', 'dismissed'] }).notNull().default('pending'),
     dismissalReason: text('dismissal_reason'),
+    /** Twilio purchases tried for it (STEWARD_TWILIO_PROVISION=1) and when the next one is due; null when none is (server/channels/phone-line-purchase.ts). */
+    purchaseAttempts: integer('purchase_attempts').notNull().default(0),
+    nextPurchaseAt: ts('next_purchase_at'),
+    lastPurchaseError: text('last_purchase_error'),
     createdAt: createdAt(),
   },
   (t) => [
     index('phone_line_requests_user').on(t.userId, t.createdAt),
+    index('phone_line_requests_purchase_due').on(t.nextPurchaseAt).where(sql`${t.status} = 'pending' AND ${t.nextPurchaseAt} IS NOT NULL`),
     // One pending request per user, enforced by the database under concurrency too.
     uniqueIndex('phone_line_requests_one_pending').on(t.userId).where(sql`${t.status} = 'pending'`),
   ],

@@ -40,6 +40,13 @@ export const taskStatuses = [
 export type TaskStatus = (typeof taskStatuses)[number];
 
 export const alarmStatuses = ['set', 'fired', 'cancelled'] as const;
+/**
+ * Why the system holds a task in `paused` (spec 2: "Held by the system"); null for a pause the user
+ * asked for (PUT). `owner_inactive`: its owner is suspended or deactivated, so no run may act for
+ * them; the hold lifts when they are active again (server/tasks/holds.ts).
+ */
+export const systemHolds = ['owner_inactive'] as const;
+export type SystemHold = (typeof systemHolds)[number];
 export const approvalModes = ['auto', 'time-boxed', 'manual'] as const;
 export const planItemStatuses = ['pending', 'done', 'skipped', 'blocked'] as const;
 export type PlanItem = { title: string; status: (typeof planItemStatuses)[number] };
@@ -112,6 +119,8 @@ export const tasks = pgTable(
      * instead (server/tasks/transitions.ts). Cleared by the next move out of executing.
      */
     accessHold: jsonb('access_hold').$type<AccessHold | null>(),
+    /** Set only while the system holds the task in `paused` (transitions.ts, move `hold`); cleared by any move out. */
+    systemHold: text('system_hold', { enum: systemHolds }),
     /** Feedback of the task's followers other than the owner (POST feedback), by user id. */
     followerFeedback: jsonb('follower_feedback').$type<Record<string, 'like' | 'dislike'>>().notNull().default({}),
     scheduledFor: ts('scheduled_for'),
@@ -149,6 +158,10 @@ export const tasks = pgTable(
     // What the runtime wakes: set alarms and scheduled starts, by time.
     index('tasks_alarm_due').on(t.alarmWakeAt).where(sql`${t.alarmStatus} = 'set'`),
     index('tasks_scheduled_due').on(t.scheduledFor).where(sql`${t.status} = 'scheduled'`),
+    // What the holds sweep looks at (server/tasks/holds.ts): held tasks, conversations with an unread message, failures to give up.
+    index('tasks_system_hold').on(t.userId).where(sql`${t.systemHold} IS NOT NULL`),
+    index('tasks_message_received').on(t.accountId).where(sql`${t.status} = 'message_received'`),
+    index('tasks_failed_idle').on(t.updatedAt).where(sql`${t.status} IN ('error', 'failed_access')`),
     // The spec's guarantee, held by the database too: these statuses never exist without an active alarm.
     check(
       'tasks_waiting_needs_alarm',

@@ -23,6 +23,8 @@ import { noticeDeliver, noticeSweep } from './notice-deliver';
 import { taskTimer } from './task-timer';
 import { memoryEmbeddings } from './memory-embeddings';
 import { memoryFileTexts } from './memory-file-texts';
+import { taskHoldsSweep } from './task-holds-sweep';
+import { phoneLinePurchases } from './phone-line-purchases';
 
 /** Every Inngest function Steward serves at /api/inngest. */
-export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep, engineHandoffSweep, idempotencySweep, auditSweep, mailboxPoll, mailboxSync, calendarPoll, calendarSync, calendarReminders, calendarAccessSweep, noticeDeliver, noticeSweep, taskTimer, memoryEmbeddings, memoryFileTexts, voiceSweep];
+export const functions = [heartbeat, domainRecheck, signInSweep, taskRun, taskWakeups, cartExecute, cartTimeBox, cartSweep, cartNotify, webhookDeliver, webhookSweep, workflowScheduler, handoffExpiry, workspaceSnapshotRetention, chatTurn, chatTurnEventsSweep, budgetSweep, engineHandoffSweep, idempotencySweep, auditSweep, mailboxPoll, mailboxSync, calendarPoll, calendarSync, calendarReminders, calendarAccessSweep, noticeDeliver, noticeSweep, taskTimer, memoryEmbeddings, memoryFileTexts, voiceSweep, taskHoldsSweep, phoneLinePurchases];

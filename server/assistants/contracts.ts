@@ -83,7 +83,15 @@ export const AssistantResponse = z.object({
     imessage: z.string().nullable(),
     sms: z.string().nullable(),
     whatsapp: z.string().nullable(),
-    voice: z.object({ status: z.string(), provisionedAt: z.string().nullable(), recordingDisclosure: z.boolean() }),
+    voice: z.object({
+      status: z
+        .enum(['none', 'provisioning', 'pending_a2p', 'active', 'failed'])
+        .describe(
+          'none → provisioning (a phone-line request asks for voice) → active (a line with voice is assigned or bought) or failed (dismissed, or fulfilled without voice). `pending_a2p` (waiting on carrier registration) is listed by the spec but never produced by Steward: US A2P 10DLC registration concerns texting through a Twilio Messaging Service, which Steward does not register or attach its numbers to, and calls need none (docs/decisions.md, issue 46 second part).',
+        ),
+      provisionedAt: z.string().nullable(),
+      recordingDisclosure: z.boolean(),
+    }),
   }),
   appearanceDescription: z.string(),
   tags: z.record(z.string(), z.unknown()),

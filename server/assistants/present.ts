@@ -4,7 +4,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Channels are read-only: phone lines arrive through phone-line requests. */
 function channels(c: Record<string, unknown>) {
-  const voice = (c.voice ?? {}) as { status?: string; provisionedAt?: string | null; recordingDisclosure?: boolean };
+  const voice = (c.voice ?? {}) as { status?: 'none' | 'provisioning' | 'pending_a2p' | 'active' | 'failed'; provisionedAt?: string | null; recordingDisclosure?: boolean };
   return {
     imessage: (c.imessage as string | null) ?? null,
     sms: (c.sms as string | null) ?? null,

@@ -8,7 +8,7 @@ import { normalizeValue } from '@/server/identifiers/normalize';
 import { logger } from '@/server/logger';
 import type { PhoneLineRequestBody } from './contracts';
 import { twilioConfig } from './twilio/config';
-import { buyLineNumber } from './twilio/provision';
+import { attemptPurchase, duePurchases } from './phone-line-purchase';
 import { ADMIN_CLI, recordAudit, SYSTEM } from '@/server/audit/record';
 import { assertOperates, isActor, type AccountOperator } from '@/server/accounts/operator';
 
@@ -175,22 +175,41 @@ export async function dismissPhoneLine(db: Db, input: { requestId: string; reaso
  * With STEWARD_TWILIO_PROVISION=1 a new request is fulfilled by buying a number (in the user's
  * country, the notes' area code if any). iMessage lines come from the iMessage provider, which
  * sells none through an API: a request for iMessage alone waits for the operator, and a bought
- * number serves the other channels asked for. A failure leaves the request pending (logged).
+ * number serves the other channels asked for. A failure is tried again later with backoff
+ * (phone-line-purchase.ts); after the last attempt the request waits for the operator.
  */
-async function provisionIfConfigured(db: Db, request: RequestRow, country: string | null): Promise<RequestRow> {
-  const config = twilioConfig();
-  if (!config?.provision) return request;
+async function purchaseFor(db: Db, request: RequestRow, country: string | null, now = new Date()): Promise<'bought' | 'failed' | 'skipped'> {
   const wanted = channelsOf(null, request.requestedChannels).filter((c) => c !== 'imessage');
-  if (!wanted.length) return request;
-  try {
-    const bought = await buyLineNumber(config, { country: country ?? 'US', notes: request.notes, voice: wanted.includes('voice') });
-    const done = await assignPhoneLine(db, { requestId: request.id, number: bought.number, channels: wanted.join(','), source: 'twilio', providerSid: bought.sid });
-    const [row] = await db.select().from(phoneLineRequests).where(eq(phoneLineRequests.id, done.request.id));
-    return row ?? request;
-  } catch (err) {
-    logger.warn({ err, requestId: request.id }, 'phone lines: no number could be bought through Twilio; the request waits for the operator');
-    return request;
+  if (!wanted.length) return 'skipped';
+  return attemptPurchase(
+    db,
+    request.id,
+    { country: country ?? 'US', notes: request.notes, voice: wanted.includes('voice') },
+    async (bought) => {
+      await assignPhoneLine(db, { requestId: request.id, number: bought.number, channels: wanted.join(','), source: 'twilio', providerSid: bought.sid }, now);
+    },
+    now,
+  );
+}
+
+async function provisionIfConfigured(db: Db, request: RequestRow, country: string | null): Promise<RequestRow> {
+  if (!twilioConfig()?.provision) return request;
+  await purchaseFor(db, request, country);
+  const [row] = await db.select().from(phoneLineRequests).where(eq(phoneLineRequests.id, request.id));
+  return row ?? request;
+}
+
+/** The retries that are due (the `phone-line-purchases` function, every 5 minutes): each request's next purchase attempt. */
+export async function retryDuePurchases(db: Db, now = new Date()): Promise<{ bought: number; failed: number }> {
+  const result = { bought: 0, failed: 0 };
+  for (const { request, country } of await duePurchases(db, now)) {
+    const outcome = await purchaseFor(db, request, country, now).catch((err) => {
+      logger.error({ err, requestId: request.id }, 'phone lines: a purchase retry failed');
+      return 'failed' as const;
+    });
+    if (outcome !== 'skipped') result[outcome]++;
   }
+  return result;
 }
 
 /** A request for numbers for the user's primary assistant; one pending request per user. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { activityKinds, alarmStatuses, approvalModes, deliveryStates, modelTiers, planItemStatuses, taintKinds, taskStatuses } from '@/db/schema';
+import { activityKinds, alarmStatuses, approvalModes, deliveryStates, modelTiers, planItemStatuses, systemHolds, taintKinds, taskStatuses } from '@/db/schema';
 import { PageQuery } from '@/server/http/pagination';
 import { PUT_STATUSES } from './transitions';
 
@@ -84,7 +84,11 @@ export const TaskResponse = z.object({
   type: z.literal('task'),
   title: z.string(),
   description: z.string(),
-  status: z.enum(taskStatuses),
+  status: z
+    .enum(taskStatuses)
+    .describe(
+      'See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.',
+    ),
   owner: z.string(),
   ownerId: z.string(),
   assistant: z.string(),
@@ -113,6 +117,10 @@ export const TaskResponse = z.object({
     .nullable(),
   approvalMode: ApprovalMode.nullable(),
   handledBy: z.string().nullable(),
+  systemHold: z
+    .enum(systemHolds)
+    .nullable()
+    .describe('Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.'),
   scheduledFor: z.string().nullable(),
   completedAt: z.string().nullable(),
   readyForReview: z.boolean(),

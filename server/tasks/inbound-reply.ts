@@ -4,6 +4,7 @@ import type { Tx } from '@/db/client';
 import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
 import { accounts, taskActivities, tasks, type InboundMessageStatus, type MailAuthResult, type TaskActivityRow, type TaskRow } from '@/db/schema';
 import { MAX_MESSAGE_CHARS } from './contracts';
+import { noteUnreadMessage } from './holds';
 import { applyChange } from './move';
 import { openRun, queueRun, queueWakeRun } from './runs';
 import { allowed, plan } from './transitions';
@@ -84,7 +85,11 @@ async function repliedTask(tx: Tx, reply: InboundReply): Promise<TaskRow | null>
 export async function runForReply(tx: Tx, task: TaskRow, now: Date): Promise<{ runId: string | null; woke: boolean; reason: string | null }> {
   const [account] = await tx.select({ frozen: accounts.killSwitch }).from(accounts).where(eq(accounts.id, task.accountId));
   // A frozen account's tasks do not run: the reply is attached, and the task keeps waiting (its alarm still set).
-  if (account?.frozen) return { runId: null, woke: false, reason: 'account_frozen' };
+  if (account?.frozen) {
+    // A conversation at rest shows that a message waits for it (message_received); the holds sweep reopens it once the switch is released.
+    if (task.status === 'conversation') await noteUnreadMessage(tx, task, now);
+    return { runId: null, woke: false, reason: 'account_frozen' };
+  }
   if (allowed(task.status, 'wake', 'pending')) {
     const woken = await applyChange(tx, task, plan(task, 'wake', 'pending', undefined, now), 'wake');
     return { runId: (await queueWakeRun(tx, woken, 'reply')).id, woke: true, reason: null };

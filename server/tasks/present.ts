@@ -27,6 +27,7 @@ export function toPublicTask(t: TaskRow, ownerEmail: string, pendingCart: Pendin
     pendingCart,
     approvalMode: t.approvalMode,
     handledBy: t.status === 'handled_by_other' ? (t.handledByAssistantId ?? t.handledByEmail) : null,
+    systemHold: t.status === 'paused' ? t.systemHold : null,
     scheduledFor: iso(t.scheduledFor),
     completedAt: iso(t.completedAt),
     readyForReview: t.status === 'awaiting_user_input' && t.readyForReview,

@@ -1,4 +1,4 @@
-import type { AccessHold, TaskRow, TaskStatus } from '@/db/schema';
+import type { AccessHold, SystemHold, TaskRow, TaskStatus } from '@/db/schema';
 import { AppError, conflict } from '@/server/http/errors';
 import { strangerOf } from './strangers';
 
@@ -20,7 +20,7 @@ export const PUT_STATUSES = ['pending', 'scheduled', 'paused', 'on_hold', 'archi
  * `deferred_access` wakes when the deferral ends (its alarm) or the user writes; a `conversation`
  * at rest when a new message arrives in it (spec 2: "a new message reopens it").
  */
-const WAKEABLE: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'subtasks_running', 'deferred_access', 'conversation'];
+const WAKEABLE: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_user_response', 'alarm_set', 'subtasks_running', 'deferred_access', 'conversation', 'message_received'];
 
 /**
  * Stopped, at rest, or failed: the user's process call (a new message) reopens them. A task in
@@ -28,7 +28,7 @@ const WAKEABLE: readonly TaskStatus[] = ['awaiting_user_input', 'awaiting_non_us
  * blocked for credits: the process call tries again, and a budget that gets room again (top-up,
  * raised limit, new period) resumes it the same way (server/budgets/resume.ts).
  */
-const RESUMABLE: readonly TaskStatus[] = ['on_hold', 'message_received', 'conversation', 'error', 'credits_blocked', 'failed_access', 'handled_by_other'];
+const RESUMABLE: readonly TaskStatus[] = ['on_hold', 'message_received', 'conversation', 'error', 'abandoned', 'credits_blocked', 'failed_access', 'handled_by_other'];
 
 /** Running or open: what stop can stop. */
 const OPEN: readonly TaskStatus[] = [
@@ -55,7 +55,7 @@ type From = readonly TaskStatus[] | typeof ALL;
  * `create` leaves from no status (checked by its own service); the run moves (`start`,
  * `wait`, `finish`, `fail`, `schedule_due`) are the runtime's and are listed so it plugs in here.
  */
-const MOVES = {
+export const MOVES = {
   create: { from: [], to: ['pending', 'scheduled'] },
   /** POST process on a pending task: a run is queued and the task executes. */
   start: { from: ['pending'], to: ['executing'] },
@@ -81,6 +81,21 @@ const MOVES = {
   access_lost: { from: ['deferred_access'], to: ['failed_access'] },
   /** The user connects a calendar (or a failing one syncs again): the tasks that waited for it run again. */
   access_granted: { from: ['deferred_access', 'failed_access'], to: ['pending'] },
+  /**
+   * The system holds a task it must not run now (spec 2: paused, "Held by the system"): a run is
+   * about to start for an owner who is suspended or deactivated (agent/runtime/start-run.ts). The
+   * reason is kept in `systemHold`; a user's own pause (PUT) has none.
+   */
+  hold: { from: ['pending', 'executing'], to: ['paused'] },
+  /** The hold lifted (the owner is active again): the task runs again (tasks/holds.ts). */
+  release: { from: ['paused'], to: ['pending'] },
+  /**
+   * A message reached a conversation at rest and no run could start for it (the account's kill
+   * switch is engaged): the thread rests with its message unread until the system reopens it.
+   */
+  message_arrived: { from: ['conversation'], to: ['message_received'] },
+  /** A failure nobody took up for STEWARD_TASK_ABANDON_DAYS: given up, and the owner is told (tasks/holds.ts). */
+  abandon: { from: ['error', 'failed_access'], to: ['abandoned'] },
   /** A budget covering the owner is spent: the run stops and the task waits for credits (resume). */
   block_credits: { from: ['executing'], to: ['credits_blocked'] },
   schedule_due: { from: ['scheduled'], to: ['executing'] },
@@ -111,10 +126,10 @@ export const refused = (from: TaskStatus, move: Move | 'process') =>
 export type Alarm = { wakeAt: Date; headline: string | null };
 
 /** The columns a move writes: status, and what the status implies for the alarm, completion and review. */
-export type TaskChange = Pick<Partial<TaskRow>, 'status' | 'alarmStatus' | 'alarmWakeAt' | 'alarmHeadline' | 'completedAt' | 'readyForReview' | 'scheduledFor' | 'accessHold'>;
+export type TaskChange = Pick<Partial<TaskRow>, 'status' | 'alarmStatus' | 'alarmWakeAt' | 'alarmHeadline' | 'completedAt' | 'readyForReview' | 'scheduledFor' | 'accessHold' | 'systemHold'>;
 
 /** What plan() reads of a task: its status and alarm, and what decides where a run that waits for the user rests. */
-export type Planned = Pick<TaskRow, 'status' | 'alarmStatus' | 'alarmWakeAt'> & Partial<Pick<TaskRow, 'accessHold' | 'tags'>>;
+export type Planned = Pick<TaskRow, 'status' | 'alarmStatus' | 'alarmWakeAt'> & Partial<Pick<TaskRow, 'accessHold' | 'tags' | 'systemHold'>>;
 
 /**
  * Where a run that ends waiting for the user rests (spec 2, Task statuses): after the user put
@@ -142,13 +157,18 @@ function restingStatus(task: Planned, alarm: Alarm | undefined, now: Date): { to
  * finishing stamps completedAt, reopening clears it; readyForReview lives only while the task
  * awaits the user.
  */
-export function plan(task: Planned, move: Move, to: TaskStatus, alarm?: Alarm, now = new Date()): TaskChange {
+export function plan(task: Planned, move: Move, to: TaskStatus, alarm?: Alarm, now = new Date(), hold?: SystemHold): TaskChange {
   if (move === 'wait' && to === 'awaiting_user_input') {
     const rest = restingStatus(task, alarm, now);
     if (rest) ({ to, alarm } = rest);
   }
   if (!allowed(task.status, move, to)) throw refused(task.status, move);
   const change: TaskChange = { status: to };
+  // Only `hold` sets a reason, and it must name one; every other move (a user's PUT paused too) clears it.
+  if (move === 'hold') {
+    if (!hold) throw new Error('plan: hold needs a reason');
+    change.systemHold = hold;
+  } else if (task.systemHold) change.systemHold = null;
   // The access outcome is read once: by the run that was woken to read it.
   if (task.accessHold && task.status === 'executing') change.accessHold = null;
   if (alarm) Object.assign(change, { alarmStatus: 'set', alarmWakeAt: alarm.wakeAt, alarmHeadline: alarm.headline });

@@ -1,7 +1,8 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
-import { runSlotWaits, taskRuns, type TaskRunRow } from '@/db/schema';
+import { runSlotWaits, taskRuns, users, type TaskRunRow } from '@/db/schema';
 import { limitsFor } from '@/server/accounts/limits';
+import { holdForInactiveOwner } from '@/server/tasks/holds';
 import { applyChange } from '@/server/tasks/move';
 import { plan } from '@/server/tasks/transitions';
 import { lockedRun } from './run-state';
@@ -57,7 +58,8 @@ async function takeSlot(tx: Tx, run: TaskRunRow, userMaxConcurrentRuns: number, 
  */
 export async function startRun(db: Db, runId: string, now = new Date()): Promise<RunStart> {
   return db.transaction(async (tx) => {
-    const [ref] = await tx.select({ userId: taskRuns.userId }).from(taskRuns).where(eq(taskRuns.id, runId));
+    // The owner's status comes with the same read: a run never acts for an owner who may not act.
+    const [ref] = await tx.select({ userId: taskRuns.userId, ownerStatus: users.status }).from(taskRuns).leftJoin(users, eq(users.id, taskRuns.userId)).where(eq(taskRuns.id, runId));
     // The user's lock first, then the task's (lockedRun): every start takes them in this order.
     if (ref?.userId) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`run-slots:${ref.userId}`}))`);
     const locked = await lockedRun(tx, runId);
@@ -71,6 +73,13 @@ export async function startRun(db: Db, runId: string, now = new Date()): Promise
       await tx.update(taskRuns).set({ status: 'cancelled', endedAt: now }).where(eq(taskRuns.id, run.id));
       await tx.delete(runSlotWaits).where(eq(runSlotWaits.runId, run.id));
       return { go: false as const, reason: `the task is ${task.status}` };
+    }
+    if (ref?.ownerStatus && ref.ownerStatus !== 'active') {
+      // Held by the system (paused, owner_inactive) until the owner is active again (server/tasks/holds.ts).
+      await holdForInactiveOwner(tx, task, now);
+      await tx.update(taskRuns).set({ status: 'cancelled', endedAt: now, error: 'owner_inactive' }).where(eq(taskRuns.id, run.id));
+      await tx.delete(runSlotWaits).where(eq(runSlotWaits.runId, run.id));
+      return { go: false as const, reason: `the task's owner is ${ref.ownerStatus}: the task is paused` };
     }
     const limits = await limitsFor(tx, run.accountId);
     if (!(await takeSlot(tx, run, limits.userMaxConcurrentRuns, now))) {

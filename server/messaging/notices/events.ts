@@ -10,8 +10,9 @@ import { createNotice } from './create';
 
 const short = (s: string) => (s.length > 80 ? `${s.slice(0, 77)}...` : s);
 
-/** A task that failed (`error`) or stopped for credits (`credits_blocked`). */
+/** A task that failed (`error`), stopped for credits (`credits_blocked`), or was given up (`abandoned`, server/tasks/holds.ts). */
 export async function taskStatusNotice(tx: Tx, task: TaskRow): Promise<void> {
+  if (task.status === 'abandoned') return abandonedNotice(tx, task);
   if (task.status !== 'error' && task.status !== 'credits_blocked') return;
   const failed = task.status === 'error';
   await createNotice(tx, {
@@ -24,6 +25,20 @@ export async function taskStatusNotice(tx: Tx, task: TaskRow): Promise<void> {
     text: failed
       ? `The task "${task.title}" stopped with an error. Open it to see what happened, and send a message to try again.`
       : `The task "${task.title}" stopped because a credit budget is spent. It resumes on its own once credits are topped up.`,
+    linkPath: `/tasks/${task.id}`,
+  });
+}
+
+/** A failure nobody took up was given up: the same kind as a failure (the user reads it as one), once per abandonment. */
+async function abandonedNotice(tx: Tx, task: TaskRow): Promise<void> {
+  await createNotice(tx, {
+    accountId: task.accountId,
+    userId: task.userId,
+    kind: 'task_failed',
+    dedupeKey: `abandoned:${task.id}:${task.updatedAt.toISOString()}`,
+    taskId: task.id,
+    subject: `Task given up: ${short(task.title)}`,
+    text: `The task "${task.title}" failed and stayed untouched, so Steward gave it up. Open it and send a message if you still want it done.`,
     linkPath: `/tasks/${task.id}`,
   });
 }
