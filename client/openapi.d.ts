@@ -778,9 +778,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** A file an approved text carries, for its provider to fetch (MMS, WhatsApp media): signed, expiring, for this file only (no credential: the signature is one); 404 for any link that is not */
+        get: operations["driveFiles.content.get"];
         /** The signed, expiring, single-file upload URL of the local store (no credential: the signature is one) */
-        put: operations["driveFiles.content"];
+        put: operations["driveFiles.content.update"];
         post?: never;
         delete?: never;
         options?: never;
@@ -871,7 +872,11 @@ export interface paths {
         delete: operations["identifiers.delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an identifier's label, or a verified phone's preferred text platform
+         * @description Only sent fields change. `preferredTextPlatform` (imessage, sms, whatsapp; null clears) is for a verified phone: sms always, whatsapp once a WhatsApp message came from the number (`whatsAppCapable`), imessage once the number is known to use iMessage (`iMessageCapable`); otherwise 400 naming the field. Notices sent by text to the user go by it.
+         */
+        patch: operations["identifiers.update"];
         trace?: never;
     };
     "/identifiers/{identifierId}/link": {
@@ -3700,7 +3705,11 @@ export interface operations {
                                 voice: {
                                     provisionedAt: string | null;
                                     recordingDisclosure: boolean;
-                                    status: string;
+                                    /**
+                                     * @description none → provisioning (a phone-line request asks for voice) → active (a line with voice is assigned or bought) or failed (dismissed, or fulfilled without voice). `pending_a2p` (waiting on carrier registration) is listed by the spec but never produced by Steward: US A2P 10DLC registration concerns texting through a Twilio Messaging Service, which Steward does not register or attach its numbers to, and calls need none (docs/decisions.md, issue 46 second part).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "provisioning" | "pending_a2p" | "active" | "failed";
                                 };
                                 whatsapp: string | null;
                             };
@@ -3844,7 +3853,11 @@ export interface operations {
                                 voice: {
                                     provisionedAt: string | null;
                                     recordingDisclosure: boolean;
-                                    status: string;
+                                    /**
+                                     * @description none → provisioning (a phone-line request asks for voice) → active (a line with voice is assigned or bought) or failed (dismissed, or fulfilled without voice). `pending_a2p` (waiting on carrier registration) is listed by the spec but never produced by Steward: US A2P 10DLC registration concerns texting through a Twilio Messaging Service, which Steward does not register or attach its numbers to, and calls need none (docs/decisions.md, issue 46 second part).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "provisioning" | "pending_a2p" | "active" | "failed";
                                 };
                                 whatsapp: string | null;
                             };
@@ -3943,7 +3956,11 @@ export interface operations {
                                 voice: {
                                     provisionedAt: string | null;
                                     recordingDisclosure: boolean;
-                                    status: string;
+                                    /**
+                                     * @description none → provisioning (a phone-line request asks for voice) → active (a line with voice is assigned or bought) or failed (dismissed, or fulfilled without voice). `pending_a2p` (waiting on carrier registration) is listed by the spec but never produced by Steward: US A2P 10DLC registration concerns texting through a Twilio Messaging Service, which Steward does not register or attach its numbers to, and calls need none (docs/decisions.md, issue 46 second part).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "provisioning" | "pending_a2p" | "active" | "failed";
                                 };
                                 whatsapp: string | null;
                             };
@@ -4076,7 +4093,11 @@ export interface operations {
                                 voice: {
                                     provisionedAt: string | null;
                                     recordingDisclosure: boolean;
-                                    status: string;
+                                    /**
+                                     * @description none → provisioning (a phone-line request asks for voice) → active (a line with voice is assigned or bought) or failed (dismissed, or fulfilled without voice). `pending_a2p` (waiting on carrier registration) is listed by the spec but never produced by Steward: US A2P 10DLC registration concerns texting through a Twilio Messaging Service, which Steward does not register or attach its numbers to, and calls need none (docs/decisions.md, issue 46 second part).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "provisioning" | "pending_a2p" | "active" | "failed";
                                 };
                                 whatsapp: string | null;
                             };
@@ -7253,7 +7274,35 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
-    "driveFiles.content": {
+    "driveFiles.content.get": {
+        parameters: {
+            query: {
+                expires?: number | null;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                fileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "driveFiles.content.update": {
         parameters: {
             query: {
                 expires?: number | null;
@@ -7412,6 +7461,7 @@ export interface operations {
                             messagingWindow?: {
                                 [key: string]: string;
                             };
+                            /** @description Phones: the platform texts to this number go by (imessage, sms, whatsapp), or null for the notice preference’s channel */
                             preferredTextPlatform?: string | null;
                             primary: boolean;
                             type: string;
@@ -7472,6 +7522,7 @@ export interface operations {
                             messagingWindow?: {
                                 [key: string]: string;
                             };
+                            /** @description Phones: the platform texts to this number go by (imessage, sms, whatsapp), or null for the notice preference’s channel */
                             preferredTextPlatform?: string | null;
                             primary: boolean;
                             type: string;
@@ -7637,6 +7688,177 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "identifiers.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                identifierId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    label?: string | null;
+                    /**
+                     * @description A verified phone only: sms always; whatsapp once a WhatsApp message came from the number; imessage once it is known to use iMessage (null clears)
+                     * @enum {string|null}
+                     */
+                    preferredTextPlatform?: "sms" | "whatsapp" | "imessage" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        identifier: {
+                            createdAt: string;
+                            id: string;
+                            iMessageCapable?: boolean;
+                            label: string | null;
+                            messagingWindow?: {
+                                [key: string]: string;
+                            };
+                            /** @description Phones: the platform texts to this number go by (imessage, sms, whatsapp), or null for the notice preference’s channel */
+                            preferredTextPlatform?: string | null;
+                            primary: boolean;
+                            type: string;
+                            value: string;
+                            verified: boolean;
+                            whatsAppCapable?: boolean;
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                        user: {
+                            account: string;
+                            appName: string | null;
+                            assistant: string | null;
+                            assistantName: string | null;
+                            avatarUrl: string | null;
+                            city: string;
+                            country: string | null;
+                            createdAt: string;
+                            email: string;
+                            externalId: string | null;
+                            firstLoginAt: string | null;
+                            firstName: string;
+                            id: string;
+                            identifiers?: {
+                                createdAt: string;
+                                id: string;
+                                label: string | null;
+                                primary: boolean;
+                                type: string;
+                                value: string;
+                                verified: boolean;
+                            }[];
+                            lastName: string;
+                            locale: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            name: string | null;
+                            onboarded: boolean;
+                            organization: string | null;
+                            /** @enum {string} */
+                            organizationRole: "admin" | "member" | "guest";
+                            preferences: {
+                                calendars: {
+                                    read: string[];
+                                };
+                                checkInAfter: number;
+                                desktop: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                                email: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                                notifications: {
+                                    /** @description Also text each approval request to the user’s verified phone with a code: “YES 1234” approves that exact version, “NO 1234” rejects (default false) */
+                                    approvalsByText: boolean;
+                                    /**
+                                     * @description Where notices go (default email); a channel the user cannot be reached on falls back to email
+                                     * @enum {string}
+                                     */
+                                    channel: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams";
+                                    /** @description Hold non-urgent notices outside the user’s working hours (default true); urgent ones (a review window about to end) go at once */
+                                    quietHours: boolean;
+                                };
+                                reminders: {
+                                    /** @enum {string} */
+                                    level: "all-events" | "svc-events" | "none";
+                                    recipient: {
+                                        /** @enum {string} */
+                                        asAttendee: "only-me" | "none";
+                                        /** @enum {string} */
+                                        asOrganizer: "only-me" | "with-attendees" | "none";
+                                    };
+                                    smartReminders: boolean;
+                                };
+                                slack: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                                teams: {
+                                    enabled: boolean;
+                                    inPersonDuration: number;
+                                    virtualDuration: number;
+                                };
+                            };
+                            preferredContactChannel: {
+                                [key: string]: unknown;
+                            };
+                            preferredProviders: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            status: "active" | "inactive" | "suspended";
+                            team: {
+                                id: string;
+                                name: string;
+                                organization: string | null;
+                                status: string;
+                            } | null;
+                            /** @enum {string|null} */
+                            teamRole: "member" | "admin" | "owner" | null;
+                            timezone: string;
+                            updatedAt: string;
+                            username: string | null;
+                            voice: {
+                                provider: string;
+                                voiceId: string;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "identifiers.link": {
         parameters: {
             query?: never;
@@ -7674,6 +7896,7 @@ export interface operations {
                             messagingWindow?: {
                                 [key: string]: string;
                             };
+                            /** @description Phones: the platform texts to this number go by (imessage, sms, whatsapp), or null for the notice preference’s channel */
                             preferredTextPlatform?: string | null;
                             primary: boolean;
                             type: string;
@@ -7833,6 +8056,7 @@ export interface operations {
                             messagingWindow?: {
                                 [key: string]: string;
                             };
+                            /** @description Phones: the platform texts to this number go by (imessage, sms, whatsapp), or null for the notice preference’s channel */
                             preferredTextPlatform?: string | null;
                             primary: boolean;
                             type: string;
@@ -8040,6 +8264,7 @@ export interface operations {
                             messagingWindow?: {
                                 [key: string]: string;
                             };
+                            /** @description Phones: the platform texts to this number go by (imessage, sms, whatsapp), or null for the notice preference’s channel */
                             preferredTextPlatform?: string | null;
                             primary: boolean;
                             type: string;
@@ -13855,9 +14080,17 @@ export interface operations {
                             readyForReview: boolean;
                             scheduledFor: string | null;
                             skills: string[];
-                            /** @enum {string} */
+                            /**
+                             * @description See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.
+                             * @enum {string}
+                             */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /**
+                             * @description Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.
+                             * @enum {string|null}
+                             */
+                            systemHold: "owner_inactive" | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
                             /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
@@ -13978,9 +14211,17 @@ export interface operations {
                             readyForReview: boolean;
                             scheduledFor: string | null;
                             skills: string[];
-                            /** @enum {string} */
+                            /**
+                             * @description See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.
+                             * @enum {string}
+                             */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /**
+                             * @description Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.
+                             * @enum {string|null}
+                             */
+                            systemHold: "owner_inactive" | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
                             /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
@@ -14119,9 +14360,17 @@ export interface operations {
                             }[];
                             scheduledFor: string | null;
                             skills: string[];
-                            /** @enum {string} */
+                            /**
+                             * @description See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.
+                             * @enum {string}
+                             */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /**
+                             * @description Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.
+                             * @enum {string|null}
+                             */
+                            systemHold: "owner_inactive" | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
                             /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
@@ -14236,9 +14485,17 @@ export interface operations {
                             readyForReview: boolean;
                             scheduledFor: string | null;
                             skills: string[];
-                            /** @enum {string} */
+                            /**
+                             * @description See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.
+                             * @enum {string}
+                             */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /**
+                             * @description Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.
+                             * @enum {string|null}
+                             */
+                            systemHold: "owner_inactive" | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
                             /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
@@ -14450,9 +14707,17 @@ export interface operations {
                             readyForReview: boolean;
                             scheduledFor: string | null;
                             skills: string[];
-                            /** @enum {string} */
+                            /**
+                             * @description See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.
+                             * @enum {string}
+                             */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /**
+                             * @description Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.
+                             * @enum {string|null}
+                             */
+                            systemHold: "owner_inactive" | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
                             /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
@@ -14568,9 +14833,17 @@ export interface operations {
                             readyForReview: boolean;
                             scheduledFor: string | null;
                             skills: string[];
-                            /** @enum {string} */
+                            /**
+                             * @description See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.
+                             * @enum {string}
+                             */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /**
+                             * @description Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.
+                             * @enum {string|null}
+                             */
+                            systemHold: "owner_inactive" | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
                             /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
@@ -14732,9 +15005,17 @@ export interface operations {
                             readyForReview: boolean;
                             scheduledFor: string | null;
                             skills: string[];
-                            /** @enum {string} */
+                            /**
+                             * @description See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.
+                             * @enum {string}
+                             */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /**
+                             * @description Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.
+                             * @enum {string|null}
+                             */
+                            systemHold: "owner_inactive" | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
                             /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
@@ -14843,9 +15124,17 @@ export interface operations {
                             readyForReview: boolean;
                             scheduledFor: string | null;
                             skills: string[];
-                            /** @enum {string} */
+                            /**
+                             * @description See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.
+                             * @enum {string}
+                             */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /**
+                             * @description Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.
+                             * @enum {string|null}
+                             */
+                            systemHold: "owner_inactive" | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
                             /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
@@ -15009,9 +15298,17 @@ export interface operations {
                             readyForReview: boolean;
                             scheduledFor: string | null;
                             skills: string[];
-                            /** @enum {string} */
+                            /**
+                             * @description See spec 2, Task statuses. `paused` is set by PUT or by the system (then `systemHold` says why); `message_received` is a conversation whose new message is not read yet (the account is frozen); `abandoned` is a failure left untouched for STEWARD_TASK_ABANDON_DAYS (30). A process call reopens message_received and abandoned.
+                             * @enum {string}
+                             */
                             status: "pending" | "executing" | "awaiting_user_input" | "awaiting_non_user_response" | "alarm_set" | "subtasks_running" | "scheduled" | "on_hold" | "paused" | "message_received" | "conversation" | "deferred_access" | "failed_access" | "credits_blocked" | "completed" | "done_user_marked" | "handled_by_other" | "error" | "abandoned" | "archived";
                             summary: string | null;
+                            /**
+                             * @description Why the system holds the task (status paused): `owner_inactive`, its owner is suspended or deactivated; it runs again once they are active. Null for a pause the user set.
+                             * @enum {string|null}
+                             */
+                            systemHold: "owner_inactive" | null;
                             /** @description Labels Steward sets: a workflow’s tasks carry `workflow:<skillId>` */
                             tags: string[];
                             /** @description True once untrusted content reached one of its runs (mail, a web page, a document, an MCP result, another person’s message, an external trigger), or the task was created by a tainted one. From then on its dispatches to anyone but the owner wait for approval whatever the autonomy settings say, and the tasks it creates are proposals. Never cleared. */
@@ -17811,7 +18108,11 @@ export interface operations {
                                 voice: {
                                     provisionedAt: string | null;
                                     recordingDisclosure: boolean;
-                                    status: string;
+                                    /**
+                                     * @description none → provisioning (a phone-line request asks for voice) → active (a line with voice is assigned or bought) or failed (dismissed, or fulfilled without voice). `pending_a2p` (waiting on carrier registration) is listed by the spec but never produced by Steward: US A2P 10DLC registration concerns texting through a Twilio Messaging Service, which Steward does not register or attach its numbers to, and calls need none (docs/decisions.md, issue 46 second part).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "provisioning" | "pending_a2p" | "active" | "failed";
                                 };
                                 whatsapp: string | null;
                             };
@@ -17948,7 +18249,11 @@ export interface operations {
                                 voice: {
                                     provisionedAt: string | null;
                                     recordingDisclosure: boolean;
-                                    status: string;
+                                    /**
+                                     * @description none → provisioning (a phone-line request asks for voice) → active (a line with voice is assigned or bought) or failed (dismissed, or fulfilled without voice). `pending_a2p` (waiting on carrier registration) is listed by the spec but never produced by Steward: US A2P 10DLC registration concerns texting through a Twilio Messaging Service, which Steward does not register or attach its numbers to, and calls need none (docs/decisions.md, issue 46 second part).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "provisioning" | "pending_a2p" | "active" | "failed";
                                 };
                                 whatsapp: string | null;
                             };

@@ -40,6 +40,7 @@ import { textWebhookEndpoints } from '@/server/messaging/texts-webhooks';
 import { voiceEndpoints } from '@/server/channels/voice-endpoints';
 import { voiceWebhookEndpoints } from '@/server/messaging/voice-webhooks';
 import { chatTurnEndpoints } from './chat-runtime';
+import { identifierHooks } from './identifier-hooks';
 import { withTurnSummaries } from './chat-turn-replay';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
@@ -52,8 +53,8 @@ export const endpoints: AnyEndpoint[] = [
   ...domainEndpoints,
   ...ssoEndpoints,
   ...teamEndpoints,
-  ...identifierEndpoints,
-  ...identifierVerificationEndpoints,
+  ...identifierEndpoints(identifierHooks),
+  ...identifierVerificationEndpoints(identifierHooks),
   ...assistantEndpoints,
   ...policyEndpoints,
   ...channelEndpoints,

@@ -8,12 +8,15 @@ import {
   LinkBody,
   ListIdentifiersQuery,
   ListIdentifiersResponse,
+  UpdateIdentifierBody,
 } from './contracts';
-import { createIdentifier, deleteIdentifier, linkIdentifier, listIdentifiers, makePrimary } from './service';
+import type { IdentifierHooks } from './capabilities';
+import { createIdentifier, deleteIdentifier, linkIdentifier, listIdentifiers, makePrimary, updateIdentifier } from './service';
 
 const base = { tags: ['Identifiers'], auth: 'any' as const };
 
-export const identifierEndpoints = [
+/** The identifier endpoints, with the wiring the composition passes down (the number lookup: server/identifier-hooks.ts). */
+export const identifierEndpoints = (hooks: IdentifierHooks = {}) => [
   defineEndpoint({
     ...base,
     method: 'POST',
@@ -23,7 +26,7 @@ export const identifierEndpoints = [
     response: CreateIdentifierResponse,
     status: 201,
     errors: [404],
-    handle: async ({ db, actor, body }) => reply(201, await createIdentifier(db, actor, body)),
+    handle: async ({ db, actor, body }) => reply(201, await createIdentifier(db, actor, body, hooks)),
   }),
   defineEndpoint({
     ...base,
@@ -55,6 +58,19 @@ export const identifierEndpoints = [
     response: IdentifierEnvelope,
     errors: [403, 404],
     handle: ({ db, actor, params, body }) => linkIdentifier(db, actor, params.identifierId, body.userId),
+  }),
+  defineEndpoint({
+    ...base,
+    method: 'PATCH',
+    path: '/identifiers/{identifierId}',
+    summary: "Change an identifier's label, or a verified phone's preferred text platform",
+    description:
+      'Only sent fields change. `preferredTextPlatform` (imessage, sms, whatsapp; null clears) is for a verified phone: sms always, whatsapp once a WhatsApp message came from the number (`whatsAppCapable`), imessage once the number is known to use iMessage (`iMessageCapable`); otherwise 400 naming the field. Notices sent by text to the user go by it.',
+    params: IdentifierParams,
+    body: UpdateIdentifierBody,
+    response: IdentifierEnvelope,
+    errors: [400, 404],
+    handle: ({ db, actor, params, body }) => updateIdentifier(db, actor, params.identifierId, body),
   }),
   defineEndpoint({
     ...base,

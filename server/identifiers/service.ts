@@ -6,7 +6,8 @@ import { isAccountWide, type Actor } from '@/server/access/actor';
 import { badRequest, forbidden, notFound } from '@/server/http/errors';
 import { visibleUser } from '@/server/user-record/access';
 import { presentUser, toPublicIdentifier } from '@/server/user-record/present';
-import type { CreateIdentifierBody, ListIdentifiersQuery } from './contracts';
+import { applyIdentifierUpdate, lookUpCapabilities, type IdentifierHooks } from './capabilities';
+import type { CreateIdentifierBody, ListIdentifiersQuery, UpdateIdentifierBody } from './contracts';
 import { normalizeValue } from './normalize';
 
 /** The user an identifier call is about: the acting user, or `userId` for account-wide callers. */
@@ -41,7 +42,7 @@ async function assertFree(db: Tx, accountId: string, value: string) {
   if (taken) throw badRequest('value: already held by a user of this account');
 }
 
-export async function createIdentifier(db: Db, actor: Actor, input: z.infer<typeof CreateIdentifierBody>) {
+export async function createIdentifier(db: Db, actor: Actor, input: z.infer<typeof CreateIdentifierBody>, hooks?: IdentifierHooks) {
   const user = await subject(db, actor, input.userId);
   const value = normalizeValue(input.type, input.value, user.country);
   // Only account-wide credentials vouch for ownership; a user proves it through the hosted app's code flow.
@@ -60,7 +61,9 @@ export async function createIdentifier(db: Db, actor: Actor, input: z.infer<type
       if (isUniqueViolation(e)) throw badRequest('value: already held by a user of this account');
       throw e;
     });
-  return { ok: true as const, identifier: toPublicIdentifier(row), user: await presentUser(db, user, { withIdentifiers: true }) };
+  // A phone added verified (account-wide credentials) is looked up as a verified one is.
+  const looked = await lookUpCapabilities(db, row, hooks);
+  return { ok: true as const, identifier: toPublicIdentifier(looked), user: await presentUser(db, user, { withIdentifiers: true }) };
 }
 
 export async function listIdentifiers(db: Db, actor: Actor, q: z.infer<typeof ListIdentifiersQuery>) {
@@ -83,6 +86,13 @@ export async function makePrimary(db: Db, actor: Actor, id: string) {
     await tx.update(users).set({ email: identifier.value }).where(eq(users.id, user.id));
   });
   return respond(db, identifier.id, user.id);
+}
+
+/** PATCH /identifiers/{identifierId}: the label, and a verified phone's preferred text platform. */
+export async function updateIdentifier(db: Db, actor: Actor, id: string, input: z.infer<typeof UpdateIdentifierBody>) {
+  const { identifier, user } = await visibleIdentifier(db, actor, id);
+  const row = await applyIdentifierUpdate(db, identifier, input);
+  return respond(db, row.id, user.id);
 }
 
 /** The last identifier and the primary email stay: a user is always reachable and named. */

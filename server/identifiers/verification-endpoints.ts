@@ -1,5 +1,6 @@
 import { requestOf } from '@/server/audit/request-meta';
 import { defineEndpoint } from '@/server/http/endpoint';
+import type { IdentifierHooks } from './capabilities';
 import { IdentifierParams } from './contracts';
 import { VerificationSentResponse, VerifiedResponse, VerifyBody } from './verification-contracts';
 import { requestVerification, verifyIdentifier } from './verification';
@@ -7,7 +8,7 @@ import { requestVerification, verifyIdentifier } from './verification';
 const base = { tags: ['Identifiers'], auth: 'user' as const, params: IdentifierParams };
 
 /** Spec 5, "Identifier verification": a one-time code to the identifier, then the code back. */
-export const identifierVerificationEndpoints = [
+export const identifierVerificationEndpoints = (hooks: IdentifierHooks = {}) => [
   defineEndpoint({
     ...base,
     method: 'POST',
@@ -29,6 +30,6 @@ export const identifierVerificationEndpoints = [
     body: VerifyBody,
     response: VerifiedResponse,
     errors: [400, 404],
-    handle: ({ db, actor, params, body }) => verifyIdentifier(db, actor, params.identifierId, body.code),
+    handle: ({ db, actor, params, body }) => verifyIdentifier(db, actor, params.identifierId, body.code, new Date(), hooks),
   }),
 ];

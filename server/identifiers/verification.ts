@@ -7,6 +7,7 @@ import { AppError, badRequest, conflict, notFound } from '@/server/http/errors';
 import { sendMail } from '@/server/mail/mailer';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { toPublicIdentifier } from '@/server/user-record/present';
+import { lookUpCapabilities, type IdentifierHooks } from './capabilities';
 import { consumeCodeRequest, countWrongCode, WRONG_CODES_PER_DESTINATION, wrongCodesFor } from './verification-limit';
 
 /*
@@ -122,7 +123,7 @@ const invalidCode = (spent: boolean) =>
  * tries, marks the identifier verified and is used up. A wrong try is counted even though the
  * call fails (the count commits before the refusal is thrown).
  */
-export async function verifyIdentifier(db: Db, actor: UserActor, identifierId: string, code: string, now = new Date()) {
+export async function verifyIdentifier(db: Db, actor: UserActor, identifierId: string, code: string, now = new Date(), hooks?: IdentifierHooks) {
   const identifier = await ownIdentifier(db, actor, identifierId);
   if (identifier.verified) return { ok: true as const, identifier: toPublicIdentifier(identifier) };
   const hash = await codeHash(db, identifier.id, code);
@@ -148,5 +149,6 @@ export async function verifyIdentifier(db: Db, actor: UserActor, identifierId: s
     const tried = pending ? await countWrongCode(db, identifier) : 0;
     throw invalidCode(outcome.spent || tried >= WRONG_CODES_PER_DESTINATION);
   }
-  return { ok: true as const, identifier: toPublicIdentifier(outcome.identifier) };
+  // A number just proven is looked up where a provider offers it (capabilities.ts), after the commit.
+  return { ok: true as const, identifier: toPublicIdentifier(await lookUpCapabilities(db, outcome.identifier, hooks)) };
 }

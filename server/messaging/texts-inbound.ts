@@ -7,6 +7,7 @@ import type { ChannelAttachment, InboundChannelMessage } from '@/server/channels
 import { lineForNumber } from '@/server/channels/phone-lines';
 import type { Keyword } from '@/server/channels/twilio/keywords';
 import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
+import { provenByInbound } from '@/server/identifiers/capabilities';
 import { logger } from '@/server/logger';
 import { whoIsWriting } from './identify';
 import { routeInbound } from './inbound';
@@ -19,7 +20,8 @@ import { sendText } from './texts-outbound';
  * layer in the same transaction, as the hosted inbox does with mail (server/inbound-mail.ts):
  * - a webhook delivered again (same provider id) is recognised and changes nothing;
  * - the person's last message time is noted on their phone identifier (`messagingWindow`, per
- *   channel; WhatsApp's 24-hour window is judged from the stored texts themselves);
+ *   channel; WhatsApp's 24-hour window is judged from the stored texts themselves), and the
+ *   platform it came by (`whatsAppCapable`, `iMessageCapable`);
  * - STOP, START and HELP are the provider's keywords: the opt-out list changes, nothing is routed;
  * - the owner's "YES 4821" / "NO 4821" decides the cart that code was sent for (text-approvals.ts);
  * - everything else is an InboundChannelMessage for routeInbound: the number is proven (a validly
@@ -110,7 +112,11 @@ export async function receiveText(db: Db, t: ReceivedText, now = new Date()): Pr
       answer = null;
       await tx
         .update(identifiers)
-        .set({ messagingWindow: sql`coalesce(${identifiers.messagingWindow}, '{}'::jsonb) || jsonb_build_object(${t.channel}::text, ${now.toISOString()}::text)` })
+        .set({
+          messagingWindow: sql`coalesce(${identifiers.messagingWindow}, '{}'::jsonb) || jsonb_build_object(${t.channel}::text, ${now.toISOString()}::text)`,
+          // A WhatsApp message or an iMessage from the number proves it uses that platform (identifiers/capabilities.ts).
+          ...provenByInbound(t.channel),
+        })
         .where(and(eq(identifiers.accountId, line.accountId), eq(identifiers.type, 'phone'), eq(identifiers.value, t.from)));
       let out: Decided;
       if (t.keyword && !t.groupId) {

@@ -86,3 +86,27 @@ export async function sendblueSend(
   const why = sent.success ? sent.data.error_message : (jsonOf(a) as { message?: string } | null)?.message;
   return { ok: false, definite: true, reason: `Sendblue refused it (${a.status}${why ? `: ${String(why).slice(0, 300)}` : ''})` };
 }
+
+const EvaluateAnswer = z.object({ number: z.string().optional(), service: z.string().min(1).max(40) }).loose();
+
+/** Whether a number uses iMessage: `imessage` true or false, or why Sendblue could not say. */
+export type SendblueEvaluation = { ok: true; imessage: boolean } | { ok: false; reason: string };
+
+/**
+ * Sendblue's number lookup (its "evaluate service", now called the Lookup API): GET
+ * /api/evaluate-service?number=<E.164> with the key pair, answering `{number, service}` where
+ * service is `iMessage` or `SMS`. Lookups have their own small hourly and daily limits (and a
+ * plan that includes them): a refusal or an unreadable answer leaves the number unknown.
+ */
+export async function sendblueEvaluateService(c: SendblueConfig, number: string): Promise<SendblueEvaluation> {
+  const url = new URL(`${c.apiUrl}/api/evaluate-service`);
+  url.searchParams.set('number', number);
+  const a = await providerRequest({ method: 'GET', url, headers: { 'sb-api-key-id': c.apiKey, 'sb-api-secret-key': c.apiSecret, Accept: 'application/json' } });
+  if (a.status === null) return { ok: false, reason: `Sendblue could not be reached: ${a.error}` };
+  const parsed = EvaluateAnswer.safeParse(jsonOf(a));
+  if (a.status < 200 || a.status >= 300 || !parsed.success) return { ok: false, reason: `Sendblue answered ${a.status} to the number lookup` };
+  const service = parsed.data.service.toLowerCase();
+  if (service === 'imessage') return { ok: true, imessage: true };
+  if (service === 'sms') return { ok: true, imessage: false };
+  return { ok: false, reason: `Sendblue named an unknown service (${parsed.data.service.slice(0, 40)})` };
+}

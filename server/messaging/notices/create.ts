@@ -4,6 +4,7 @@ import type { Tx } from '@/db/client';
 import { notices, users, type NoticeKind, type NoticeRow } from '@/db/schema';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
 import { nextWorkingTime, type WorkingHours } from './quiet-hours';
+import { noticeChannelFor } from './text-platform';
 
 /*
  * Notices that find the user (issue: the channel layer): what needs them — an approval waiting, a
@@ -49,7 +50,8 @@ export async function createNotice(tx: Tx, input: NewNotice, now = new Date()): 
     .where(eq(users.id, input.userId));
   if (!user || user.status !== 'active') return null;
   const prefs = deepMerge(defaultPreferences(), user.preferences).notifications;
-  const channel = REACHABLE.has(prefs.channel) ? prefs.channel : 'email';
+  // By text, on the platform the user chose for their number (text-platform.ts).
+  const channel = REACHABLE.has(prefs.channel) ? await noticeChannelFor(tx, input.userId, prefs.channel, (c) => REACHABLE.has(c)) : 'email';
   const hours = ((user.scheduling as { availability?: { workingHours?: WorkingHours } } | null)?.availability?.workingHours ?? {}) as WorkingHours;
   const dueAt = input.urgent || !prefs.quietHours ? now : nextWorkingTime(hours, user.timezone, now);
   const [row] = await tx

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { CreateIdentifierBody, IdentifierParams } from '@/server/identifiers/contracts';
-import { createIdentifier, deleteIdentifier, listIdentifiers, makePrimary } from '@/server/identifiers/service';
+import { identifierHooks } from '@/server/identifier-hooks';
+import { CreateIdentifierBody, IdentifierParams, UpdateIdentifierBody } from '@/server/identifiers/contracts';
+import { createIdentifier, deleteIdentifier, listIdentifiers, makePrimary, updateIdentifier } from '@/server/identifiers/service';
 import { VerifyBody } from '@/server/identifiers/verification-contracts';
 import { requestVerification, verifyIdentifier } from '@/server/identifiers/verification';
 import { router, userProcedure } from '../init';
@@ -16,7 +17,12 @@ export const identifiersRouter = router({
     .input(CreateIdentifierBody.pick({ type: true, value: true, label: true }).extend({ type: z.enum(['email', 'phone']) }))
     .mutation(({ ctx, input }) => createIdentifier(ctx.db, ctx.actor, input)),
   remove: userProcedure.input(IdentifierParams).mutation(({ ctx, input }) => deleteIdentifier(ctx.db, ctx.actor, input.identifierId)),
+  /** A label, or a verified phone's preferred text platform (the REST PATCH's rules). */
+  update: userProcedure.input(IdentifierParams.extend(UpdateIdentifierBody.shape)).mutation(({ ctx, input }) => {
+    const { identifierId, ...change } = input;
+    return updateIdentifier(ctx.db, ctx.actor, identifierId, change);
+  }),
   makePrimary: userProcedure.input(IdentifierParams).mutation(({ ctx, input }) => makePrimary(ctx.db, ctx.actor, input.identifierId)),
   sendCode: userProcedure.input(IdentifierParams).mutation(({ ctx, input }) => requestVerification(ctx.db, ctx.actor, input.identifierId, ctx.clientIp)),
-  verify: userProcedure.input(IdentifierParams.extend(VerifyBody.shape)).mutation(({ ctx, input }) => verifyIdentifier(ctx.db, ctx.actor, input.identifierId, input.code)),
+  verify: userProcedure.input(IdentifierParams.extend(VerifyBody.shape)).mutation(({ ctx, input }) => verifyIdentifier(ctx.db, ctx.actor, input.identifierId, input.code, new Date(), identifierHooks)),
 });

@@ -1,4 +1,4 @@
 import { routeHandlers } from '@/server/route-handlers';
 
-export const { DELETE } = routeHandlers('/identifiers/{identifierId}');
+export const { DELETE, PATCH } = routeHandlers('/identifiers/{identifierId}');
 export const dynamic = 'force-dynamic';
