@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { calendarConnections, calendarEvents, calendars, users, type CalendarConnectionRow, type CalendarEventRow, type CalendarRow } from '@/db/schema';
+import { learnFromCalendarEvents } from '@/server/contacts/learned';
 import { logger } from '@/server/logger';
 import { ingestWorkflowEvent, withdrawEventFirings } from '@/server/workflows/triggers/events';
 import { calendarAccessGranted } from './access';
@@ -197,8 +198,10 @@ export async function applySync(
       }
       // An override dropped from its resource is its occurrence back in the series: nothing to fire.
       for (const row of removed) if (row.status !== 'cancelled' && !(row.recurrenceOf && resourceSet.has(row.recurrenceOf))) changes.push({ type: 'event.cancelled', row, previous: row });
+      const scheduled: CalendarEventRow[] = [];
       for (const c of changes) {
         if (!notOver(c.row, now) && !(c.previous && notOver(c.previous, now))) continue;
+        if (c.type === 'event.scheduled') scheduled.push(c.row);
         const at = c.type === 'event.cancelled' ? (c.previous ?? c.row).start : c.row.start;
         if (c.type === 'event.scheduled' && c.previous && c.previous.status !== 'cancelled') {
           // The firings still scheduled relative to the old time are withdrawn: the new time schedules its own.
@@ -207,6 +210,8 @@ export async function applySync(
         await ingestWorkflowEvent(tx, { accountId: connection.accountId, userId: connection.userId, type: c.type, id: triggerId(calendar.id, c.row.providerEventId, at), data: payload(calendar, c.row), at: now });
         fired++;
       }
+      // The people on a new or moved event who are not yet contacts become contacts (source: calendar).
+      await learnFromCalendarEvents(tx, connection, scheduled);
     }
     return { changed: written.length, deleted: removed.length, fired };
   });

@@ -23,10 +23,11 @@ function combine(keep: ContactRow, other: ContactRow, preferredEmail: string | u
   if (preferredEmail && !addresses.includes(preferredEmail)) {
     throw badRequest('preferredEmail: must be one of the two contacts’ addresses');
   }
-  const primary = preferredEmail ?? keep.email;
+  // A contact learned from a call has no address of its own: the other's becomes the primary.
+  const primary = preferredEmail ?? (keep.email || other.email);
   return {
     email: primary,
-    emails: normalizeEmails(primary, allEmails),
+    emails: primary ? normalizeEmails(primary, allEmails) : [],
     name: pick('name'),
     preferredName: pick('preferredName'),
     phones: unionBy(keep.phones, other.phones, (p) => String(p.number)),

@@ -7,7 +7,8 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Every address of a contact, lower-cased, primary first. */
 export function addressesOf(c: Pick<ContactRow, 'email' | 'emails'>): string[] {
-  return [...new Set([c.email, ...c.emails.map((e) => String(e.address))].map((a) => a.toLowerCase()))];
+  // A contact learned from a call has no address yet (email '').
+  return [...new Set([c.email, ...c.emails.map((e) => String(e.address))].map((a) => a.toLowerCase()).filter(Boolean))];
 }
 
 type Consumer = { id: string; name: string | null; email: string };

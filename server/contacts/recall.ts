@@ -59,7 +59,7 @@ export async function contactsNamedIn(db: Db, actor: UserActor, text: string, co
         (c.name IS NOT NULL AND length(c.name) >= 3 AND doc.words @@ phraseto_tsquery('simple', c.name))
           OR (c.preferred_name IS NOT NULL AND length(c.preferred_name) >= 3 AND doc.words @@ phraseto_tsquery('simple', c.preferred_name)) AS full_name,
         CASE WHEN length(split_part(c.name, ' ', 1)) >= 3 AND doc.words @@ plainto_tsquery('simple', split_part(c.name, ' ', 1)) THEN lower(split_part(c.name, ' ', 1)) END AS first_name,
-        position(lower(c.email) IN doc.lowered) > 0 AS by_email,
+        (c.email <> '' AND position(lower(c.email) IN doc.lowered) > 0) AS by_email,
         CASE WHEN c.title IS NOT NULL THEN ARRAY(
           SELECT unnest(tsvector_to_array(to_tsvector(${config}::regconfig, c.title))) INTERSECT SELECT unnest(tsvector_to_array(doc.stems))
         ) END AS role_words
@@ -94,7 +94,8 @@ function countBy(words: string[]): Map<string, number> {
 
 /** One line of a named contact for the run's context. */
 export function contactLine(c: NamedContact): string {
-  const name = c.name ?? c.preferredName ?? c.email;
+  // A contact learned from a call has no address (email '').
+  const name = c.name ?? c.preferredName ?? (c.email || 'someone');
   const role = [c.title, c.company].filter(Boolean).join(', ');
-  return `- ${name}${c.preferredName && c.name ? ` ("${c.preferredName}")` : ''} <${c.email}>${role ? `: ${role}` : ''} [contact ${c.id}]`;
+  return `- ${name}${c.preferredName && c.name ? ` ("${c.preferredName}")` : ''}${c.email ? ` <${c.email}>` : ''}${role ? `: ${role}` : ''} [contact ${c.id}]`;
 }

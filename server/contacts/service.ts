@@ -39,6 +39,7 @@ export async function changeableContact(db: Tx, actor: Actor, id: string): Promi
 export async function indexAddresses(tx: Tx, c: ContactRow) {
   await tx.delete(contactAddresses).where(eq(contactAddresses.contactId, c.id));
   const addresses = addressesOf(c);
+  if (!addresses.length) return;
   const [taken] = await tx
     .select({ address: contactAddresses.address })
     .from(contactAddresses)
@@ -111,7 +112,12 @@ export async function updateContact(db: Db, actor: Actor, id: string, input: z.i
     const current = await changeableContact(tx, actor, id);
     const { team, emails, lastContactedAt, enrichedAt, ...rest } = input;
     const set: Partial<typeof contacts.$inferInsert> = { ...rest };
-    if (emails !== undefined) set.emails = normalizeEmails(current.email, emails);
+    if (emails !== undefined) {
+      // A contact without an address (learned from a call) takes the first one it is given as its primary.
+      const primary = current.email || (emails[0] ? String(emails[0].address).toLowerCase() : '');
+      set.emails = primary ? normalizeEmails(primary, emails) : [];
+      if (primary !== current.email) Object.assign(set, { email: primary, consumerEmail: current.consumerEmail ?? primary });
+    }
     // A team scope names a team the owner is an active member of (their active team by default).
     if (input.scope !== undefined || team !== undefined) {
       const scope = input.scope ?? current.scope;

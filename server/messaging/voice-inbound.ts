@@ -8,6 +8,7 @@ import { E164 } from '@/server/channels/twilio/payloads';
 import { spoken, twiml, type Verb } from '@/server/channels/twilio/twiml';
 import type { VoiceParams } from '@/server/channels/twilio/voice-payloads';
 import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
+import { learnFromCall } from '@/server/contacts/learned';
 import { badRequest, notFound } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { whoIsWriting } from './identify';
@@ -104,6 +105,8 @@ export async function inboundCall(db: Db, p: VoiceParams, now = new Date()): Pro
     else if (!writer.assistant.talkToStrangers) [mode, reason] = ['refused', 'stranger_refused'];
     else if (account?.frozen || writer.owner.status !== 'active') [mode, reason] = ['refused', 'owner_cannot_act'];
     else mode = 'message';
+    // A caller the assistant takes a message from, by a proven number no contact holds, becomes a contact (source: voice).
+    if (mode === 'message' && verified && owner) await learnFromCall(tx, { accountId: found.accountId, userId: owner.id }, p.From);
     const [row] = await tx
       .insert(voiceCalls)
       .values({

@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { taskActivities, taskRuns, type TaintSource, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { cartOutcomeNotes } from '@/server/approvals/outcomes';
+import { contactPriorities } from '@/server/contacts/priority';
 import { strangerOf } from '@/server/tasks/strangers';
 import { subtaskReports } from '@/server/tasks/subtasks';
 import { modelContext, type Conversation } from './context';
@@ -50,13 +51,16 @@ export function runContext(db: Db, actor: UserActor, task: TaskRow, now: Date): 
       subtaskReports(db, task),
     ]);
     const carts = run ? await cartOutcomeNotes(db, task.id, run.id) : [];
+    // Whom to follow up with first, when an alarm woke a task waiting on contacts (a stranger's conversation reads no contacts).
+    const waitedOn = task.alarmStatus === 'fired' && !strangerOf(task) ? task.waitingOnContacts.flatMap((c) => (c.contactId ? [c.contactId] : [])) : [];
+    const priorities = await contactPriorities(db, task.userId, waitedOn);
     const activities = [...newestFirst].reverse();
     const current = run ? activities.findIndex((a) => a.runId === run.id) : -1;
     const [before, during] = current < 0 ? [activities, []] : [activities.slice(0, current), activities.slice(current)];
     return {
       tier: task.modelTier,
       fileIds: activities.flatMap((a) => a.fileIds ?? []),
-      wakeNote: (timezone) => wakeNote(task, run?.trigger ?? null, subtasks, timezone, carts),
+      wakeNote: (timezone) => wakeNote(task, run?.trigger ?? null, subtasks, timezone, carts, priorities),
       messages: (attached) => [
         { role: 'user', content: taskMessage(task) },
         ...conversationMessages(before, attached),

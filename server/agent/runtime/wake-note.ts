@@ -1,4 +1,5 @@
 import type { TaskRow, TaskRunRow } from '@/db/schema';
+import { byPriority } from '@/server/contacts/priority';
 import { isEnded as hasEnded } from '@/server/tasks/ended';
 import type { SubtaskReport } from '@/server/tasks/subtasks';
 import { asUntrustedData } from './untrusted';
@@ -31,6 +32,8 @@ export function wakeNote(
   subtasks: SubtaskReport[],
   timezone: string,
   carts: string[] = [],
+  /** The waited-on contacts' priorities (contacts/priority.ts): whom to follow up with first. */
+  priorities: ReadonlyMap<string, number> = new Map(),
 ): string[] {
   const lines: string[] = [];
   // Carts that reached their outcome since the task's previous run (approvals/outcomes.ts): every run until then is told.
@@ -44,8 +47,11 @@ export function wakeNote(
     const what = task.alarmHeadline ? `${quoted(task.alarmHeadline)}, set for ${when}` : `set for ${when}`;
     lines.push(`Your follow-up alarm fired (${what}); nobody has replied since.`);
     if (task.waitingOnContacts.length) {
-      const people = task.waitingOnContacts.map((c) => (c.name ? `${c.name} <${c.email}>` : (c.email ?? 'someone'))).join(', ');
-      lines.push(`You are still waiting to hear from: ${people}. Decide whether to follow up with them, tell the user, or wait again.`);
+      const people = byPriority(task.waitingOnContacts, priorities)
+        .map((c) => (c.name ? `${c.name} <${c.email ?? c.phone ?? 'no address'}>` : (c.email ?? c.phone ?? 'someone')))
+        .join(', ');
+      const ordered = [...priorities.values()].some((p) => p !== 0) ? ' (in order of the priority the user gave them: follow up with the first ones first)' : '';
+      lines.push(`You are still waiting to hear from${ordered}: ${people}. Decide whether to follow up with them, tell the user, or wait again.`);
     }
     if (open) lines.push(`${open} of your subtasks ha${open === 1 ? 's' : 've'} not ended yet.`);
   } else if (trigger === 'subtasks') {
