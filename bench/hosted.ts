@@ -204,8 +204,9 @@ async function benchChatFirstToken(browser: import('playwright-core').Browser, b
       w.__firstText = 0;
       w.__watch?.disconnect();
       w.__watch = new MutationObserver(() => {
+        // The bubble shows a pulsing "…" until the first words arrive: that placeholder is not text.
         const el = document.querySelector('[data-testid="streaming-text"]');
-        if (!w.__firstText && el && el.textContent) w.__firstText = Date.now();
+        if (!w.__firstText && el && el.textContent && !el.querySelector('.animate-pulse')) w.__firstText = Date.now();
       });
       w.__watch.observe(document.body, { subtree: true, childList: true, characterData: true });
     });
