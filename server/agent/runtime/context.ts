@@ -43,7 +43,7 @@ export type Conversation = {
   /** The files its messages carry (named where attached; images shown). */
   fileIds: string[];
   /** Steward's note on why the run started (a task run), given the owner's timezone. */
-  wakeNote?: (timezone: string) => string[];
+  wakeNote?: (reader: { timezone: string; locale: string }) => string[];
   /** Its messages after the memories, with its files. */
   messages: (attached: ConversationFiles) => ModelMessage[];
   /** The outside content in it, in order, the memories' sources given (taint.ts); a host that keeps no mark answers []. */
@@ -84,7 +84,7 @@ export async function modelContext(db: Db, actor: UserActor, source: ContextSour
     user: actor.user,
     workingHours,
     now,
-    wakeNote: conversation.wakeNote?.(actor.user.timezone),
+    wakeNote: conversation.wakeNote?.({ timezone: actor.user.timezone, locale: actor.user.locale }),
     // A stranger conversation knows nothing of the owner's organization or team either.
     persona: stranger ? [] : persona.lines,
     skills: skillsSection(skills),

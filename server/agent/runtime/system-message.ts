@@ -1,4 +1,5 @@
 import type { AssistantRow, UserRow } from '@/db/schema';
+import { localTime } from './local-time';
 import { MAX_TOOL_STEPS } from './tools/core';
 import { UNTRUSTED_TAG } from './untrusted';
 
@@ -16,13 +17,6 @@ export function hoursLine(hours: WorkingHours): string {
   return days.length ? days.join('; ') : 'none saved';
 }
 
-export function localTime(now: Date, timezone: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-GB', { timeZone: timezone, dateStyle: 'full', timeStyle: 'short' }).format(now);
-  } catch {
-    return now.toISOString();
-  }
-}
 
 /** The rules every run gets: how to end a run, the step limit, and what untrusted data is. */
 const TOOL_RULES = [
@@ -82,7 +76,8 @@ export function systemMessage(input: {
     // The assistant's profile, the organization's and team's background, the user's reminder wishes (persona.ts).
     ...(input.persona ?? []),
     `The user's timezone: ${user.timezone}. Working hours: ${hoursLine(input.workingHours)}.`,
-    `Current time: ${now.toISOString()} (${localTime(now, user.timezone)} for the user).`,
+    `The user's locale: ${user.locale}. Write dates, times and numbers the way it does; write to the user in the language they write in (the locale's language when unsure).`,
+    `Current time: ${now.toISOString()} (${localTime(now, user.timezone, user.locale)} for the user).`,
     '',
     'Rules:',
     ...(chat ? CHAT_RULES : TOOL_RULES).map((r) => `- ${r}`),

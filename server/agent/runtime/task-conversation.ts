@@ -60,7 +60,7 @@ export function runContext(db: Db, actor: UserActor, task: TaskRow, now: Date): 
     return {
       tier: task.modelTier,
       fileIds: activities.flatMap((a) => a.fileIds ?? []),
-      wakeNote: (timezone) => wakeNote(task, run?.trigger ?? null, subtasks, timezone, carts, priorities),
+      wakeNote: (reader) => wakeNote(task, run?.trigger ?? null, subtasks, reader, carts, priorities),
       messages: (attached) => [
         { role: 'user', content: taskMessage(task) },
         ...conversationMessages(before, attached),

@@ -2,6 +2,7 @@ import type { TaskRow, TaskRunRow } from '@/db/schema';
 import { byPriority } from '@/server/contacts/priority';
 import { isEnded as hasEnded } from '@/server/tasks/ended';
 import type { SubtaskReport } from '@/server/tasks/subtasks';
+import { localTime } from './local-time';
 import { asUntrustedData } from './untrusted';
 
 /*
@@ -15,13 +16,6 @@ import { asUntrustedData } from './untrusted';
 /** Where the subtasks' report is found, as the system message names it. */
 export const SUBTASKS_SOURCE = 'subtasks';
 
-function localTime(at: Date, timezone: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-GB', { timeZone: timezone, dateStyle: 'medium', timeStyle: 'short' }).format(at);
-  } catch {
-    return at.toISOString();
-  }
-}
 
 const quoted = (s: string) => `“${s.replace(/\s+/g, ' ').trim()}”`;
 
@@ -30,7 +24,8 @@ export function wakeNote(
   task: Pick<TaskRow, 'alarmStatus' | 'alarmWakeAt' | 'alarmHeadline' | 'waitingOnContacts'>,
   trigger: TaskRunRow['trigger'] | null,
   subtasks: SubtaskReport[],
-  timezone: string,
+  /** The user's time zone and locale, for the times the note names. */
+  reader: { timezone: string; locale: string },
   carts: string[] = [],
   /** The waited-on contacts' priorities (contacts/priority.ts): whom to follow up with first. */
   priorities: ReadonlyMap<string, number> = new Map(),
@@ -43,7 +38,7 @@ export function wakeNote(
   }
   const open = subtasks.filter((s) => !hasEnded(s.status)).length;
   if (trigger === 'alarm' && task.alarmStatus === 'fired' && task.alarmWakeAt) {
-    const when = `${task.alarmWakeAt.toISOString()} (${localTime(task.alarmWakeAt, timezone)} for the user)`;
+    const when = `${task.alarmWakeAt.toISOString()} (${localTime(task.alarmWakeAt, reader.timezone, reader.locale, 'medium')} for the user)`;
     const what = task.alarmHeadline ? `${quoted(task.alarmHeadline)}, set for ${when}` : `set for ${when}`;
     lines.push(`Your follow-up alarm fired (${what}); nobody has replied since.`);
     if (task.waitingOnContacts.length) {
