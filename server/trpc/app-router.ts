@@ -2,6 +2,7 @@ import { router } from './init';
 import { apiKeysRouter } from './routers/api-keys';
 import { approvalsRouter } from './routers/approvals';
 import { authRouter } from './routers/auth';
+import { calendarRouter } from './routers/calendar';
 import { channelsRouter } from './routers/channels';
 import { chatsRouter } from './routers/chats';
 import { consoleRouter } from './routers/console';
@@ -25,6 +26,7 @@ export const appRouter = router({
   apiKeys: apiKeysRouter,
   approvals: approvalsRouter,
   auth: authRouter,
+  calendar: calendarRouter,
   channels: channelsRouter,
   chats: chatsRouter,
   console: consoleRouter,
