@@ -1,4 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
+import { daysFrom } from '../app/calendar/days';
+import type { Radicale } from '../tests/helpers/radicale';
+import { connectSeededCalendar, startCalendarServer } from './support/calendar';
 import { api, signInByEmail } from './support/harness';
 import { as, startTask, taskReaches, type Person } from './support/hosted-app';
 import { askUserDirective, proposeDirective, sendEmailDirective } from './support/model-script';
@@ -26,6 +29,7 @@ let teamId = '';
 let taskId = '';
 let chatId = '';
 let contactId = '';
+let radicale: Radicale | undefined;
 
 async function signIn(page: Page) {
   await signInByEmail(page, email);
@@ -87,6 +91,22 @@ test.beforeAll(async () => {
   for (const content of ['Maya prefers morning appointments, before 11.', 'The studio’s accountant is Lea Martin at Martin & Fils.', 'Maya is vegetarian; book restaurants with good vegetarian options.'])
     expect((await as(maya)('/memories', { body: { content } })).status).toBeLessThan(300);
   expect((await as(maya)('/skills', { body: { kind: 'instructions', name: 'house-style', title: 'Northwind house style', instructions: 'Sign emails “Maya” and keep them short.' } })).status).toBeLessThan(300);
+
+  // A CalDAV calendar (Radicale on loopback, e2e/support/calendar.ts) with a week of plans, in Paris time.
+  radicale = await startCalendarServer();
+  const days = daysFrom(new Date(), 'Europe/Paris', 7);
+  const at = (day: number, hours: number, minutes = 60) => ({ start: new Date(days[day].start.getTime() + hours * 3_600_000), end: new Date(days[day].start.getTime() + hours * 3_600_000 + minutes * 60_000) });
+  await connectSeededCalendar(radicale, email, { studio: { name: 'Studio', color: '#2f6fdbff' }, home: { name: 'Home', color: '#d9822bff' } }, [
+    { uid: `s-standup-${stamp}`, calendar: 'studio', title: 'Studio stand-up', ...at(0, 9.5, 30) },
+    { uid: `s-lunch-${stamp}`, calendar: 'home', title: 'Lunch with Jonas', location: 'Café Lumière', ...at(0, 12.5, 75) },
+    { uid: `s-priya-${stamp}`, calendar: 'studio', title: 'Call with Priya Nair', ...at(1, 11, 45) },
+    { uid: `s-review-${stamp}`, calendar: 'studio', title: 'Offsite venue review', location: 'Meeting room 2', ...at(2, 15) },
+    { uid: `s-dentist-${stamp}`, calendar: 'home', title: 'Dentist, Dr. Okafor', location: '12 rue des Lilas', ...at(4, 10.5, 45) },
+  ]);
+});
+
+test.afterAll(async () => {
+  await radicale?.close();
 });
 
 const SIGNED_OUT: Shot[] = [
@@ -111,6 +131,7 @@ const SIGNED_IN: Shot[] = [
   { name: 'handoffs', path: '/handoffs' },
   { name: 'sent', path: '/sent' },
   { name: 'memories', path: '/memories' },
+  { name: 'calendar', path: '/calendar' },
   { name: 'contacts', path: '/contacts' },
   { name: 'contact', path: () => `/contacts/${contactId}` },
   { name: 'files', path: '/files' },

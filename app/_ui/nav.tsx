@@ -1,5 +1,5 @@
 'use client';
-import { BarChart3, Bot, Brain, CheckSquare, FileText, Home, Inbox, ListTodo, MessageSquare, MoreHorizontal, Puzzle, Send, Settings, Users } from 'lucide-react';
+import { BarChart3, Bot, Brain, CalendarDays, CheckSquare, FileText, Home, Inbox, ListTodo, MessageSquare, MoreHorizontal, Puzzle, Send, Settings, Users } from 'lucide-react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
@@ -27,6 +27,7 @@ export const SECONDARY: Place[] = [
   { href: '/handoffs', label: 'Handoffs', icon: <Bot aria-hidden="true" /> },
   { href: '/sent', label: 'Sent', icon: <Send aria-hidden="true" /> },
   { href: '/memories', label: 'Memories', icon: <Brain aria-hidden="true" /> },
+  { href: '/calendar', label: 'Calendar', icon: <CalendarDays aria-hidden="true" /> },
   { href: '/contacts', label: 'Contacts', icon: <Users aria-hidden="true" /> },
   { href: '/files', label: 'Files', icon: <FileText aria-hidden="true" /> },
   { href: '/skills', label: 'Skills', icon: <Puzzle aria-hidden="true" /> },
