@@ -20,7 +20,7 @@ const LIST = `SELECT p.*, c.id AS cart_id, c.status AS cart_status, c.content_ha
   FROM (
     SELECT t.id, t.account_id, t.user_id, t.assistant_id, t.parent_task_id, t.title, t.description, t.status, t.model_tier,
       t.created_by, t.proposal_status, t.approval_mode, t.summary, t.plan, t.waiting_on_contacts, t.alarm_wake_at, t.alarm_headline,
-      t.alarm_status, t.ready_for_review, t.handled_by_assistant_id, t.scheduled_for, t.completed_at, t.feedback, t.skills, t.followers,
+      t.alarm_status, t.ready_for_review, t.handled_by_assistant_id, t.system_hold, t.scheduled_for, t.completed_at, t.feedback, t.skills, t.followers,
       t.on_behalf_of, t.tags, t.tainted, t.taint_sources, t.created_at, t.updated_at, u.email AS owner_email
     FROM tasks t JOIN users u ON u.id = t.user_id
     WHERE t.account_id = $1 AND t.user_id = $2
@@ -67,6 +67,7 @@ function present(t: Record<string, any>) {
       : null,
     approvalMode: t.approval_mode,
     handledBy: t.status === 'handled_by_other' ? t.handled_by_assistant_id : null,
+    systemHold: t.status === 'paused' ? t.system_hold : null,
     scheduledFor: iso(t.scheduled_for),
     completedAt: iso(t.completed_at),
     readyForReview: t.status === 'awaiting_user_input' && t.ready_for_review,
