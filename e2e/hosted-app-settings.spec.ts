@@ -67,6 +67,21 @@ test('identifiers: a second email is verified with the code from its mail', asyn
   await expect(page.getByRole('list', { name: 'Your emails and phones' }).getByRole('listitem').filter({ hasText: address })).toContainText('Verified');
 });
 
+test('identifiers: a verified phone chooses how texts to it go; WhatsApp is offered only once the number used it', async () => {
+  const phone = `+1628555${String(Date.now()).slice(-4)}`;
+  const added = await api('/identifiers', { body: { type: 'phone', value: phone, userId: person.id, verified: true } });
+  expect(added.status, JSON.stringify(added.body)).toBe(201);
+  await page.goto('/settings/identifiers');
+  const item = page.getByRole('list', { name: 'Your emails and phones' }).getByRole('listitem').filter({ hasText: phone });
+  const choice = item.getByLabel(`Texts to ${phone} go by`);
+  await expect(choice.locator('option')).toHaveText(['As my notice setting says', 'SMS']);
+  await choice.selectOption('sms');
+  await item.getByRole('button', { name: `Save how texts to ${phone} go` }).click();
+  await expect(page.getByText(`Texts to ${phone} now go by SMS.`, { exact: true })).toBeVisible();
+  const listed = (await as(person)('/identifiers')).body.identifiers.find((i: { value: string }) => i.value === phone);
+  expect(listed.preferredTextPlatform).toBe('sms');
+});
+
 test('API keys: created with its scopes and shown once, then revoked after a confirmation', async () => {
   await page.goto('/settings/api-keys');
   await page.getByLabel('Name').fill('My script');

@@ -9,10 +9,11 @@ import { useNotify } from '@/app/_ui/toast';
 import s from '@/app/_ui/hosted.module.css';
 import ui from '@/app/_ui/ui.module.css';
 import { useSave } from '../use-save';
+import { TextPlatform } from './text-platform';
 
 /**
  * One email or phone: whether it is proven, the one-time-code flow (a 6-digit code sent to it,
- * typed back here), make primary, remove.
+ * typed back here), how texts to a verified phone go, make primary, remove.
  */
 export function IdentifierRow({ identifier: i }: { identifier: Identifier }) {
   const notify = useNotify();
@@ -71,6 +72,7 @@ export function IdentifierRow({ identifier: i }: { identifier: Identifier }) {
           )}
         </div>
       )}
+      {i.type === 'phone' && i.verified && <TextPlatform identifier={i} />}
       <div className={ui.actions}>
         {i.type === 'email' && i.verified && !i.primary && (
           <button className={s.secondary} type="button" disabled={pending} onClick={() => void save(() => trpc.identifiers.makePrimary.mutate({ identifierId: i.id }), `${label} is now your primary email.`)}>
