@@ -1,14 +1,11 @@
 'use client';
 import { CalendarClock, RefreshCw, Unplug } from 'lucide-react';
-import { useRouter } from 'next/navigation';
-import { useState } from 'react';
-import { describeError, trpc } from '@/app/_lib/trpc-client';
+import { trpc } from '@/app/_lib/trpc-client';
 import { Button } from '@/app/_ui/button';
-import { Dialog, DialogClose } from '@/app/_ui/dialog';
+import { ConfirmRemoval } from '@/app/_ui/confirm-removal';
 import { Row, RowList } from '@/app/_ui/list';
 import { Badge } from '@/app/_ui/states';
 import { Time } from '@/app/_ui/time';
-import { useNotify } from '@/app/_ui/toast';
 import { accountOf, oauthConnectHref, PROVIDER_NAMES, STATUS, type Provider, type Status } from './labels';
 
 export type Connection = {
@@ -89,42 +86,15 @@ export function Connections({ connections, offers }: { connections: Connection[]
 }
 
 function Disconnect({ id, name }: { id: string; name: string }) {
-  const router = useRouter();
-  const notify = useNotify();
-  const [pending, setPending] = useState(false);
   return (
-    <Dialog
+    <ConfirmRemoval
       title={`Disconnect ${name}?`}
       description="Your assistant stops reading these calendars at once and forgets their events. Nothing is deleted in the calendars themselves."
-      trigger={
-        <Button variant="ghost" size="icon" aria-label={`Disconnect ${name}`}>
-          <Unplug aria-hidden="true" />
-        </Button>
-      }
-    >
-      <div className="flex justify-end gap-2">
-        <DialogClose asChild>
-          <Button variant="secondary">Keep</Button>
-        </DialogClose>
-        <Button
-          variant="danger"
-          disabled={pending}
-          onClick={async () => {
-            setPending(true);
-            try {
-              await trpc.calendar.disconnect.mutate({ connectionId: id });
-              notify('ok', `Disconnected ${name}.`);
-              router.refresh();
-            } catch (err) {
-              notify('error', describeError(err).message);
-            } finally {
-              setPending(false);
-            }
-          }}
-        >
-          Disconnect
-        </Button>
-      </div>
-    </Dialog>
+      label={`Disconnect ${name}`}
+      icon={<Unplug aria-hidden="true" />}
+      action="Disconnect"
+      run={() => trpc.calendar.disconnect.mutate({ connectionId: id })}
+      done={`Disconnected ${name}.`}
+    />
   );
 }

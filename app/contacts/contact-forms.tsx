@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
 import { Button } from '@/app/_ui/button';
 import { Input } from '@/app/_ui/controls';
+import { ConfirmRemoval } from '@/app/_ui/confirm-removal';
 import { Dialog, DialogClose } from '@/app/_ui/dialog';
 import { Field } from '@/app/_ui/field';
 import { useNotify } from '@/app/_ui/toast';
@@ -74,43 +75,16 @@ export function AddContact() {
 
 /** Removes a contact after a confirmation; `afterwards`: where to go then (the contact's own page is gone). */
 export function RemoveContact({ id, name, afterwards }: { id: string; name: string; afterwards?: string }) {
-  const router = useRouter();
-  const notify = useNotify();
-  const [pending, setPending] = useState(false);
   return (
-    <Dialog
+    <ConfirmRemoval
       title={`Remove ${name}?`}
       description="Your assistant forgets this contact. Tasks that mention them are kept."
-      trigger={
-        <Button variant="ghost" size="icon" aria-label={`Remove ${name}`}>
-          <Trash2 aria-hidden="true" />
-        </Button>
-      }
-    >
-      <div className="flex justify-end gap-2">
-        <DialogClose asChild>
-          <Button variant="secondary">Keep</Button>
-        </DialogClose>
-        <Button
-          variant="danger"
-          disabled={pending}
-          onClick={async () => {
-            setPending(true);
-            try {
-              await trpc.contacts.remove.mutate({ contactId: id });
-              notify('ok', `Removed ${name}.`);
-              if (afterwards) router.push(afterwards);
-              else router.refresh();
-            } catch (err) {
-              notify('error', describeError(err).message);
-            } finally {
-              setPending(false);
-            }
-          }}
-        >
-          Remove
-        </Button>
-      </div>
-    </Dialog>
+      label={`Remove ${name}`}
+      icon={<Trash2 aria-hidden="true" />}
+      action="Remove"
+      run={() => trpc.contacts.remove.mutate({ contactId: id })}
+      done={`Removed ${name}.`}
+      afterwards={afterwards}
+    />
   );
 }
