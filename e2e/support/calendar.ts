@@ -28,7 +28,7 @@ const ics = (e: SeedEvent) =>
     'DTSTAMP:20260101T000000Z',
     `DTSTART:${utc(e.start)}`,
     `DTEND:${utc(e.end)}`,
-    `SUMMARY:${e.title}`,
+    `SUMMARY:${e.title.replace(/[\\;,]/g, (c) => `\\${c}`)}`,
     ...(e.location ? [`LOCATION:${e.location}`] : []),
     'END:VEVENT',
     'END:VCALENDAR',
