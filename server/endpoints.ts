@@ -37,10 +37,10 @@ import { auditEndpoints } from '@/server/audit/endpoints';
 import { noticeEndpoints } from '@/server/messaging/notices/endpoints';
 import { slackTeamsEndpoints } from '@/server/messaging/channel-endpoints';
 import { textWebhookEndpoints } from '@/server/messaging/texts-webhooks';
+import { identifierHooks } from '@/server/channels/imessage/number-lookup';
 import { voiceEndpoints } from '@/server/channels/voice-endpoints';
 import { voiceWebhookEndpoints } from '@/server/messaging/voice-webhooks';
 import { chatTurnEndpoints } from './chat-runtime';
-import { identifierHooks } from './identifier-hooks';
 import { withTurnSummaries } from './chat-turn-replay';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */

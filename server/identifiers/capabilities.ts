@@ -14,7 +14,7 @@ import { TEXT_PLATFORMS, type UpdateIdentifierBody } from './contracts';
  *   webhook proves the sender's number, whoever holds it);
  * - when a phone identifier becomes verified, the number is looked up where a provider offers it
  *   (Sendblue's number lookup): the lookup is a typed value the composition passes down
- *   (server/identifier-hooks.ts), since this area sits below the channels. Without a provider
+ *   (server/channels/imessage/number-lookup.ts `identifierHooks`), since this area sits below the channels. Without a provider
  *   configured the flag stays unknown.
  * The person chooses `preferredTextPlatform` among the platforms the number is known to use (SMS
  * always); the text channel of their notices follows it (messaging/notices/text-platform.ts).
@@ -26,7 +26,7 @@ export type TextPlatform = (typeof TEXT_PLATFORMS)[number];
 /** A number's iMessage use as a provider reports it; null when no provider can say (not configured, refused, unreachable). */
 export type NumberLookup = (number: string) => Promise<{ iMessageCapable: boolean } | null>;
 
-/** The wiring the identifier services take from the composition (server/identifier-hooks.ts). */
+/** The wiring the identifier services are given from above (channels/imessage/number-lookup.ts). */
 export type IdentifierHooks = { lookUpNumber?: NumberLookup | null };
 
 /** What a received text proves about the number it came from (set with the text's other notes). */

@@ -15,7 +15,7 @@ import { createIdentifier, deleteIdentifier, linkIdentifier, listIdentifiers, ma
 
 const base = { tags: ['Identifiers'], auth: 'any' as const };
 
-/** The identifier endpoints, with the wiring the composition passes down (the number lookup: server/identifier-hooks.ts). */
+/** The identifier endpoints, with the wiring the composition passes down (the number lookup: channels/imessage/number-lookup.ts). */
 export const identifierEndpoints = (hooks: IdentifierHooks = {}) => [
   defineEndpoint({
     ...base,

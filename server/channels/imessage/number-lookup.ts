@@ -1,4 +1,4 @@
-import type { NumberLookup } from '@/server/identifiers/capabilities';
+import type { IdentifierHooks, NumberLookup } from '@/server/identifiers/capabilities';
 import { logger } from '@/server/logger';
 import { sendblueConfig, sendblueEvaluateService } from './sendblue';
 
@@ -17,3 +17,9 @@ export const sendblueNumberLookup: NumberLookup = async (number) => {
   }
   return { iMessageCapable: found.imessage };
 };
+
+/**
+ * What the identifiers area (below the channels) is given to call: the REST endpoint lists
+ * (server/endpoints.ts) and the hosted app's router pass it down as a value.
+ */
+export const identifierHooks: IdentifierHooks = { lookUpNumber: sendblueNumberLookup };

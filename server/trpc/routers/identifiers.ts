@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { identifierHooks } from '@/server/identifier-hooks';
+import { identifierHooks } from '@/server/channels/imessage/number-lookup';
 import { CreateIdentifierBody, IdentifierParams, UpdateIdentifierBody } from '@/server/identifiers/contracts';
 import { createIdentifier, deleteIdentifier, listIdentifiers, makePrimary, updateIdentifier } from '@/server/identifiers/service';
 import { VerifyBody } from '@/server/identifiers/verification-contracts';
