@@ -30,6 +30,12 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       res.writeHead(401, { 'Content-Type': 'application/json' });
       return res.end(JSON.stringify({ status: 'ERROR', message: 'unauthorized' }));
     }
+    // Sendblue's number lookup, asked when a phone becomes verified (identifiers/capabilities.ts): a GET without a body.
+    if (req.method === 'GET' && (req.url ?? '').startsWith('/api/evaluate-service')) {
+      const number = new URL(req.url!, base).searchParams.get('number');
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify({ number, service: 'iMessage' }));
+    }
     const body = JSON.parse(raw) as Record<string, unknown>;
     sent.push({ path: req.url ?? '', body });
     res.writeHead(202, { 'Content-Type': 'application/json' });

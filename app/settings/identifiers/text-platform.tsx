@@ -2,11 +2,12 @@
 import { useState } from 'react';
 import { trpc } from '@/app/_lib/trpc-client';
 import type { Identifier } from '@/app/_lib/types';
+import type { textChannels } from '@/db/schema/channel-names';
 import { Field } from '@/app/_ui/field';
 import s from '@/app/_ui/hosted.module.css';
 import { useSave } from '../use-save';
 
-type Platform = 'sms' | 'whatsapp' | 'imessage';
+type Platform = (typeof textChannels)[number];
 
 /**
  * How texts to a verified phone go (its `preferredTextPlatform`): SMS always, WhatsApp and iMessage
