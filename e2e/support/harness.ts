@@ -8,15 +8,25 @@ export const BASE = e2eBaseUrl();
 
 /** The public API with the account key (and X-User-Email when `as` is given). */
 export async function api<T = any>(p: string, opts: { method?: string; body?: unknown; as?: string; key?: string } = {}): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${BASE}/api${p}`, {
-    method: opts.method ?? (opts.body ? 'POST' : 'GET'),
-    headers: {
-      Authorization: `Bearer ${opts.key ?? process.env.E2E_API_KEY}`,
-      ...(opts.as ? { 'X-User-Email': opts.as } : {}),
-      ...(opts.body ? { 'Content-Type': 'application/json' } : {}),
-    },
-    body: opts.body ? JSON.stringify(opts.body) : undefined,
-  });
+  const send = () =>
+    fetch(`${BASE}/api${p}`, {
+      method: opts.method ?? (opts.body ? 'POST' : 'GET'),
+      headers: {
+        Authorization: `Bearer ${opts.key ?? process.env.E2E_API_KEY}`,
+        ...(opts.as ? { 'X-User-Email': opts.as } : {}),
+        ...(opts.body ? { 'Content-Type': 'application/json' } : {}),
+      },
+      body: opts.body ? JSON.stringify(opts.body) : undefined,
+    });
+  let res: Response;
+  try {
+    res = await send();
+  } catch (e) {
+    // A pooled keep-alive connection the server closed while idle ("other side closed"): the
+    // request never reached it, so it is sent once more on a new connection.
+    if (!/other side closed/.test(String((e as { cause?: unknown }).cause))) throw e;
+    res = await send();
+  }
   return { status: res.status, body: (await res.json().catch(() => null)) as T };
 }
 
