@@ -14,3 +14,17 @@ export function attachmentDisposition(name: string): string {
 function encodeRfc8187(s: string): string {
   return encodeURIComponent(s).replace(/['()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 }
+
+/** A stored file's bytes as a download: its type, length and name, never sniffed by the browser. */
+export function fileBytesResponse(f: { name: string; mimeType: string | null }, bytes: Uint8Array, headers: Record<string, string> = {}): Response {
+  return new Response(new Uint8Array(bytes), {
+    status: 200,
+    headers: {
+      'Content-Type': f.mimeType ?? 'application/octet-stream',
+      'Content-Length': String(bytes.length),
+      'Content-Disposition': attachmentDisposition(f.name),
+      'X-Content-Type-Options': 'nosniff',
+      ...headers,
+    },
+  });
+}

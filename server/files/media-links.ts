@@ -1,9 +1,10 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { driveFiles } from '@/db/schema';
 import { notFound } from '@/server/http/errors';
 import { publicOrigin } from '@/server/http/public-origin';
-import { attachmentDisposition } from './disposition';
+import { fileBytesResponse } from './disposition';
+import { ownersReadyFiles } from './outbound';
 import { sign, verify } from './signing';
 import { fileStorage } from './storage';
 
@@ -29,13 +30,8 @@ type Named = { fileId: string; filename: string };
  */
 export async function mediaLinks(db: Db, owner: { accountId: string; userId: string }, files: readonly Named[], now = new Date()): Promise<{ urls: string[] } | { problem: string }> {
   if (!files.length) return { urls: [] };
-  const rows = await db
-    .select({ id: driveFiles.id, size: driveFiles.size })
-    .from(driveFiles)
-    .where(and(inArray(driveFiles.id, files.map((f) => f.fileId)), eq(driveFiles.accountId, owner.accountId), eq(driveFiles.userId, owner.userId), eq(driveFiles.status, 'ready')));
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const missing = files.filter((f) => !byId.has(f.fileId));
-  if (missing.length) return { problem: `the attached file ${missing.map((f) => `"${f.filename}"`).join(', ')} is no longer in the user's files` };
+  const byId = await ownersReadyFiles(db, owner, files);
+  if ('problem' in byId) return byId;
   const total = files.reduce((n, f) => n + byId.get(f.fileId)!.size, 0);
   if (total > MAX_MEDIA_BYTES) return { problem: `the files add up to ${total} bytes, more than the ${MAX_MEDIA_BYTES} a text message may carry` };
   const expires = Math.floor(now.getTime() / 1000) + MEDIA_LINK_TTL_S;
@@ -53,15 +49,5 @@ export async function serveMediaLink(db: Db, fileId: string, q: { expires: numbe
   if (q.expires < now.getTime() / 1000 || !(await verify(db, 'media', fileId, q.expires, q.signature))) throw notFound('File');
   const [f] = await db.select().from(driveFiles).where(and(eq(driveFiles.id, fileId), eq(driveFiles.status, 'ready'))).limit(1);
   if (!f) throw notFound('File');
-  const bytes = await fileStorage().read(f.storageKey);
-  return new Response(new Uint8Array(bytes), {
-    status: 200,
-    headers: {
-      'Content-Type': f.mimeType ?? 'application/octet-stream',
-      'Content-Length': String(bytes.length),
-      'Content-Disposition': attachmentDisposition(f.name),
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'private, no-store',
-    },
-  });
+  return fileBytesResponse(f, await fileStorage().read(f.storageKey), { 'Cache-Control': 'private, no-store' });
 }

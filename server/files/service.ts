@@ -7,7 +7,7 @@ import type { Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
 import { AppError, badRequest, forbidden, notFound } from '@/server/http/errors';
 import { canReadFile } from './access';
-import { attachmentDisposition } from './disposition';
+import { fileBytesResponse } from './disposition';
 import type { ConfirmBody, UploadBody } from './contracts';
 import { sign, verify } from './signing';
 import { fileStorage } from './storage';
@@ -131,14 +131,5 @@ export async function downloadFile(db: Db, actor: Actor, fileId: string): Promis
   const storage = fileStorage();
   const redirect = await storage.presignedGet(f.storageKey, f.name, 300);
   if (redirect) return new Response(null, { status: 302, headers: { Location: redirect } });
-  const bytes = await storage.read(f.storageKey);
-  return new Response(new Uint8Array(bytes), {
-    status: 200,
-    headers: {
-      'Content-Type': f.mimeType ?? 'application/octet-stream',
-      'Content-Length': String(bytes.length),
-      'Content-Disposition': attachmentDisposition(f.name),
-      'X-Content-Type-Options': 'nosniff',
-    },
-  });
+  return fileBytesResponse(f, await storage.read(f.storageKey));
 }
