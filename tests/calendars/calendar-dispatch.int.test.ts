@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { calendarEvents, cartDispatches, carts, taskRuns } from '@/db/schema';
 import { caldavProvider } from '@/server/calendars/caldav/provider';
 import { syncConnection } from '@/server/calendars/sync';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
-import { startRadicale, type Radicale } from '../helpers/radicale';
+import { useRadicale } from './stand-ins';
 
 /**
  * The calendar's writes as approved dispatches (issue 43), against a real CalDAV server
@@ -18,16 +18,7 @@ import { startRadicale, type Radicale } from '../helpers/radicale';
 const h = useCartHarness();
 const { app, person, stagingRun, cartOfRun, cartReaches, dispatchRow, readCart, approve, mails, settle } = h;
 const db = () => h.db();
-let radicale: Radicale;
-
-beforeAll(async () => {
-  radicale = await startRadicale();
-  Object.assign(process.env, radicale.env);
-});
-afterAll(async () => {
-  delete process.env.STEWARD_PROVIDER_ALLOWED_RANGES;
-  await radicale?.close();
-});
+const radicale = useRadicale();
 
 const HOUR = 3_600_000;
 const at = (hours: number) => new Date(Math.ceil(Date.now() / HOUR) * HOUR + hours * HOUR);
@@ -42,9 +33,9 @@ async function connected() {
   const p = await person(await newAccount(app()));
   const dav = `cal${++n}${Date.now().toString(36)}`;
   const password = `pw-${Math.random().toString(36).slice(2)}`;
-  radicale.addUser(dav, password);
-  await radicale.makeCalendar(dav, 'work', { name: 'Work' });
-  const res = await call(app(), '/calendar-connections', { key: p.key, body: { provider: 'caldav', url: radicale.url, username: dav, password } });
+  radicale().addUser(dav, password);
+  await radicale().makeCalendar(dav, 'work', { name: 'Work' });
+  const res = await call(app(), '/calendar-connections', { key: p.key, body: { provider: 'caldav', url: radicale().url, username: dav, password } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const calendarId = res.body.connection.calendars[0].id as string;
   return { ...p, dav, password, calendarId, connectionId: res.body.connection.id as string };
@@ -54,7 +45,7 @@ const events = (key: string, from: Date, to: Date, calendarId?: string) =>
   call(app(), `/calendar/events?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}${calendarId ? `&calendarId=${calendarId}` : ''}`, { key });
 
 /** The event as the CalDAV server has it, by the UID Steward chose. */
-const onServer = (p: { dav: string }, uid: string) => radicale.get(p.dav, 'work', `${encodeURIComponent(uid)}.ics`);
+const onServer = (p: { dav: string }, uid: string) => radicale().get(p.dav, 'work', `${encodeURIComponent(uid)}.ics`);
 
 /** Stages the calls in one run and waits until the cart has settled; `manual`: the person approves it. */
 async function released(p: Person, calls: Array<{ name: string; arguments: unknown }>, o: { manual?: boolean } = {}) {
@@ -129,7 +120,7 @@ describe('writing to a connected CalDAV calendar', () => {
     const start = at(50);
     const base = (summary: string) =>
       ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//EN', 'BEGIN:VEVENT', 'UID:standup-1', 'DTSTAMP:20260101T000000Z', `DTSTART:${utc(start)}`, `DTEND:${utc(new Date(start.getTime() + HOUR))}`, `SUMMARY:${summary}`, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
-    await radicale.put(p.dav, 'work', 'standup.ics', base('Standup'));
+    await radicale().put(p.dav, 'work', 'standup.ics', base('Standup'));
     // Put after the connection was made: a sync brings it in.
     expect((await syncConnection(db(), p.connectionId)).ok).toBe(true);
     const read = await events(p.key, at(0), at(72));
@@ -139,7 +130,7 @@ describe('writing to a connected CalDAV calendar', () => {
     const cart = await cartOfRun(runId);
     expect(cart.status).toBe('pending_approval');
     // Someone changes the event in another app meanwhile.
-    const theirs = await radicale.put(p.dav, 'work', 'standup.ics', base('Standup with the client'));
+    const theirs = await radicale().put(p.dav, 'work', 'standup.ics', base('Standup with the client'));
     expect(theirs.status).toBeLessThan(300);
 
     const { contentHash } = await readCart(p, cart.id);
@@ -149,7 +140,7 @@ describe('writing to a connected CalDAV calendar', () => {
     expect(d.deliveryState).toBe('failed');
     expect(d.failureReason).toMatch(/^calendar_conflict: /);
     // Their change stands, untouched.
-    const server = unfold((await radicale.get(p.dav, 'work', 'standup.ics')).body);
+    const server = unfold((await radicale().get(p.dav, 'work', 'standup.ics')).body);
     expect(server).toContain('SUMMARY:Standup with the client');
     expect(server).toMatch(new RegExp(`DTSTART[^:\\r\\n]*:${utc(start)}`));
     // The task is woken by the outcome and its run is told why.
@@ -173,7 +164,7 @@ describe('writing to a connected CalDAV calendar', () => {
       'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Steward//Calendar//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z',
       `DTSTART:${utc(new Date(shown.payload.start))}`, `DTEND:${utc(new Date(shown.payload.end))}`, 'SUMMARY:Once only', 'END:VEVENT', 'END:VCALENDAR', '',
     ].join('\r\n');
-    expect((await radicale.put(p.dav, 'work', `${encodeURIComponent(uid)}.ics`, ics)).status).toBeLessThan(300);
+    expect((await radicale().put(p.dav, 'work', `${encodeURIComponent(uid)}.ics`, ics)).status).toBeLessThan(300);
 
     const { contentHash } = await readCart(p, cart.id);
     expect((await approve(p, cart.id, { contentHash })).status).toBe(200);
@@ -181,7 +172,7 @@ describe('writing to a connected CalDAV calendar', () => {
     expect(await dispatchRow(cart.id)).toMatchObject({ deliveryState: 'provider_accepted' });
 
     // One event with that UID on the server (a full listing, as another client would see it), and one in the reads.
-    const listing = await caldavProvider({ url: radicale.url, username: p.dav, password: p.password }).sync({ remoteId: `${radicale.url}/${p.dav}/work/`, cursor: null, timezone: null });
+    const listing = await caldavProvider({ url: radicale().url, username: p.dav, password: p.password }).sync({ remoteId: `${radicale().url}/${p.dav}/work/`, cursor: null, timezone: null });
     expect(listing.changed.filter((e) => e.uid === uid)).toHaveLength(1);
     expect((await events(p.key, at(0), at(48))).body.events.filter((e: { title: string }) => e.title === 'Once only')).toHaveLength(1);
     expect(await db().select().from(calendarEvents).where(eq(calendarEvents.uid, uid))).toHaveLength(1);

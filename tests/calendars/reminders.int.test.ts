@@ -1,10 +1,10 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { calendarEvents, notices } from '@/db/schema';
 import { REMINDER_LEAD_MS, sendDueReminders, TRAVEL_MS } from '@/server/calendars/reminders';
 import { syncConnection } from '@/server/calendars/sync';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
-import { startRadicale, type Radicale } from '../helpers/radicale';
+import { useRadicale } from './stand-ins';
 import { useTestServer } from '../helpers/server';
 
 /**
@@ -18,16 +18,7 @@ import { useTestServer } from '../helpers/server';
  */
 const app = useTestServer();
 const db = () => app().database.db;
-let radicale: Radicale;
-
-beforeAll(async () => {
-  radicale = await startRadicale();
-  Object.assign(process.env, radicale.env);
-});
-afterAll(async () => {
-  delete process.env.STEWARD_PROVIDER_ALLOWED_RANGES;
-  await radicale?.close();
-});
+const radicale = useRadicale();
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -65,10 +56,10 @@ async function person(reminders: Record<string, unknown> | null, events: Record<
   }
   const dav = `remind${n}${Date.now().toString(36)}`;
   const password = `pw-${Math.random().toString(36).slice(2)}`;
-  radicale.addUser(dav, password);
-  await radicale.makeCalendar(dav, 'work', { name: 'Work' });
-  for (const [file, e] of Object.entries(events)) await radicale.put(dav, 'work', `${file}.ics`, ics(`${file}-${dav}`, e));
-  const connected = await call(app(), '/calendar-connections', { key, body: { provider: 'caldav', url: radicale.url, username: dav, password } });
+  radicale().addUser(dav, password);
+  await radicale().makeCalendar(dav, 'work', { name: 'Work' });
+  for (const [file, e] of Object.entries(events)) await radicale().put(dav, 'work', `${file}.ics`, ics(`${file}-${dav}`, e));
+  const connected = await call(app(), '/calendar-connections', { key, body: { provider: 'caldav', url: radicale().url, username: dav, password } });
   expect(connected.status, JSON.stringify(connected.body)).toBe(201);
   const connectionId = connected.body.connection.id as string;
   return {
@@ -77,13 +68,13 @@ async function person(reminders: Record<string, unknown> | null, events: Record<
     connectionId,
     /** Adds events on the server and syncs them in. */
     add: async (more: Record<string, Ev>) => {
-      for (const [file, e] of Object.entries(more)) await radicale.put(dav, 'work', `${file}.ics`, ics(`${file}-${dav}`, e));
+      for (const [file, e] of Object.entries(more)) await radicale().put(dav, 'work', `${file}.ics`, ics(`${file}-${dav}`, e));
       expect((await syncConnection(db(), connectionId)).ok).toBe(true);
     },
     /** Changes an event on the server (as another client would) and syncs it in. */
     change: async (file: string, e: Ev) => {
-      const { etag } = await radicale.get(dav, 'work', `${file}.ics`);
-      await radicale.put(dav, 'work', `${file}.ics`, ics(`${file}-${dav}`, e), { ifMatch: etag ?? undefined });
+      const { etag } = await radicale().get(dav, 'work', `${file}.ics`);
+      await radicale().put(dav, 'work', `${file}.ics`, ics(`${file}-${dav}`, e), { ifMatch: etag ?? undefined });
       expect((await syncConnection(db(), connectionId)).ok).toBe(true);
     },
   };

@@ -32,3 +32,20 @@ export function useCalendarStandIns(o: { radicale?: boolean } = {}): CalendarSta
   });
   return parts;
 }
+
+/** A real Radicale (CalDAV) for the test file alone, reachable by Steward while it runs; read it inside tests. */
+export function useRadicale(): () => Radicale {
+  let started: Radicale | undefined;
+  let saved: string | undefined;
+  beforeAll(async () => {
+    started = await startRadicale();
+    saved = process.env.STEWARD_PROVIDER_ALLOWED_RANGES;
+    Object.assign(process.env, started.env);
+  });
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.STEWARD_PROVIDER_ALLOWED_RANGES;
+    else process.env.STEWARD_PROVIDER_ALLOWED_RANGES = saved;
+    await started?.close();
+  });
+  return () => started!;
+}

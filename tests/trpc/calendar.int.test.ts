@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
 import { setHostedDomain } from '@/server/hosted/accounts';
 import { hostedCaller, procedureOutcome } from '../helpers/hosted-caller';
-import { startRadicale, type Radicale } from '../helpers/radicale';
+import { useRadicale } from '../calendars/stand-ins';
 import { useTestServer } from '../helpers/server';
 
 /*
@@ -12,16 +12,7 @@ import { useTestServer } from '../helpers/server';
  * preferences.calendars.read as GET /calendars reports it; another person reaches none of it.
  */
 const app = useTestServer();
-let radicale: Radicale;
-
-beforeAll(async () => {
-  radicale = await startRadicale();
-  Object.assign(process.env, radicale.env);
-});
-afterAll(async () => {
-  delete process.env.STEWARD_PROVIDER_ALLOWED_RANGES;
-  await radicale?.close();
-});
+const radicale = useRadicale();
 
 const HOUR = 3_600_000;
 const utc = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
@@ -37,9 +28,9 @@ async function person() {
   const other = await newUser(app(), account);
   const dav = `cal${n}${Date.now().toString(36)}`;
   const password = `pw-${Math.random().toString(36).slice(2)}`;
-  radicale.addUser(dav, password);
-  await radicale.makeCalendar(dav, 'work', { name: 'Work' });
-  await radicale.makeCalendar(dav, 'home', { name: 'Home' });
+  radicale().addUser(dav, password);
+  await radicale().makeCalendar(dav, 'work', { name: 'Work' });
+  await radicale().makeCalendar(dav, 'home', { name: 'Home' });
   return {
     user,
     key: await userKey(app(), account, user.id),
@@ -64,7 +55,7 @@ describe('calendar procedures', () => {
     const metadata = await p.api.calendar.connectCaldav({ url: 'http://169.254.169.254/', username: p.dav, password: p.password });
     expect(metadata).toMatchObject({ ok: false, code: 'outbound_url_refused', problems: [{ field: 'url', problem: expect.stringMatching(/^Points inside the deployment's network/) }] });
 
-    const wrong = await p.api.calendar.connectCaldav({ url: radicale.url, username: p.dav, password: 'not-it' });
+    const wrong = await p.api.calendar.connectCaldav({ url: radicale().url, username: p.dav, password: 'not-it' });
     expect(wrong).toMatchObject({ ok: false, code: 'calendar_unreachable', problems: [{ field: 'password', problem: expect.stringContaining('401') }] });
 
     expect((await call(app(), '/calendar-connections', { key: p.key })).body.connections).toEqual([]);
@@ -73,10 +64,10 @@ describe('calendar procedures', () => {
   it('connects, shows what the REST API shows, chooses calendars, and keeps it all from another person', async () => {
     const p = await person();
     const start = new Date(Math.ceil(Date.now() / HOUR) * HOUR + 2 * HOUR);
-    await radicale.put(p.dav, 'work', 'review.ics', ics('review', start, 'Design review'));
-    await radicale.put(p.dav, 'home', 'dentist.ics', ics('dentist', new Date(start.getTime() + 3 * HOUR), 'Dentist'));
+    await radicale().put(p.dav, 'work', 'review.ics', ics('review', start, 'Design review'));
+    await radicale().put(p.dav, 'home', 'dentist.ics', ics('dentist', new Date(start.getTime() + 3 * HOUR), 'Dentist'));
 
-    const made = await p.api.calendar.connectCaldav({ url: ` ${radicale.url} `, username: p.dav, password: p.password });
+    const made = await p.api.calendar.connectCaldav({ url: ` ${radicale().url} `, username: p.dav, password: p.password });
     expect(made.ok, JSON.stringify(made)).toBe(true);
     expect(JSON.stringify(made)).not.toContain(p.password);
 
