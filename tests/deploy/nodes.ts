@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -62,14 +63,25 @@ export async function startNodes(
   if (failure) {
     // The ones that did start are not left running.
     await Promise.all(nodes.map((n) => n.kill()));
-    rmSync(workspaceDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    removeWorkspace(workspaceDir);
     throw failure.reason;
   }
   const stop = async () => {
     await Promise.all(nodes.map((n) => n.kill()));
-    rmSync(workspaceDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    removeWorkspace(workspaceDir);
   };
   return { nodes, secret, workspaceDir, metricsToken, env: shared, stop };
+}
+
+/**
+ * Playwright starts each browser as the leader of its own process group, so killing a node's group
+ * (SIGKILL: a crash) leaves its browsers running, still writing their profiles under the shared
+ * folder; CI lost a run to ENOTEMPTY here. Those are ended first (their --user-data-dir names the
+ * folder), then the folder goes.
+ */
+function removeWorkspace(dir: string): void {
+  spawnSync('pkill', ['-KILL', '-f', dir]);
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 }
 
 /** One figure of a process's /api/metrics (summed over its label sets), or 0 when absent. */
