@@ -39,7 +39,8 @@ const AREAS = [
 // console: the hosted console's own parts (members, roles, its actor, the overview, exports); a feature, since it reads the agent's model settings.
 // calendars: the user's Google, Microsoft 365 and CalDAV calendars (connections, sync, the read API); a feature,
 // since its OAuth connections go through the mailbox's flow (mailboxes) and its sync fires workflow triggers.
-const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes', 'console', 'calendars'];
+// team-joins: people asking to join a team; a feature, since a request tells the team's admins by a notice (messaging).
+const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes', 'console', 'calendars', 'team-joins'];
 
 const folders = (names) => `^server/(${names.join('|')})/`;
 const FEATURE = folders(FEATURES);

@@ -2481,6 +2481,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/join-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Requests to join the team (team admins): pending ones unless status names another */
+        get: operations["teams.joinRequests.list"];
+        put?: never;
+        /** Ask to join a team of your organization: joined at once (approved) when the team asks no approval, otherwise pending until a team admin decides; asking again returns the pending request (200) */
+        post: operations["teams.joinRequests.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/join-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw your own pending request */
+        delete: operations["teams.joinRequests.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/join-requests/{requestId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a pending request (team admin): the person joins the team, their other memberships archived */
+        post: operations["teams.joinRequests.approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/join-requests/{requestId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a pending request (team admin) */
+        post: operations["teams.joinRequests.decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/teams/{teamId}/members": {
         parameters: {
             query?: never;
@@ -4505,7 +4574,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of this action */
-                action?: "sign_in.succeeded" | "sign_in.failed" | "sign_out.succeeded" | "saml.failed" | "api_key.created" | "api_key.revoked" | "api_key.deleted" | "service_key.created" | "service_key.revoked" | "certificate.registered" | "certificate.revoked" | "member.role_changed" | "member.added" | "member.removed" | "team_member.role_changed" | "team.ownership_transferred" | "sso.updated" | "sso.deleted" | "scim_token.created" | "domain.added" | "domain.verified" | "domain.updated" | "domain.removed" | "team_policy.changed" | "approval_lock.changed" | "kill_switch.changed" | "rate_limits.changed" | "cart.approved" | "cart.rejected" | "cart.cancelled" | "cart.edited" | "dispatch.released" | "dispatch.undone" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "budget.created" | "budget.changed" | "budget.topped_up" | "budget.deleted" | "console_member.added" | "console_member.removed" | "console_member.role_changed" | "model.changed" | "model_tiers.changed" | "limits.changed" | "capabilities.changed" | "phone_line.assigned" | "phone_line.dismissed" | "slack_app.created" | "channel_connection.connected" | "channel_connection.disconnected" | "webhook_delivery.resent" | "user.provisioned" | "user.deprovisioned" | "user.updated" | "user.status_changed" | "user.deleted" | "team_member.added" | "team_member.removed" | "organization.created" | "organization.updated" | "organization.deleted" | "team.created" | "team.updated" | "team.deleted" | "assistant.created" | "assistant.updated" | "assistant.deleted";
+                action?: "sign_in.succeeded" | "sign_in.failed" | "sign_out.succeeded" | "saml.failed" | "api_key.created" | "api_key.revoked" | "api_key.deleted" | "service_key.created" | "service_key.revoked" | "certificate.registered" | "certificate.revoked" | "member.role_changed" | "member.added" | "member.removed" | "team_member.role_changed" | "team.ownership_transferred" | "sso.updated" | "sso.deleted" | "scim_token.created" | "domain.added" | "domain.verified" | "domain.updated" | "domain.removed" | "team_policy.changed" | "approval_lock.changed" | "kill_switch.changed" | "rate_limits.changed" | "cart.approved" | "cart.rejected" | "cart.cancelled" | "cart.edited" | "dispatch.released" | "dispatch.undone" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "budget.created" | "budget.changed" | "budget.topped_up" | "budget.deleted" | "console_member.added" | "console_member.removed" | "console_member.role_changed" | "model.changed" | "model_tiers.changed" | "limits.changed" | "capabilities.changed" | "phone_line.assigned" | "phone_line.dismissed" | "slack_app.created" | "channel_connection.connected" | "channel_connection.disconnected" | "webhook_delivery.resent" | "user.provisioned" | "user.deprovisioned" | "user.updated" | "user.status_changed" | "user.deleted" | "team_member.added" | "team_member.removed" | "team_join.requested" | "team_join.approved" | "team_join.declined" | "team_join.withdrawn" | "organization.created" | "organization.updated" | "organization.deleted" | "team.created" | "team.updated" | "team.deleted" | "assistant.created" | "assistant.updated" | "assistant.deleted";
                 /** @description Only events of this actor (an API key, certificate kid, user or run id) */
                 actorId?: string;
                 /** @description The `cursor` of the previous page: the events after it, newest first */
@@ -15467,6 +15536,8 @@ export interface operations {
     "teams.list": {
         parameters: {
             query?: {
+                /** @description true: the active teams of your organization you are not a member of, which you may ask to join (POST /teams/{teamId}/join-requests) */
+                joinable?: "true" | "false";
                 page?: number;
                 perPage?: number;
                 status?: "active" | "archived";
@@ -15710,6 +15781,319 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "teams.joinRequests.list": {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+                status?: "pending" | "approved" | "declined" | "withdrawn";
+            };
+            header?: never;
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        joinRequests: {
+                            createdAt: string;
+                            decidedAt: string | null;
+                            /** @description The team admin who approved or declined; null otherwise */
+                            decidedBy: string | null;
+                            id: string;
+                            message: string;
+                            /**
+                             * @description pending until a team admin approves or declines it, or the person withdraws it; approved at once when the team asks no approval
+                             * @enum {string}
+                             */
+                            status: "pending" | "approved" | "declined" | "withdrawn";
+                            team: {
+                                id: string;
+                                name: string;
+                            };
+                            updatedAt: string;
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string | null;
+                            };
+                        }[];
+                        /** @enum {boolean} */
+                        ok: true;
+                        page: number;
+                        perPage: number;
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "teams.joinRequests.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description A note for the team’s admins */
+                    message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        joinRequest: {
+                            createdAt: string;
+                            decidedAt: string | null;
+                            /** @description The team admin who approved or declined; null otherwise */
+                            decidedBy: string | null;
+                            id: string;
+                            message: string;
+                            /**
+                             * @description pending until a team admin approves or declines it, or the person withdraws it; approved at once when the team asks no approval
+                             * @enum {string}
+                             */
+                            status: "pending" | "approved" | "declined" | "withdrawn";
+                            team: {
+                                id: string;
+                                name: string;
+                            };
+                            updatedAt: string;
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string | null;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "teams.joinRequests.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        joinRequest: {
+                            createdAt: string;
+                            decidedAt: string | null;
+                            /** @description The team admin who approved or declined; null otherwise */
+                            decidedBy: string | null;
+                            id: string;
+                            message: string;
+                            /**
+                             * @description pending until a team admin approves or declines it, or the person withdraws it; approved at once when the team asks no approval
+                             * @enum {string}
+                             */
+                            status: "pending" | "approved" | "declined" | "withdrawn";
+                            team: {
+                                id: string;
+                                name: string;
+                            };
+                            updatedAt: string;
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string | null;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "teams.joinRequests.approve": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                requestId: string;
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        joinRequest: {
+                            createdAt: string;
+                            decidedAt: string | null;
+                            /** @description The team admin who approved or declined; null otherwise */
+                            decidedBy: string | null;
+                            id: string;
+                            message: string;
+                            /**
+                             * @description pending until a team admin approves or declines it, or the person withdraws it; approved at once when the team asks no approval
+                             * @enum {string}
+                             */
+                            status: "pending" | "approved" | "declined" | "withdrawn";
+                            team: {
+                                id: string;
+                                name: string;
+                            };
+                            updatedAt: string;
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string | null;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
+            428: components["responses"]["OnboardingRequired"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "teams.joinRequests.decline": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (status and body) is kept 24 hours per credential and key and replayed with `Idempotent-Replayed: true`. The same key for a different method, path or body is 422 `idempotency_key_reused`; while the first request is still answered a retry waits, then gets 409 `idempotency_key_in_use`. A streamed answer (text/event-stream) is not replayed: 409 while the work it started runs, then a JSON summary of it. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                requestId: string;
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        joinRequest: {
+                            createdAt: string;
+                            decidedAt: string | null;
+                            /** @description The team admin who approved or declined; null otherwise */
+                            decidedBy: string | null;
+                            id: string;
+                            message: string;
+                            /**
+                             * @description pending until a team admin approves or declines it, or the person withdraws it; approved at once when the team asks no approval
+                             * @enum {string}
+                             */
+                            status: "pending" | "approved" | "declined" | "withdrawn";
+                            team: {
+                                id: string;
+                                name: string;
+                            };
+                            updatedAt: string;
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string | null;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["Unprocessable"];
             428: components["responses"]["OnboardingRequired"];
             429: components["responses"]["RateLimited"];
         };

@@ -9,6 +9,7 @@ import { contactEndpoints } from '@/server/contacts/endpoints';
 import { fileEndpoints } from '@/server/files/endpoints';
 import { domainEndpoints, organizationEndpoints, ssoEndpoints } from '@/server/organizations/endpoints';
 import { teamEndpoints } from '@/server/teams/endpoints';
+import { teamJoinEndpoints } from '@/server/team-joins/endpoints';
 import { identifierEndpoints } from '@/server/identifiers/endpoints';
 import { identifierVerificationEndpoints } from '@/server/identifiers/verification-endpoints';
 import { assistantEndpoints } from '@/server/assistants/endpoints';
@@ -53,6 +54,7 @@ export const endpoints: AnyEndpoint[] = [
   ...domainEndpoints,
   ...ssoEndpoints,
   ...teamEndpoints,
+  ...teamJoinEndpoints,
   ...identifierEndpoints(identifierHooks),
   ...identifierVerificationEndpoints(identifierHooks),
   ...assistantEndpoints,

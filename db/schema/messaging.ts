@@ -42,7 +42,7 @@ export const channelThreads = pgTable(
 export type ChannelThreadRow = typeof channelThreads.$inferSelect;
 
 /** What a notice tells the user about; `urgent` ones (a review window closing) ignore quiet hours. */
-export const noticeKinds = ['approval', 'time_box', 'question', 'handoff', 'task_failed', 'credits_blocked', 'phone_line', 'calendar_access', 'reminder'] as const;
+export const noticeKinds = ['approval', 'time_box', 'question', 'handoff', 'task_failed', 'credits_blocked', 'phone_line', 'calendar_access', 'reminder', 'team_join'] as const;
 export type NoticeKind = (typeof noticeKinds)[number];
 export const noticeStatuses = ['pending', 'sent', 'failed', 'skipped'] as const;
 

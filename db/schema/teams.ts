@@ -1,4 +1,5 @@
-import { boolean, index, pgTable, real, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, pgTable, real, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { createdAt, idColumn, updatedAt } from './columns';
 import { users } from './users';
@@ -47,3 +48,37 @@ export const teamMemberships = pgTable(
 
 export type TeamRow = typeof teams.$inferSelect;
 export type TeamMembershipRow = typeof teamMemberships.$inferSelect;
+
+export const teamJoinRequestStatuses = ['pending', 'approved', 'declined', 'withdrawn'] as const;
+
+/**
+ * A person asking to join a team of their organization (spec 1: `adminApprovalRequired`, "a team
+ * admin must approve join requests"). One pending request per person and team; a decided one is
+ * kept as the record of who decided and when.
+ */
+export const teamJoinRequests = pgTable(
+  'team_join_requests',
+  {
+    id: idColumn(),
+    accountId: text('account_id').notNull(),
+    teamId: text('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: teamJoinRequestStatuses }).notNull().default('pending'),
+    message: text('message').notNull().default(''),
+    /** The team admin who approved or declined; null while pending, when withdrawn, or when the team asks no approval. */
+    decidedBy: text('decided_by'),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('team_join_requests_pending').on(t.teamId, t.userId).where(sql`${t.status} = 'pending'`),
+    index('team_join_requests_team').on(t.teamId, t.createdAt),
+  ],
+);
+
+export type TeamJoinRequestRow = typeof teamJoinRequests.$inferSelect;

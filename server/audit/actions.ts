@@ -65,6 +65,11 @@ export const AUDIT_ACTIONS = [
   'user.deleted',
   'team_member.added',
   'team_member.removed',
+  // Join requests (spec 1 `adminApprovalRequired`; issue 46).
+  'team_join.requested',
+  'team_join.approved',
+  'team_join.declined',
+  'team_join.withdrawn',
   'organization.created',
   'organization.updated',
   'organization.deleted',

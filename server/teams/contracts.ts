@@ -16,7 +16,14 @@ export const TeamResponse = z.object({
   updatedAt: z.string(),
 });
 export const TeamEnvelope = z.object({ ok: z.literal(true), team: TeamResponse });
-export const ListTeamsQuery = PageQuery.extend({ status: z.enum(['active', 'archived']).optional() });
+export const ListTeamsQuery = PageQuery.extend({
+  status: z.enum(['active', 'archived']).optional(),
+  joinable: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe('true: the active teams of your organization you are not a member of, which you may ask to join (POST /teams/{teamId}/join-requests)'),
+});
 export const ListTeamsResponse = z.object({ ok: z.literal(true), teams: z.array(TeamResponse), ...PageFields });
 export const CreateTeamBody = z.object({
   name: z.string().trim().min(1, 'is required').max(200),

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, notInArray, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
@@ -27,10 +27,15 @@ export const toPublicTeam = (t: TeamRow) => ({
   updatedAt: t.updatedAt.toISOString(),
 });
 
-/** Account-wide: every team; organization keys and admins: the organization's; a user: teams they belong to. */
+/** Account-wide: every team; organization keys and admins: the organization's; a user: teams they belong to; `joinable`: teams the user may ask to join. */
 export async function listTeams(db: Db, actor: Actor, q: z.infer<typeof ListTeamsQuery>) {
   const filters: SQL[] = [eq(teams.accountId, actor.accountId)];
-  if (!isAccountWide(actor)) {
+  if (q.joinable) {
+    // What a person may ask to join (team-joins): their organization's active teams but their own.
+    if (!actor.user) throw badRequest('joinable: names the teams a user may ask to join; call as a user (X-User-Email with an account key)');
+    const mine = db.select({ id: teamMemberships.teamId }).from(teamMemberships).where(and(eq(teamMemberships.userId, actor.user.id), eq(teamMemberships.status, 'active')));
+    filters.push(eq(teams.organizationId, actor.user.organizationId ?? ''), eq(teams.status, 'active'), notInArray(teams.id, mine));
+  } else if (!isAccountWide(actor)) {
     const org = administeredOrganization(actor);
     if (org) filters.push(eq(teams.organizationId, org));
     else {
