@@ -2,6 +2,7 @@ import { readOrNotFound, requireSignedIn } from '@/app/_lib/server-caller';
 import { Section } from '@/app/_ui/field';
 import { HostedFrame } from '@/app/_ui/layout';
 import { Pager, pageParam } from '@/app/_ui/pager';
+import { JoinRequestsPanel } from './join-requests';
 import { TeamMembersPanel } from './members';
 import { TeamMatrix } from './matrix';
 import { PolicyPanel } from './policy';
@@ -23,6 +24,7 @@ export default async function TeamSettings({ params, searchParams }: { params: P
   const invited = page === 1 ? (await api.teams.members({ teamId, query: { page: 1, perPage: 100, status: 'invited' } })).members : [];
   const all = [...members, ...invited.filter((i) => !members.some((m) => m.id === i.id))];
   const policy = canAdmin ? await api.teams.policy({ teamId }) : null;
+  const requests = canAdmin && team.organization ? (await api.teams.joinRequests({ teamId, query: { page: 1, perPage: 100 } })).joinRequests : null;
   return (
     <HostedFrame me={me} title={`${team.name}: team settings`} width="wide">
       {!canAdmin && <p>Only team admins can change these settings.</p>}
@@ -40,6 +42,11 @@ export default async function TeamSettings({ params, searchParams }: { params: P
         )}
         <Pager label="Members" param="membersPage" page={page} perPage={PER_PAGE} total={total} />
       </Section>
+      {requests && (
+        <Section id="team-join-requests" title="Requests to join" description="People of your organization who asked to join this team.">
+          <JoinRequestsPanel teamId={teamId} requests={requests} approvalRequired={team.adminApprovalRequired} />
+        </Section>
+      )}
       {policy && (
         <>
           <Section id="team-matrix" title="Approval rules" description="How members’ assistants send each kind of action, unless a member chose a stricter rule.">
