@@ -11828,6 +11828,11 @@ export interface operations {
                     };
                     timezone?: string;
                     username?: string | null;
+                    /** @description The voice your assistants speak with (calls, live voice) when an assistant names none of its own for that provider; GET /voice/providers lists them */
+                    voice?: {
+                        provider: string;
+                        voiceId: string;
+                    } | null;
                 };
             };
         };

@@ -1,4 +1,3 @@
-import type { AssistantRow } from '@/db/schema';
 import { audioConfig, type AudioConfig } from './audio/config';
 import { twilioConfig, twilioWebhookConfig } from './twilio/config';
 import type { VoiceProvidersResponse } from './voice-contracts';
@@ -12,7 +11,8 @@ import type { VoiceProvidersResponse } from './voice-contracts';
  *   STEWARD_TWILIO_VOICES replaces. Inbound calls need the Auth Token (webhook signatures).
  * - `openai`: the OpenAI-compatible audio API (STEWARD_AUDIO_*), for live voice in the hosted app:
  *   transcription of what the person says, and the reply spoken in one of its voices.
- * A voice an assistant names that its provider does not list falls back to that provider's default.
+ * An assistant speaks with its own voice, else its owner's (`User.voice`, set with PATCH /profile);
+ * a voice its provider does not list falls back to that provider's default.
  */
 
 type Voice = VoiceProvidersResponse['providers'][number]['voices'][number];
@@ -41,19 +41,24 @@ export function twilioVoices(env: Record<string, string | undefined> = process.e
 /** The language calls are spoken and heard in (Twilio's <Say> and speech recognition). */
 export const callLanguage = (env: Record<string, string | undefined> = process.env) => env.STEWARD_VOICE_LANGUAGE?.trim() || 'en-US';
 
-/** The Twilio voice a call speaks with: the assistant's, when it names a listed Twilio voice; else STEWARD_TWILIO_VOICE; else Twilio's default. */
-export function callVoice(assistant: Pick<AssistantRow, 'voice'> | null, env: Record<string, string | undefined> = process.env): string | null {
+/**
+ * Who may name the voice, in order: the assistant, then its owner (spec 1 `User.voice`, the voice
+ * the person chose for their assistants). The first that names a voice the provider lists wins; a
+ * voice of another provider or an unlisted one is passed over.
+ */
+type Voiced = { voice: { voiceId: string; provider: string } | null } | null | undefined;
+const firstListed = (choosers: Voiced[], provider: string, listed: (id: string) => boolean) =>
+  choosers.map((c) => c?.voice).find((v) => v?.provider === provider && listed(v.voiceId))?.voiceId ?? null;
+
+/** The Twilio voice a call speaks with: the assistant's or else its owner's, when it names a listed Twilio voice; else STEWARD_TWILIO_VOICE; else Twilio's default. */
+export function callVoice(choosers: Voiced[], env: Record<string, string | undefined> = process.env): string | null {
   const voices = twilioVoices(env);
-  const own = assistant?.voice;
-  if (own?.provider === 'twilio' && voices.some((v) => v.voiceId === own.voiceId)) return own.voiceId;
-  return env.STEWARD_TWILIO_VOICE?.trim() || null;
+  return firstListed(choosers, 'twilio', (id) => voices.some((v) => v.voiceId === id)) ?? (env.STEWARD_TWILIO_VOICE?.trim() || null);
 }
 
-/** The audio API voice live voice speaks with: the assistant's, when listed; else the first. */
-export function speechVoice(assistant: Pick<AssistantRow, 'voice'> | null, config: AudioConfig): string {
-  const own = assistant?.voice;
-  if (own?.provider === 'openai' && config.voices.includes(own.voiceId)) return own.voiceId;
-  return config.voices[0]!;
+/** The audio API voice live voice speaks with: the assistant's or else its owner's, when listed; else the first. */
+export function speechVoice(choosers: Voiced[], config: AudioConfig): string {
+  return firstListed(choosers, 'openai', (id) => config.voices.includes(id)) ?? config.voices[0]!;
 }
 
 export function voiceProviders(env: Record<string, string | undefined> = process.env): VoiceProvidersResponse {

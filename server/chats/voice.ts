@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '@/db/client';
-import { assistants, chatMessages } from '@/db/schema';
+import { assistants, chatMessages, users } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
 import { speak, transcribe } from '@/server/channels/audio/client';
@@ -44,7 +44,9 @@ export async function speakChatMessage(db: Db, actor: Actor, input: z.infer<type
   const config = audioConfig();
   if (!config?.speechModel) throw notConfigured('no speech model (STEWARD_AUDIO_SPEECH_MODEL)');
   const [assistant] = await db.select({ voice: assistants.voice }).from(assistants).where(eq(assistants.id, chat.assistantId));
-  const voice = speechVoice(assistant ?? null, config);
+  // The assistant's voice, else the one the chat's person chose for their assistants.
+  const [owner] = await db.select({ voice: users.voice }).from(users).where(eq(users.id, chat.userId));
+  const voice = speechVoice([assistant, owner], config);
   const text = message.content.trim().slice(0, 4_096) || '…';
   const said = await speak(config, { text, voice });
   if (!said.ok) throw new AppError(502, 'speech_failed', `The reply could not be spoken: ${said.reason}`);

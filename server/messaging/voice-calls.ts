@@ -60,17 +60,18 @@ export type CallContext = { call: VoiceCallRow; assistant: AssistantRow; ownerNa
 
 export async function callContext(tx: Tx, call: VoiceCallRow): Promise<CallContext> {
   const [assistant] = await tx.select().from(assistants).where(eq(assistants.id, call.assistantId));
-  const [owner] = call.userId ? await tx.select({ name: users.name, firstName: users.firstName, email: users.email }).from(users).where(eq(users.id, call.userId)) : [];
+  const [owner] = call.userId ? await tx.select({ name: users.name, firstName: users.firstName, email: users.email, voice: users.voice }).from(users).where(eq(users.id, call.userId)) : [];
   return {
     call,
     assistant: assistant!,
     ownerName: owner ? owner.firstName?.trim() || owner.name?.trim() || owner.email.split('@')[0]! : null,
-    voice: voiceOf(assistant ?? null),
+    voice: voiceOf(assistant ?? null, owner),
     disclosure: disclosureOf(assistant ?? null),
   };
 }
 
-export const voiceOf = (assistant: Pick<AssistantRow, 'voice'> | null): Voice => ({ voice: callVoice(assistant), language: callLanguage() });
+/** The assistant's voice, else its owner's (voice-providers.ts). */
+export const voiceOf = (assistant: Pick<AssistantRow, 'voice'> | null, owner?: Pick<AssistantRow, 'voice'> | null): Voice => ({ voice: callVoice([assistant, owner]), language: callLanguage() });
 
 /** channels.voice.recordingDisclosure: the transcript of every call is kept, and callers are told so first. */
 export const disclosureOf = (assistant: Pick<AssistantRow, 'channels'> | null) => ((assistant?.channels as { voice?: { recordingDisclosure?: boolean } } | undefined)?.voice?.recordingDisclosure ?? false) === true;

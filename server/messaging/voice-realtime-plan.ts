@@ -108,7 +108,7 @@ function ownerPlan(db: Db, call: VoiceCallRow, assistant: AssistantRow, owner: U
   return {
     setup: {
       instructions: ownerInstructions(assistant, ownerNameOf(owner), persona),
-      voice: speechVoiceOrNull(assistant),
+      voice: speechVoiceOrNull(assistant, owner),
       tools: [...tools.names().map((n) => ({ name: n, description: tools.get(n)!.description, parameters: schemaOf(n) })), endCallTool(false)],
       greeting: ownerGreeting(assistant.name, ownerNameOf(owner), disclosure),
     },
@@ -148,7 +148,7 @@ function ownerPlan(db: Db, call: VoiceCallRow, assistant: AssistantRow, owner: U
 function messagePlan(db: Db, call: VoiceCallRow, assistant: AssistantRow, owner: UserRow, disclosure: string | null): CallPlan {
   const words: string[] = [];
   return {
-    setup: { instructions: messageInstructions(assistant, ownerNameOf(owner)), voice: speechVoiceOrNull(assistant), tools: [endCallTool(false)], greeting: messageGreeting(assistant.name, ownerNameOf(owner), disclosure) },
+    setup: { instructions: messageInstructions(assistant, ownerNameOf(owner)), voice: speechVoiceOrNull(assistant, owner), tools: [endCallTool(false)], greeting: messageGreeting(assistant.name, ownerNameOf(owner), disclosure) },
     heard: async (text) => {
       words.push(text);
       await appendTranscript(db, call.id, [line('caller', text)]);
@@ -197,7 +197,7 @@ function outboundPlan(db: Db, call: VoiceCallRow, assistant: AssistantRow, owner
   return {
     setup: {
       instructions: outboundInstructions(assistant, ownerNameOf(owner), call, terms, terms.asUser, persona),
-      voice: speechVoiceOrNull(assistant),
+      voice: speechVoiceOrNull(assistant, owner),
       tools: [
         { name: 'refer_to_owner', description: `Note a request beyond this call's approved purpose, for ${ownerNameOf(owner)} to decide. Agree to nothing about it.`, parameters: { type: 'object', properties: { request: { type: 'string' } }, required: ['request'] } },
         { name: 'note_agreement', description: 'Record something agreed on this call that is within what you may agree to.', parameters: { type: 'object', properties: { what: { type: 'string' } }, required: ['what'] } },
@@ -236,10 +236,10 @@ function outboundPlan(db: Db, call: VoiceCallRow, assistant: AssistantRow, owner
   };
 }
 
-/** The assistant's own `openai` voice (the realtime model speaks OpenAI's voices), else the configured or the server's default. */
-function speechVoiceOrNull(assistant: AssistantRow): string | null {
-  const v = assistant.voice;
-  return v?.provider === 'openai' && v.voiceId ? v.voiceId : null;
+/** The assistant's own `openai` voice (the realtime model speaks OpenAI's voices), else its owner's, else the configured or the server's default. */
+function speechVoiceOrNull(assistant: AssistantRow, owner: UserRow | null): string | null {
+  const v = [assistant.voice, owner?.voice].find((x) => x?.provider === 'openai' && x.voiceId);
+  return v?.voiceId ?? null;
 }
 
 /** The plan for a call whose stream authenticated, or null when the call may not be conversed with. */

@@ -44,6 +44,11 @@ export const UpdateProfileBody = z.object({
   preferences: DeepPartialPreferences.optional(),
   preferredProviders: z.record(z.string(), z.unknown()).optional(),
   preferredContactChannel: z.record(z.string(), z.unknown()).optional(),
+  voice: z
+    .object({ provider: z.string().trim().min(1), voiceId: z.string().trim().min(1) })
+    .nullable()
+    .optional()
+    .describe('The voice your assistants speak with (calls, live voice) when an assistant names none of its own for that provider; GET /voice/providers lists them'),
 });
 
 /** Marking onboarded takes no fields; an empty object or no body at all. */

@@ -88,6 +88,25 @@ describe('voice.transcribe and voice.speak', () => {
     expect(await codeOf(p.caller.voice.speak({ chatId: p.chatId, messageId: mine.body.message.id }))).toBe('BAD_REQUEST:bad_request');
   });
 
+  it('an assistant without a voice of its own speaks with the one its owner chose (PATCH /profile voice); its own voice wins', async () => {
+    const p = await person();
+    const saved = await call(app(), '/profile', { method: 'PATCH', key: p.key, body: { voice: { provider: 'openai', voiceId: 'shimmer' } } });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(saved.body.user.voice).toEqual({ provider: 'openai', voiceId: 'shimmer' });
+    const plain = (await call(app(), `/users/${p.id}/assistants`, { key: p.key, body: { name: 'Plain' } })).body.assistant;
+    const chat = (await call(app(), '/chats', { key: p.key, body: { assistantId: plain.id } })).body.chat;
+    const reply = await call(app(), `/chats/${chat.id}/messages`, { key: p.key, body: { content: 'Done.', role: 'assistant' } });
+    expect(await p.caller.voice.speak({ chatId: chat.id, messageId: reply.body.message.id })).toMatchObject({ voice: 'shimmer' });
+    expect(audio.requests.at(-1)).toMatchObject({ kind: 'speech', voice: 'shimmer' });
+    // Ada names nova: the assistant's own choice is kept.
+    const own = await call(app(), `/chats/${p.chatId}/messages`, { key: p.key, body: { content: 'Done too.', role: 'assistant' } });
+    expect(await p.caller.voice.speak({ chatId: p.chatId, messageId: own.body.message.id })).toMatchObject({ voice: 'nova' });
+    // A voice the provider does not list is passed over, as an assistant's is.
+    await call(app(), '/profile', { method: 'PATCH', key: p.key, body: { voice: { provider: 'openai', voiceId: 'no-such-voice' } } });
+    const again = await call(app(), `/chats/${chat.id}/messages`, { key: p.key, body: { content: 'Again.', role: 'assistant' } });
+    expect((await p.caller.voice.speak({ chatId: chat.id, messageId: again.body.message.id })).voice).not.toBe('no-such-voice');
+  });
+
   it('another person’s chat and message are 404; an empty or non-audio upload is refused naming the field', async () => {
     const a = await person();
     const b = await person();
