@@ -111,7 +111,11 @@ export async function bench() {
       const card = await waitFor(async () => {
         const { rows } = await database.pool.query(`SELECT id FROM carts WHERE task_id = $1 AND status = 'pending_approval'`, [task.id]);
         const cartId = rows[0]?.id as string | undefined;
-        return cartId ? (slack.posted.find((m: Posted) => (m.blocks ?? []).some((b) => b.block_id === `cart:${cartId}`)) ?? null) : null;
+        if (!cartId) return null;
+        // A press counts only on a card Steward knows it posted (its ts stored once Slack answered the
+        // post): under load the fake records the card a moment before that, and a press then is refused.
+        const { rows: stored } = await database.pool.query(`SELECT 1 FROM channel_approval_posts WHERE cart_id = $1 AND ref IS NOT NULL`, [cartId]);
+        return stored.length ? (slack.posted.find((m: Posted) => (m.blocks ?? []).some((b) => b.block_id === `cart:${cartId}`)) ?? null) : null;
       });
       const cartId = String(card.blocks!.find((b) => b.type === 'actions')!.block_id).slice('cart:'.length);
       const pressed = await slack.press(interactivityUrl, inSlack.signingSecret, { team: TEAM, user: OWNER, message: card, actionId: 'steward_cart_approve' });
