@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A small website on loopback for the workspace browser tests: a page with text and links,
  * a cookie setter and a page that shows the cookie the browser sent, a redirect to the cloud
- * metadata address, and a counter of the requests it served per path.
+ * metadata address, a shop with a search form and an order form, and a counter of the requests it
+ * served per path.
  */
 export async function startBrowserSite() {
   const hits = new Map<string, number>();
@@ -34,6 +35,14 @@ export async function startBrowserSite() {
       case '/report.csv':
         res.writeHead(200, { 'content-type': 'text/csv', 'content-disposition': 'attachment; filename="../../report.csv"' });
         return res.end('a,b\n1,2\n');
+      case '/shop':
+        // A get form (a search: it only navigates) and a post form (an order: it sends data).
+        return html(
+          '<form action="/search" method="get"><input id="find" name="q"><button id="find-go">Find</button></form>' +
+            '<form action="/order" method="post"><input id="qty" name="qty" value="1"><button id="buy">Place order</button></form>',
+        );
+      case '/order':
+        return html(`<p>order ${req.method === 'POST' ? 'placed' : 'not placed'}</p>`);
       case '/downloads':
         return html('<a id="dl" href="/report.csv">Download the report</a>');
       case '/uses-cache':

@@ -85,6 +85,34 @@ describe('browser tools in a task run', () => {
     await peekWorkspace(acct.accountId, p.id)?.stop();
   });
 
+  it('the website cell: under the default (manual) a click that would post a form is refused and nothing reaches the site; a search form still works; under auto the order is placed (issue 46)', async () => {
+    const p = await person(acct);
+    llm.enqueue(
+      call1('browser_open', { url: `${site.origin}/shop` }),
+      call1('browser_act', { action: 'click', selector: '#buy' }),
+      call1('browser_act', { action: 'type', selector: '#qty', text: '2\n' }),
+      call1('browser_act', { action: 'click', selector: '#find-go' }),
+      done(),
+    );
+    const before = site.hits.get('/order') ?? 0;
+    const first = await startTask(p, {}, 'Order two loaves');
+    expect((await ended(first.runId)).status).toBe('finished');
+    const refused = toolResult(llm.requests, 'browser_act');
+    expect(refused).toContain('setting for acting on websites is manual: nothing was submitted');
+    expect(toolResult(llm.requests, 'browser_act', 1)).toContain('nothing was submitted');
+    expect(JSON.parse(toolResult(llm.requests, 'browser_act', 2).split('\n').slice(1, -1).join('\n'))).toMatchObject({ done: true, url: expect.stringContaining('/search?q=') });
+    expect(site.hits.get('/order') ?? 0).toBe(before);
+
+    const set = await call(app(), `/users/${p.id}/preferences/supervision/matrix`, { key: p.key, method: 'PATCH', body: { matrix: { website: { mode: 'auto' } } } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    llm.enqueue(call1('browser_open', { url: `${site.origin}/shop` }), call1('browser_act', { action: 'click', selector: '#buy' }), done());
+    const second = await startTask(p, {}, 'Order one loaf');
+    expect((await ended(second.runId)).status).toBe('finished');
+    expect(JSON.parse(toolResult(llm.requests, 'browser_act').split('\n').slice(1, -1).join('\n'))).toMatchObject({ done: true, url: `${site.origin}/order` });
+    expect(site.hits.get('/order')).toBe(before + 1);
+    await peekWorkspace(acct.accountId, p.id)?.stop();
+  });
+
   it('each task has its own tab in the user’s one browser; another user’s browser never has the cookie', async () => {
     const [a, b] = [await person(acct), await person(acct)];
     llm.enqueue(call1('browser_open', { url: `${site.origin}/set-cookie?v=alice` }), done());

@@ -85,7 +85,13 @@ async function read(page: Page) {
   }
 }
 
-export type BrowserAction = { action: 'click' | 'type' | 'select' | 'scroll'; selector?: string; text?: string };
+export type BrowserAction = {
+  action: 'click' | 'type' | 'select' | 'scroll';
+  selector?: string;
+  text?: string;
+  /** The user's `website` autonomy cell: anything but `auto` keeps the act from submitting a form that sends data (postsAForm). */
+  websiteMode?: 'auto' | 'time-boxed' | 'manual';
+};
 
 /** A selector (CSS, or Playwright's role=/text= forms) or, for a click, the accessible name in `text`. */
 function target(page: Page, a: BrowserAction): Locator | null {
@@ -110,8 +116,44 @@ export function actOnPage(page: Page, a: BrowserAction) {
   return inUse(page, () => act(page, a));
 }
 
+/**
+ * Would this act submit a form that sends data to the site (method post: a sign-in, a message, an
+ * order, a change)? Clicking its submit control does, and so does Enter typed into one of its
+ * fields. A get form (a search) only navigates. A script that posts on a click of something that is
+ * not a form's submit control is not recognized (docs/decisions.md). The functions run in the page,
+ * so they declare no named helpers (tsx would wrap them in a helper the page does not have).
+ */
+async function postsAForm(page: Page, el: Locator | null, a: BrowserAction): Promise<boolean> {
+  if (a.action === 'click' && el) {
+    return el
+      .evaluate((node: Element) => {
+        const control = node.closest('button, input[type="submit"], input[type="image"]') as HTMLButtonElement | HTMLInputElement | null;
+        if (!control || !control.form) return false;
+        if (control.tagName === 'BUTTON' && (control.getAttribute('type') ?? 'submit').toLowerCase() !== 'submit') return false;
+        return (control.getAttribute('formmethod') ?? control.form.getAttribute('method') ?? 'get').toLowerCase() === 'post';
+      }, undefined, { timeout: ACT_TIMEOUT_MS })
+      .catch(() => false);
+  }
+  if (a.action === 'type' && /[\r\n]/.test(a.text ?? '')) {
+    return (el ?? page.locator(':focus'))
+      .evaluate((node: Element) => {
+        const form = (node as HTMLInputElement).form ?? node.closest('form');
+        return Boolean(form) && (form!.getAttribute('method') ?? 'get').toLowerCase() === 'post';
+      }, undefined, { timeout: ACT_TIMEOUT_MS })
+      .catch(() => false);
+  }
+  return false;
+}
+
 async function act(page: Page, a: BrowserAction) {
   const el = target(page, a);
+  if (a.websiteMode && a.websiteMode !== 'auto' && (await postsAForm(page, el, a))) {
+    throw new AppError(
+      403,
+      'website_needs_approval',
+      `This would submit a form to the site (it sends data: it may sign in, send, buy or change something there), and the user’s setting for acting on websites is ${a.websiteMode}: nothing was submitted. Ask the user (ask_user) whether to submit it, or hand the browser to them (request_handoff) to submit it themselves.`,
+    );
+  }
   try {
     switch (a.action) {
       case 'click':

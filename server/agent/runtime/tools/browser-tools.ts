@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Tx } from '@/db/client';
 import type { UserActor } from '@/server/access/actor';
 import { AppError } from '@/server/http/errors';
+import { resolveTaskDispatchMode } from '@/server/policy/autonomy-resolve';
 import { policyRowsForUser, resolveCapabilities } from '@/server/policy/resolve';
 import { browserSkillInstalled } from '@/server/workflows/browser-skill';
 import { guardUrl } from '@/server/workspace/browser/page-actions';
@@ -59,7 +60,7 @@ export const browserRead = defineTool({
 export const browserAct = defineTool({
   name: 'browser_act',
   description:
-    'Act in this task’s tab: click, type (fills the field), select (an option, by label), scroll (text "up" or "down", or to a selector). Target with selector: a CSS selector, or role=button[name="Sign in"], or text=Continue; for click, text alone may name the button or link.',
+    'Act in this task’s tab: click, type (fills the field), select (an option, by label), scroll (text "up" or "down", or to a selector). Target with selector: a CSS selector, or role=button[name="Sign in"], or text=Continue; for click, text alone may name the button or link. Submitting a form that sends data (sign in, send, buy, change) follows the user’s website setting: unless it is auto, such a submit is refused and you ask the user or hand the browser to them.',
   input: z.object({
     action: z.enum(['click', 'type', 'select', 'scroll']),
     selector: z.string().trim().min(1).max(1000).optional(),
@@ -67,7 +68,10 @@ export const browserAct = defineTool({
   }),
   handler: async (db, actor, task, input) => {
     await mayUseBrowser(db, actor);
-    return { output: await onUserBrowser(actor.accountId, actor.user.id, 'act', { taskId: task.id, action: input }) };
+    // Submitting a form that sends data is the workspace's outward action: the `website` cell
+    // (spec 2), the task's own approval mode first. Only `auto` lets the act submit one.
+    const { mode } = await resolveTaskDispatchMode(db, actor.user, 'website', [], task.approvalMode ?? null);
+    return { output: await onUserBrowser(actor.accountId, actor.user.id, 'act', { taskId: task.id, action: { ...input, websiteMode: mode } }) };
   },
 });
 
