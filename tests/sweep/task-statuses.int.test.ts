@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { notices, taskActivities, taskRuns, tasks } from '@/db/schema';
 import { setKillSwitch } from '@/server/accounts/service';
+import { endRun } from '@/server/agent/runtime/end-run';
 import { startRun } from '@/server/agent/runtime/start-run';
 import { sweepTaskHolds } from '@/server/tasks/holds';
 import { attachContactReply } from '@/server/tasks/inbound-reply';
@@ -64,6 +65,22 @@ describe('paused, held by the system', () => {
       ['cancelled', 'process'],
       ['queued', 'wake'],
     ]);
+  });
+
+  it('a run already going when its owner is suspended stops at its next step and holds the task the same way, never leaving it executing', async () => {
+    const w = await world();
+    const id = await newTask(w, 'Compare quotes');
+    const run = await db().transaction(async (tx) => queueRun(tx, await row(id), 'process'));
+    expect(await startRun(db(), run.id)).toMatchObject({ go: true });
+    expect(await row(id)).toMatchObject({ status: 'executing' });
+    expect((await setStatus(w, 'suspended')).status).toBe(200);
+    // What the run's next step answers once it finds the owner may not act (task-host.ts open).
+    expect(await endRun(db(), run.id, { kind: 'stopped', reason: 'the task’s owner can no longer act' }, null, null)).toEqual({ ended: true });
+    expect(await row(id)).toMatchObject({ status: 'paused', systemHold: 'owner_inactive' });
+    expect((await runsOf(id))[0]).toMatchObject({ status: 'cancelled', error: 'owner_inactive' });
+    expect((await setStatus(w, 'active')).status).toBe(200);
+    await sweepTaskHolds(db());
+    expect(await row(id)).toMatchObject({ status: 'pending', systemHold: null });
   });
 
   it('a pause the user set is theirs: no hold is shown, and the sweep never lifts it', async () => {

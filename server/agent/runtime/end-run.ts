@@ -2,7 +2,7 @@ import { storableText } from '@/db/storable';
 import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
-import { taskActivities, taskRuns, type TaskRow, type TaskStatus } from '@/db/schema';
+import { taskActivities, taskRuns, users, type TaskRow, type TaskStatus } from '@/db/schema';
 import type { StewardUsage } from '@/server/agent/models/usage';
 import { discardRunCart, submitRunCart } from '@/server/approvals/run-cart';
 import type { SubmitOutcome } from '@/server/approvals/staging';
@@ -10,6 +10,7 @@ import { spentBudgetMessage } from '@/server/budgets/messages';
 import type { SpentBudget } from '@/server/budgets/reserve';
 import { noteBlockedTask } from '@/server/budgets/resume';
 import { recordActivities } from '@/server/tasks/activities';
+import { holdForInactiveOwner } from '@/server/tasks/holds';
 import { applyChange } from '@/server/tasks/move';
 import { queueRun } from '@/server/tasks/runs';
 import { plan } from '@/server/tasks/transitions';
@@ -32,7 +33,9 @@ export const FROZEN_RUN_ERROR = 'KILL_SWITCH_ENGAGED';
  *   up, the task waits in credits_blocked until credits are restored (server/budgets/resume.ts);
  * - not_configured: no model can serve the tier: the activity says what to set, status error;
  * - failed: the model or a step kept failing: the activity says so, status error;
- * - stopped: the run was stopped or the task moved meanwhile: only the run row is closed;
+ * - stopped: the run was stopped or the task moved meanwhile: only the run row is closed; when the
+ *   run stopped because its owner was suspended or deactivated mid-run, the task is held as a run
+ *   about to start for them would be (paused, owner_inactive), never left executing;
  * - frozen: the account's kill switch is engaged: the task goes on hold, the run is cancelled.
  *
  * `seenUserMessages` is what the last model call read (model-step.ts, task-host.ts), `seq` that call's place in
@@ -113,6 +116,11 @@ async function recordAnswerBeforeLate(tx: Tx, task: Pick<TaskRow, 'id' | 'accoun
     .onConflictDoNothing();
 }
 
+const ownerMayNotAct = async (tx: Tx, task: TaskRow) => {
+  const [owner] = await tx.select({ status: users.status }).from(users).where(eq(users.id, task.userId));
+  return owner !== undefined && owner.status !== 'active';
+};
+
 /**
  * The last step after a model call: the task's final move (through the transition table), the
  * closing activity, and the run row finished or failed with the tokens the provider reported
@@ -181,6 +189,11 @@ export async function endRun(db: Db, runId: string, end: RunEnd, usage: StewardU
         await recordActivities(tx, task, [{ kind: 'assistant', content: frozenMessage(), runId }]);
         await applyChange(tx, task, plan(task, 'stop', 'on_hold', undefined, now), 'stop');
       }
+    } else if (end.kind === 'stopped' && executing && (await ownerMayNotAct(tx, task))) {
+      // The owner was blocked while the run went on: the task waits for them as start-run.ts holds it.
+      status = 'cancelled';
+      failed = 'owner_inactive';
+      await holdForInactiveOwner(tx, task, now);
     } else if (end.kind === 'not_configured' || end.kind === 'failed') {
       status = 'failed';
       failed = end.kind === 'not_configured' ? 'model_not_configured' : end.message;
