@@ -11820,10 +11820,24 @@ export interface operations {
                             virtualDuration?: number;
                         };
                     };
+                    /** @description How you prefer to be reached; Steward reads `channel`, other keys are kept for your own use */
                     preferredContactChannel?: {
+                        /**
+                         * @description Where notices reach you unless preferences.notifications.channel names another
+                         * @enum {string|null}
+                         */
+                        channel?: "email" | "sms" | "whatsapp" | "imessage" | "slack" | "teams" | null;
+                    } & {
                         [key: string]: unknown;
                     };
+                    /** @description Providers you prefer when several are connected; Steward reads `calendar`, other keys are kept for your own use */
                     preferredProviders?: {
+                        /**
+                         * @description Where a new event goes when the assistant names no calendar and several are connected
+                         * @enum {string|null}
+                         */
+                        calendar?: "caldav" | "google" | "microsoft" | null;
+                    } & {
                         [key: string]: unknown;
                     };
                     timezone?: string;

@@ -6,7 +6,8 @@ import { isSelected, selectedIds } from './selection';
 /*
  * Where a calendar write goes (spec 6: "executing writes to the calendar the event lives in"):
  * a new event to the calendar the agent named, else to the user's primary writable calendar
- * among those read, else the first writable one read, else any writable one; a change or a
+ * among those read, else the first writable one read, else any writable one (at each step the
+ * provider the user prefers, `preferredProviders.calendar`, first); a change or a
  * cancellation to the calendar of the stored event. Only the acting user's own calendars, of a
  * connection that is not revoked, are ever found: anyone else's is "not found".
  */
@@ -28,7 +29,7 @@ export async function userCalendar(db: Db | Tx, userId: string, calendarId: stri
 /** The calendar a new event goes to when none is named; null when the user has no writable calendar connected. */
 export async function defaultCalendar(db: Db | Tx, userId: string): Promise<WriteTarget | null> {
   const [[user], rows] = await Promise.all([
-    db.select({ preferences: users.preferences }).from(users).where(eq(users.id, userId)),
+    db.select({ preferences: users.preferences, preferredProviders: users.preferredProviders }).from(users).where(eq(users.id, userId)),
     db
       .select({ calendar: calendars, connection: calendarConnections })
       .from(calendars)
@@ -38,7 +39,13 @@ export async function defaultCalendar(db: Db | Tx, userId: string): Promise<Writ
   ]);
   const selected = selectedIds(user?.preferences);
   const read = rows.filter((r) => isSelected(selected, r.calendar.id));
-  return read.find((r) => r.calendar.primary) ?? read[0] ?? rows.find((r) => r.calendar.primary) ?? rows[0] ?? null;
+  // `preferredProviders.calendar` (spec 1): with calendars of several providers, the preferred one's first.
+  const want = (user?.preferredProviders as { calendar?: unknown } | null | undefined)?.calendar;
+  const pick = (list: WriteTarget[]) => {
+    const preferred = list.filter((r) => r.connection.provider === want);
+    return preferred.find((r) => r.calendar.primary) ?? preferred[0] ?? list.find((r) => r.calendar.primary) ?? list[0] ?? null;
+  };
+  return pick(read) ?? pick(rows);
 }
 
 /** A stored event of the user (not an occurrence generated from a series), with where it lives. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BrowserUrl } from '@/server/http/browser-url';
-import { ChannelPrefs, NotificationPrefs, UserPreferences } from '@/server/user-record/contracts';
+import { calendarProviders } from '@/db/schema/calendars';
+import { ChannelPrefs, NOTICE_CHANNELS, NotificationPrefs, UserPreferences } from '@/server/user-record/contracts';
 
 const Timezone = z.string().refine(isTimezone, 'must be an IANA time zone such as Europe/Paris');
 
@@ -42,8 +43,16 @@ export const UpdateProfileBody = z.object({
   username: z.string().trim().max(100).nullable().optional(),
   assistantName: z.string().trim().max(200).nullable().optional(),
   preferences: DeepPartialPreferences.optional(),
-  preferredProviders: z.record(z.string(), z.unknown()).optional(),
-  preferredContactChannel: z.record(z.string(), z.unknown()).optional(),
+  preferredProviders: z
+    .object({ calendar: z.enum(calendarProviders).nullable().optional().describe('Where a new event goes when the assistant names no calendar and several are connected') })
+    .catchall(z.unknown())
+    .optional()
+    .describe('Providers you prefer when several are connected; Steward reads `calendar`, other keys are kept for your own use'),
+  preferredContactChannel: z
+    .object({ channel: z.enum(NOTICE_CHANNELS).nullable().optional().describe('Where notices reach you unless preferences.notifications.channel names another') })
+    .catchall(z.unknown())
+    .optional()
+    .describe('How you prefer to be reached; Steward reads `channel`, other keys are kept for your own use'),
   voice: z
     .object({ provider: z.string().trim().min(1), voiceId: z.string().trim().min(1) })
     .nullable()

@@ -93,6 +93,28 @@ describe('a channel that cannot reach the user', () => {
   });
 });
 
+describe('preferredContactChannel', () => {
+  it('names the notice channel when the notification preference names none; a stated notification channel wins; an unknown channel is 400 naming the field', async () => {
+    const p = await person();
+    const bad = await call(h.app(), '/profile', { method: 'PATCH', key: p.key, body: { preferredContactChannel: { channel: 'pigeon' } } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('preferredContactChannel.channel');
+    const set = await call(h.app(), '/profile', { method: 'PATCH', key: p.key, body: { preferredContactChannel: { channel: 'slack', note: 'kept as given' } } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.user.preferredContactChannel).toEqual({ channel: 'slack', note: 'kept as given' });
+    const ask = async (title: string) => {
+      h.state.llm.setFallback((r: ModelRequest) => (JSON.stringify(r.messages).includes(title) ? { toolCalls: [{ name: 'ask_user', arguments: { question: `About ${title}?` } }] } : { text: 'Noted.' }));
+      const { runId, taskId } = await h.startTask(p, { title });
+      await h.ended(runId);
+      return h.until(async () => (await noticesOf(p.id)).find((n) => n.kind === 'question' && n.taskId === taskId && n.status !== 'pending') ?? null, 20_000);
+    };
+    // Slack was tried first (no Slack identity is linked, so the notice fell back to email and says so).
+    expect(await ask(`Contact pref ${Date.now()}`)).toMatchObject({ channel: 'email', error: expect.stringMatching(/^slack could not reach the user/) });
+    await call(h.app(), '/profile', { method: 'PATCH', key: p.key, body: { preferences: { notifications: { channel: 'email' } } } });
+    expect(await ask(`Stated pref ${Date.now()}`)).toMatchObject({ channel: 'email', error: null });
+  });
+});
+
 describe('the one-time link', () => {
   it('opening it shows a page and spends nothing; pressing continue signs the user in and goes to the task; a second press is refused', async () => {
     const p = await person();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { notices, users, type NoticeKind, type NoticeRow } from '@/db/schema';
+import { NOTICE_CHANNELS } from '@/server/user-record/contracts';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
 import { nextWorkingTime, type WorkingHours } from './quiet-hours';
 import { noticeChannelFor } from './text-platform';
@@ -45,11 +46,15 @@ export const markNoticeChannelReachable = (channel: string) => REACHABLE.add(cha
 
 export async function createNotice(tx: Tx, input: NewNotice, now = new Date()): Promise<NoticeRow | null> {
   const [user] = await tx
-    .select({ preferences: users.preferences, timezone: users.timezone, scheduling: users.schedulingPreferences, status: users.status })
+    .select({ preferences: users.preferences, preferredContactChannel: users.preferredContactChannel, timezone: users.timezone, scheduling: users.schedulingPreferences, status: users.status })
     .from(users)
     .where(eq(users.id, input.userId));
   if (!user || user.status !== 'active') return null;
   const prefs = deepMerge(defaultPreferences(), user.preferences).notifications;
+  // `preferredContactChannel.channel` (spec 1) decides when the notification preference names none of its own.
+  const stated = (user.preferences as { notifications?: { channel?: unknown } } | null)?.notifications?.channel;
+  const contact = (user.preferredContactChannel as { channel?: unknown } | null)?.channel;
+  if (stated === undefined && typeof contact === 'string' && (NOTICE_CHANNELS as readonly string[]).includes(contact)) prefs.channel = contact as typeof prefs.channel;
   // By text, on the platform the user chose for their number (text-platform.ts).
   const channel = REACHABLE.has(prefs.channel) ? await noticeChannelFor(tx, input.userId, prefs.channel, (c) => REACHABLE.has(c)) : 'email';
   const hours = ((user.scheduling as { availability?: { workingHours?: WorkingHours } } | null)?.availability?.workingHours ?? {}) as WorkingHours;
