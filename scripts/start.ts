@@ -257,6 +257,12 @@ async function main() {
         : http.createServer((req, res) => void (nodeCalls && req.url?.startsWith(NODE_PATH + '/') ? nodeCalls(req, res) : toNext(req, res)));
     closeNext = async () => void (await app.close?.());
   }
+  // An idle keep-alive connection stays open longer than a balancer or a client keeps its side
+  // (HAProxy's `timeout http-keep-alive`, a cloud balancer's 60 s idle timeout, undici's 4 s):
+  // with Node's default of 5 s the server could close a connection just as a request was sent on
+  // it, and the sender saw a reset (a 502 behind a balancer). The side that closes is the client's.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   // The handoff live view's WebSocket (/api/workspace/live/{handoffId}), in every mode.
   (await import('../server/workspace-live')).attachWorkspaceLive(server, sharedDatabase().db);
   // Twilio's media streams of live calls (/api/channels/twilio/media), in every mode (issue 48).

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { and, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executorRuns, taskRuns, tasks } from '@/db/schema';
@@ -32,6 +33,34 @@ afterAll(async () => {
   await Promise.all([a?.kill(), b?.kill()]);
   await llm?.close();
   await database?.drop();
+});
+
+/** Two GET /ready on one kept-alive socket, `idleMs` apart: whether the second found the socket still open. */
+function twoOnOneSocket(port: number, idleMs: number): Promise<{ statuses: number[]; sameSocket: boolean }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const get = () =>
+    new Promise<{ status: number; socket: unknown }>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/api/ready', agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, socket: req.socket }));
+      });
+      req.on('error', reject);
+    });
+  return (async () => {
+    const first = await get();
+    await new Promise((r) => setTimeout(r, idleMs));
+    const second = await get();
+    agent.destroy();
+    return { statuses: [first.status, second.status], sameSocket: first.socket === second.socket };
+  })();
+}
+
+describe('keep-alive', () => {
+  it('an idle kept-alive connection is still open after 6 s (past Node’s 5 s default), so a balancer or client reusing it is not reset', async () => {
+    const { statuses, sameSocket } = await twoOnOneSocket(a.port, 6_000);
+    expect(statuses).toEqual([200, 200]);
+    expect(sameSocket).toBe(true);
+  });
 });
 
 describe('two production processes on one database', () => {
