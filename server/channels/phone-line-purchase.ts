@@ -54,7 +54,7 @@ export async function attemptPurchase(
     .returning({ attempts: phoneLineRequests.purchaseAttempts });
   if (!claimed) return 'skipped';
   try {
-    await assign(await buyLineNumber(config, wanted));
+    await assign(await buyLineNumber(config, requestId, wanted));
     return 'bought';
   } catch (err) {
     const delay = retryDelayMs(claimed.attempts);

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { phoneLineRequests, phoneLines } from '@/db/schema';
+import { assistants, phoneLineRequests, phoneLines } from '@/db/schema';
 import { PURCHASE_ATTEMPTS, retryDelayMs } from '@/server/channels/phone-line-purchase';
 import { retryDuePurchases } from '@/server/channels/phone-lines';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
@@ -60,6 +60,35 @@ describe('a failed number purchase', () => {
       expect(line).toMatchObject({ number: '+14165550123', source: 'twilio' });
       const shown = await call(app(), `/assistants/${r.assistantId}`, { key: r.key });
       expect(shown.body.assistant.channels).toMatchObject({ sms: '+14165550123', voice: { status: 'active' } });
+    } finally {
+      delete process.env.STEWARD_TWILIO_PROVISION;
+    }
+  });
+
+  it('a number bought whose assignment failed is not bought again: the next attempt finds it at Twilio by the request’s name and assigns it', async () => {
+    process.env.STEWARD_TWILIO_PROVISION = '1';
+    try {
+      twilio.fake.state.available = [];
+      const r = await requestLine({ sms: true });
+      const [assistant] = await db().select().from(assistants).where(eq(assistants.id, r.assistantId));
+      // Something else holds the number Twilio will sell, so the first assignment fails after the purchase.
+      const [blocking] = await db().insert(phoneLines).values({ accountId: assistant!.accountId, assistantId: r.assistantId, number: '+14165550777', source: 'operator' }).returning();
+      twilio.fake.state.available = ['+14165550777', '+14165550778'];
+      const first = await request(r.requestId);
+      expect(await retryDuePurchases(db(), new Date(first.nextPurchaseAt!.getTime() + 1_000))).toEqual({ bought: 0, failed: 1 });
+      const named = () => twilio.fake.bought.filter((b) => b.friendlyName === `steward:${r.requestId}`);
+      expect(named().map((b) => b.phoneNumber)).toEqual(['+14165550777']);
+      const failed = await request(r.requestId);
+      expect(failed.status).toBe('pending');
+
+      await db().update(phoneLines).set({ status: 'released', releasedAt: new Date() }).where(eq(phoneLines.id, blocking!.id));
+      expect(await retryDuePurchases(db(), new Date(failed.nextPurchaseAt!.getTime() + 1_000))).toEqual({ bought: 1, failed: 0 });
+      // Still one purchase for the request, and it is the line the assistant now has.
+      expect(named().map((b) => b.phoneNumber)).toEqual(['+14165550777']);
+      expect(twilio.fake.state.available).toContain('+14165550778');
+      expect(await request(r.requestId)).toMatchObject({ status: 'fulfilled' });
+      const lines = await db().select().from(phoneLines).where(eq(phoneLines.assistantId, r.assistantId));
+      expect(lines.find((l) => l.status === 'active')).toMatchObject({ number: '+14165550777', source: 'twilio', providerSid: named()[0]!.sid });
     } finally {
       delete process.env.STEWARD_TWILIO_PROVISION;
     }

@@ -2,7 +2,7 @@ import type { twilioTextChannels } from '@/db/schema/channel-names';
 import type { TwilioConfig } from './config';
 import { jsonOf, providerRequest, type ProviderAnswer } from './http';
 import { TOTAL_MS } from '@/server/http/outbound-timeouts';
-import { AvailableNumbersAnswer, ErrorAnswer, IncomingNumberAnswer, MessageAnswer } from './payloads';
+import { AvailableNumbersAnswer, ErrorAnswer, IncomingNumberAnswer, IncomingNumbersAnswer, MessageAnswer } from './payloads';
 
 /*
  * The Twilio REST calls Steward makes (API version 2010-04-01, form-encoded, HTTP basic auth):
@@ -115,9 +115,24 @@ export async function availableNumbers(c: TwilioConfig, q: { country: string; ar
   return list.data.available_phone_numbers.map((n) => n.phone_number);
 }
 
+/** IncomingPhoneNumbers read by FriendlyName: the account's number bought under that name, if any. */
+export async function ownedNumberNamed(c: TwilioConfig, friendlyName: string): Promise<{ sid: string; number: string } | null> {
+  const url = accountPath(c, 'IncomingPhoneNumbers.json');
+  url.searchParams.set('FriendlyName', friendlyName);
+  url.searchParams.set('PageSize', '1');
+  const a = await providerRequest({ method: 'GET', url, headers: { Authorization: basic(c), Accept: 'application/json' } });
+  if (a.status === null) throw new Error(`Twilio could not be reached: ${a.error}`);
+  if (a.status !== 200) throw new Error(refusal(a).reason);
+  const list = IncomingNumbersAnswer.safeParse(jsonOf(a));
+  if (!list.success) throw new Error('Twilio answered the number list in an unexpected form');
+  const first = list.data.incoming_phone_numbers[0];
+  return first ? { sid: first.sid, number: first.phone_number } : null;
+}
+
 /** IncomingPhoneNumbers: buys the number, its messages and their status going to Steward's webhooks. */
-export async function buyNumber(c: TwilioConfig, n: { phoneNumber: string; smsUrl: string; voiceUrl?: string | null; voiceStatusUrl?: string | null }): Promise<{ sid: string; number: string }> {
+export async function buyNumber(c: TwilioConfig, n: { phoneNumber: string; smsUrl: string; voiceUrl?: string | null; voiceStatusUrl?: string | null; friendlyName?: string }): Promise<{ sid: string; number: string }> {
   const form = new URLSearchParams({ PhoneNumber: n.phoneNumber, SmsUrl: n.smsUrl, SmsMethod: 'POST' });
+  if (n.friendlyName) form.set('FriendlyName', n.friendlyName);
   if (n.voiceUrl) {
     form.set('VoiceUrl', n.voiceUrl);
     form.set('VoiceMethod', 'POST');

@@ -60,3 +60,4 @@ export const AvailableNumbersAnswer = z.object({
   available_phone_numbers: z.array(z.object({ phone_number: z.string().regex(E164), capabilities: z.record(z.string(), z.unknown()).optional() }).loose()),
 });
 export const IncomingNumberAnswer = z.object({ sid: z.string().min(1), phone_number: z.string().regex(E164) }).loose();
+export const IncomingNumbersAnswer = z.object({ incoming_phone_numbers: z.array(IncomingNumberAnswer) }).loose();

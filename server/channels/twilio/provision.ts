@@ -1,5 +1,5 @@
 import { publicOrigin } from '@/server/http/public-origin';
-import { availableNumbers, buyNumber } from './api';
+import { availableNumbers, buyNumber, ownedNumberNamed } from './api';
 import type { TwilioConfig } from './config';
 
 /*
@@ -15,7 +15,15 @@ export function areaCodeOf(notes: string): string | null {
   return m ? m[1]! : null;
 }
 
-export async function buyLineNumber(config: TwilioConfig, want: { country: string; notes: string; voice: boolean }): Promise<{ sid: string; number: string }> {
+/**
+ * The number for request `requestId`: bought under the FriendlyName `steward:<requestId>`, so an
+ * attempt after one that bought it but could not assign it (a failure, a crash between the two)
+ * finds that number instead of buying a second one.
+ */
+export async function buyLineNumber(config: TwilioConfig, requestId: string, want: { country: string; notes: string; voice: boolean }): Promise<{ sid: string; number: string }> {
+  const friendlyName = `steward:${requestId}`;
+  const owned = await ownedNumberNamed(config, friendlyName);
+  if (owned) return owned;
   const areaCode = areaCodeOf(want.notes);
   let found = await availableNumbers(config, { country: want.country, areaCode, sms: true, voice: want.voice });
   // No number in that area code: any number of the country rather than none.
@@ -27,5 +35,6 @@ export async function buyLineNumber(config: TwilioConfig, want: { country: strin
     smsUrl: `${origin}/api/channels/twilio/messages`,
     voiceUrl: want.voice ? `${origin}/api/channels/twilio/voice` : null,
     voiceStatusUrl: want.voice ? `${origin}/api/channels/twilio/voice/status` : null,
+    friendlyName,
   });
 }
