@@ -67,6 +67,17 @@ export function withoutSecrets(value: unknown, depth = 0): unknown {
 
 const isActor = (by: Actor | AuditActor): by is Actor => 'credential' in by;
 
+let lastStamp = 0;
+/**
+ * When an event happened, strictly later than the one recorded before it in this process: the log
+ * reads newest first by this moment, and several events of one transaction (a join and the
+ * membership it adds) fall in the same millisecond, so equal stamps would list them in either order.
+ */
+function stamp(): Date {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return new Date(lastStamp);
+}
+
 /**
  * Records one security-relevant action in `tx`, the transaction that makes the change: the event
  * exists exactly when the change committed. Services call it in one line.
@@ -82,7 +93,7 @@ export async function recordAudit(tx: Tx, by: Actor | AuditActor, action: AuditA
       : null;
   const row = {
     id: newId(),
-    occurredAt: new Date(),
+    occurredAt: stamp(),
     accountId,
     organizationId: details.organizationId ?? (isActor(by) && by.level === 'organization' ? by.organizationId : null),
     action,

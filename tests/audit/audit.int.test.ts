@@ -1,11 +1,11 @@
 import http from 'node:http';
 import { and, eq, sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { auditEvents, carts, webhookDeliveries } from '@/db/schema';
 import { setKillSwitch } from '@/server/accounts/service';
 import { beginExecution } from '@/server/approvals/execution';
 import { rejectByLink } from '@/server/approvals/reject-link';
-import { registerAuditSink } from '@/server/audit/record';
+import { recordAudit, registerAuditSink } from '@/server/audit/record';
 import { dropExpired, emitPending } from '@/server/audit/sweep';
 import { setApprovalLock } from '@/server/policy/approval-locks';
 import { emitWebhookEvent } from '@/server/webhooks/emit';
@@ -193,6 +193,25 @@ describe('GET /api/audit-events', () => {
     const forged = await events(acct.key, `?cursor=${Buffer.from('not-a-cursor').toString('base64url')}`);
     expect(forged.status).toBe(400);
     expect(forged.body.error).toContain('cursor');
+  });
+});
+
+describe('order', () => {
+  it('events recorded in one transaction, in one millisecond, read back newest first in the order they were recorded', async () => {
+    const acct = await newAccount(app());
+    const by = { type: 'system' as const, id: null };
+    // The clock stands still, as it does for events a fast transaction records within one millisecond.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const ids = await db()
+      .transaction(async (tx) => {
+        const out: string[] = [];
+        for (let i = 0; i < 5; i++) out.push((await recordAudit(tx, by, 'team.updated', { type: 'team', id: `t${i}` }, { accountId: acct.accountId })).id);
+        return out;
+      })
+      .finally(() => vi.useRealTimers());
+    const listed = (await events(acct.key, '?action=team.updated')).body.events as Array<{ id: string; occurredAt: string }>;
+    expect(listed.map((e) => e.id)).toEqual([...ids].reverse());
+    expect(new Set(listed.map((e) => e.occurredAt)).size).toBe(5);
   });
 });
 
