@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +5,7 @@ import { assistants, chatMessages, chats, inboundTexts } from '@/db/schema';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
+import { startSendblueFake, type SendblueFake } from '../helpers/sendblue-fake';
 
 /*
  * iMessage behind the same adapter shape, through Sendblue: a loopback stand-in speaking Sendblue's
@@ -17,37 +16,11 @@ import { call, newAccount } from '../helpers/client';
  */
 
 const h = useCartHarness();
-const KEY = 'sb-key';
-const SECRET = 'sb-secret';
-const WEBHOOK_SECRET = 'sb-webhook-secret';
-const sent: Array<{ path: string; body: Record<string, unknown> }> = [];
-let base = '';
-const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-  let raw = '';
-  req.on('data', (c) => (raw += c));
-  req.on('end', () => {
-    if (req.headers['sb-api-key-id'] !== KEY || req.headers['sb-api-secret-key'] !== SECRET) {
-      res.writeHead(401, { 'Content-Type': 'application/json' });
-      return res.end(JSON.stringify({ status: 'ERROR', message: 'unauthorized' }));
-    }
-    // Sendblue's number lookup, asked when a phone becomes verified (identifiers/capabilities.ts): a GET without a body.
-    if (req.method === 'GET' && (req.url ?? '').startsWith('/api/evaluate-service')) {
-      const number = new URL(req.url!, base).searchParams.get('number');
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      return res.end(JSON.stringify({ number, service: 'iMessage' }));
-    }
-    const body = JSON.parse(raw) as Record<string, unknown>;
-    sent.push({ path: req.url ?? '', body });
-    res.writeHead(202, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ message_handle: randomUUID(), status: 'QUEUED', from_number: body.from_number, number: body.number ?? null, content: body.content }));
-  });
-});
-
+let sendblue: SendblueFake;
 const saved: Record<string, string | undefined> = {};
 beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const env = { SENDBLUE_API_KEY: KEY, SENDBLUE_API_SECRET: SECRET, SENDBLUE_WEBHOOK_SECRET: WEBHOOK_SECRET, STEWARD_SENDBLUE_API_URL: base, STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.0/8' };
+  sendblue = await startSendblueFake();
+  const env = { ...sendblue.env, STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.0/8' };
   for (const [k, v] of Object.entries(env)) {
     saved[k] = process.env[k];
     process.env[k] = v;
@@ -58,16 +31,11 @@ afterAll(async () => {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
-  await new Promise<void>((r) => server.close(() => r()));
+  await sendblue?.close();
 });
 
 /** Sendblue posting a received message to Steward. */
-const receive = (body: Record<string, unknown>, secret: string | null = WEBHOOK_SECRET) =>
-  fetch(`${process.env.STEWARD_PUBLIC_URL}/api/channels/sendblue/messages`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(secret ? { 'sb-signing-secret': secret } : {}) },
-    body: JSON.stringify({ accountEmail: 'ops@example.com', is_outbound: false, status: 'RECEIVED', media_url: '', service: 'iMessage', ...body }),
-  });
+const receive = (body: Record<string, unknown>, secret?: string | null) => sendblue.receive(body, secret);
 
 async function owner() {
   const acct = await newAccount(h.app());
@@ -88,7 +56,7 @@ describe('iMessage through Sendblue', () => {
     const handle = randomUUID();
     const res = await receive({ message_handle: handle, content: 'Book the usual table', from_number: p.phone, number: p.phone, to_number: p.line, sendblue_number: p.line });
     expect(res.status).toBe(204);
-    const reply = await h.until(async () => sent.find((s) => s.body.number === p.phone) ?? null, 20_000);
+    const reply = await h.until(async () => sendblue.sent.find((s) => s.body.number === p.phone) ?? null, 20_000);
     expect(reply).toMatchObject({ path: '/api/send-message', body: { from_number: p.line, content: 'On it.' } });
     expect(String(reply.body.status_callback)).toMatch(/\/api\/channels\/sendblue\/status\?ref=[0-9a-f]{24}$/);
     const [row] = await h.db().select().from(inboundTexts).where(eq(inboundTexts.providerMessageId, handle));
@@ -117,7 +85,7 @@ describe('iMessage through Sendblue', () => {
       return rows.find((m) => m.content === 'Friday works for me.' && m.deliveryState === 'held') ?? null;
     }, 20_000);
     expect((reply.metadata as { delivery: { cartId: string } }).delivery.cartId).toBeTruthy();
-    expect(sent.filter((s) => s.body.group_id === group)).toEqual([]);
+    expect(sendblue.sent.filter((s) => s.body.group_id === group)).toEqual([]);
     const [ownMessage] = await h.db().select().from(chatMessages).where(eq(chatMessages.referenceId, second));
     // One chat for the group: the member's words and the owner's, the former read as untrusted data.
     expect(ownMessage!.chatId).toBe(contact!.chatId);
@@ -137,7 +105,7 @@ describe('iMessage through Sendblue', () => {
     try {
       expect((await receive({ message_handle: handle, content: 'x', from_number: p.phone, sendblue_number: p.line })).status).toBe(404);
     } finally {
-      process.env.SENDBLUE_API_KEY = KEY;
+      process.env.SENDBLUE_API_KEY = sendblue.env.SENDBLUE_API_KEY;
     }
   });
 });
