@@ -7640,11 +7640,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -7672,11 +7674,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -7848,11 +7852,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -7880,11 +7886,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -8014,11 +8022,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -8046,11 +8056,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -8174,11 +8186,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -8206,11 +8220,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -11675,11 +11691,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -11707,11 +11725,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -11778,11 +11798,13 @@ export interface operations {
                         };
                         checkInAfter?: number;
                         desktop?: {
+                            /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                             enabled?: boolean;
                             inPersonDuration?: number;
                             virtualDuration?: number;
                         };
                         email?: {
+                            /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                             enabled?: boolean;
                             inPersonDuration?: number;
                             virtualDuration?: number;
@@ -11810,11 +11832,13 @@ export interface operations {
                             smartReminders?: boolean;
                         };
                         slack?: {
+                            /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                             enabled?: boolean;
                             inPersonDuration?: number;
                             virtualDuration?: number;
                         };
                         teams?: {
+                            /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                             enabled?: boolean;
                             inPersonDuration?: number;
                             virtualDuration?: number;
@@ -11901,11 +11925,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -11933,11 +11959,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -16194,11 +16222,13 @@ export interface operations {
                                     };
                                     checkInAfter: number;
                                     desktop: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
                                     };
                                     email: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
@@ -16226,11 +16256,13 @@ export interface operations {
                                         smartReminders: boolean;
                                     };
                                     slack: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
                                     };
                                     teams: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
@@ -16366,11 +16398,13 @@ export interface operations {
                                     };
                                     checkInAfter: number;
                                     desktop: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
                                     };
                                     email: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
@@ -16398,11 +16432,13 @@ export interface operations {
                                         smartReminders: boolean;
                                     };
                                     slack: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
                                     };
                                     teams: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
@@ -16531,11 +16567,13 @@ export interface operations {
                                     };
                                     checkInAfter: number;
                                     desktop: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
                                     };
                                     email: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
@@ -16563,11 +16601,13 @@ export interface operations {
                                         smartReminders: boolean;
                                     };
                                     slack: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
                                     };
                                     teams: {
+                                        /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                         enabled: boolean;
                                         inPersonDuration: number;
                                         virtualDuration: number;
@@ -18072,11 +18112,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -18104,11 +18146,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -18207,11 +18251,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -18239,11 +18285,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -18364,11 +18412,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -18396,11 +18446,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -18833,11 +18885,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -18865,11 +18919,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -18978,11 +19034,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -19010,11 +19068,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -19760,11 +19820,13 @@ export interface operations {
                                 };
                                 checkInAfter: number;
                                 desktop: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 email: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
@@ -19792,11 +19854,13 @@ export interface operations {
                                     smartReminders: boolean;
                                 };
                                 slack: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;
                                 };
                                 teams: {
+                                    /** @description email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false) */
                                     enabled: boolean;
                                     inPersonDuration: number;
                                     virtualDuration: number;

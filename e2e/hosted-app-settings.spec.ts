@@ -49,6 +49,21 @@ test('autonomy: a cell changes; a cell the company locked refuses to loosen and 
   expect(after.matrix.website.mode).toBe('manual');
 });
 
+test('notifications: Slack turned off for notices is saved, and the preference says so', async () => {
+  await page.goto('/settings');
+  // The settings section (the toasts' live region is named Notifications too).
+  const section = page.locator('section[aria-labelledby="notifications-title"]');
+  const slack = section.getByRole('group', { name: /Notices may reach me by/ }).getByRole('checkbox', { name: 'Slack' });
+  await expect(slack).toBeChecked();
+  await slack.uncheck();
+  await section.getByRole('button', { name: 'Save notifications' }).click();
+  await expect(page.getByText('Notification preferences saved.')).toBeVisible();
+  const prefs = (await as(person)('/profile')).body.user.preferences;
+  expect(prefs).toMatchObject({ slack: { enabled: false }, email: { enabled: true }, teams: { enabled: true } });
+  await page.reload();
+  await expect(page.locator('section[aria-labelledby="notifications-title"]').getByRole('checkbox', { name: 'Slack' })).not.toBeChecked();
+});
+
 test('identifiers: a second email is verified with the code from its mail', async () => {
   const address = `second-${Date.now().toString(36)}@hosted-e2e.test`;
   await page.goto('/settings/identifiers');

@@ -14,7 +14,7 @@ export const metadata = { title: 'Settings · Steward' };
 export default async function Settings() {
   const { api, me } = await requireSignedIn('/settings');
   const [{ user }, scheduling] = await Promise.all([api.settings.profile(), api.settings.scheduling()]);
-  const prefs = user.preferences as { notifications?: { channel: string; quietHours: boolean } } | undefined;
+  const prefs = user.preferences as { notifications?: { channel: string; quietHours: boolean }; email?: { enabled: boolean }; slack?: { enabled: boolean }; teams?: { enabled: boolean } } | undefined;
   return (
     <HostedFrame me={me} title="Settings" width="wide">
       <Sectioned nav={<SettingsNav />}>
@@ -25,7 +25,13 @@ export default async function Settings() {
         <HoursForm initial={scheduling.schedulingPreferences} saved={scheduling.workingHoursSaved} timezone={user.timezone} />
       </Section>
       <Section id="notifications-title" title="Notifications">
-        <NotificationsForm initial={{ channel: prefs?.notifications?.channel ?? 'email', quietHours: prefs?.notifications?.quietHours ?? true }} />
+        <NotificationsForm
+          initial={{
+            channel: prefs?.notifications?.channel ?? 'email',
+            quietHours: prefs?.notifications?.quietHours ?? true,
+            enabled: { email: prefs?.email?.enabled !== false, slack: prefs?.slack?.enabled !== false, teams: prefs?.teams?.enabled !== false },
+          }}
+        />
       </Section>
     </Sectioned>
     </HostedFrame>

@@ -6,7 +6,13 @@ import { noticeChannels } from '@/db/schema/channel-names';
  * and the inputs that name a user. The /users API's own requests are in server/users/.
  */
 
-export const ChannelPrefs = z.object({ enabled: z.boolean(), virtualDuration: z.number(), inPersonDuration: z.number() });
+export const ChannelPrefs = z.object({
+  enabled: z
+    .boolean()
+    .describe('email, slack, teams: whether notices may reach you there (default true; off falls back to email, and with email off too a notice is shown in the app only); desktop: the hosted app’s desktop notifications (default false)'),
+  virtualDuration: z.number(),
+  inPersonDuration: z.number(),
+});
 
 /** The per-channel preferences (spec 1): whether the channel is on, and how long a meeting booked through it lasts. */
 export const PerChannelPrefs = z.object({ email: ChannelPrefs, slack: ChannelPrefs, teams: ChannelPrefs, desktop: ChannelPrefs });

@@ -7,9 +7,11 @@ const channel = (enabled: boolean) => ({ enabled, virtualDuration: 30, inPersonD
 export const defaultPreferences = (): z.infer<typeof UserPreferences> => ({
   reminders: { level: 'svc-events', smartReminders: true, recipient: { asOrganizer: 'only-me', asAttendee: 'only-me' } },
   calendars: { read: [] },
+  // On: notices may reach the person there once they are reachable there (a linked Slack or Teams identity).
   email: channel(true),
-  slack: channel(false),
-  teams: channel(false),
+  slack: channel(true),
+  teams: channel(true),
+  // Off until the person allows the hosted app's desktop notifications in their browser.
   desktop: channel(false),
   checkInAfter: 0,
   notifications: { channel: 'email', quietHours: true, approvalsByText: false },

@@ -115,6 +115,31 @@ describe('preferredContactChannel', () => {
   });
 });
 
+describe('preferences.<channel>.enabled', () => {
+  it('a channel turned off gets no notice: Slack off falls back to email without trying Slack; with email off too the notice stays in the app', async () => {
+    const p = await person();
+    const shown = await call(h.app(), '/profile', { key: p.key });
+    expect(shown.body.user.preferences).toMatchObject({ email: { enabled: true }, slack: { enabled: true }, teams: { enabled: true }, desktop: { enabled: false } });
+    const ask = async (title: string) => {
+      h.state.llm.setFallback((r: ModelRequest) => (JSON.stringify(r.messages).includes(title) ? { toolCalls: [{ name: 'ask_user', arguments: { question: `About ${title}?` } }] } : { text: 'Noted.' }));
+      const { runId, taskId } = await h.startTask(p, { title });
+      await h.ended(runId);
+      return h.until(async () => (await noticesOf(p.id)).find((n) => n.kind === 'question' && n.taskId === taskId && n.status !== 'pending') ?? null, 20_000);
+    };
+    await call(h.app(), '/profile', { method: 'PATCH', key: p.key, body: { preferences: { notifications: { channel: 'slack' }, slack: { enabled: false } } } });
+    const first = `Slack off ${Date.now()}`;
+    expect(await ask(first)).toMatchObject({ status: 'sent', channel: 'email', error: null });
+    await h.until(async () => h.mailTo(p.email).find((m) => (m.parsed.text ?? '').includes(`About ${first}?`)) ?? null, 20_000);
+
+    await call(h.app(), '/profile', { method: 'PATCH', key: p.key, body: { preferences: { email: { enabled: false } } } });
+    const second = `All off ${Date.now()}`;
+    const kept = await ask(second);
+    expect(kept).toMatchObject({ status: 'skipped', channel: 'email', error: expect.stringContaining('shown in the app only') });
+    await h.settle(1_000);
+    expect(h.mailTo(p.email).filter((m) => (m.parsed.text ?? '').includes(`About ${second}?`))).toEqual([]);
+  });
+});
+
 describe('the one-time link', () => {
   it('opening it shows a page and spends nothing; pressing continue signs the user in and goes to the task; a second press is refused', async () => {
     const p = await person();

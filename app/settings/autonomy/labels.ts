@@ -10,7 +10,7 @@ export const ACTION: Record<string, { label: string; covers: string }> = {
   drive: { label: 'Your drive', covers: 'reserved: no connected drive is used yet, so this setting has no effect' },
   contacts: { label: 'Contacts', covers: 'changes to your contacts' },
   third_party_skills: { label: 'Connected apps', covers: 'actions through connected apps and MCP servers' },
-  website: { label: 'Websites', covers: 'submitting forms in your workspace browser that sign in, send, buy or change something' },
+  website: { label: 'Website', covers: 'submitting forms in your workspace browser that sign in, send, buy or change something' },
 };
 
 export const MODE: Record<string, string> = { auto: 'Send at once', 'time-boxed': 'Wait for review, then send', manual: 'Only when I approve' };

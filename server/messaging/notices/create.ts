@@ -50,13 +50,19 @@ export async function createNotice(tx: Tx, input: NewNotice, now = new Date()): 
     .from(users)
     .where(eq(users.id, input.userId));
   if (!user || user.status !== 'active') return null;
-  const prefs = deepMerge(defaultPreferences(), user.preferences).notifications;
+  const all = deepMerge(defaultPreferences(), user.preferences);
+  const prefs = all.notifications;
   // `preferredContactChannel.channel` (spec 1) decides when the notification preference names none of its own.
   const stated = (user.preferences as { notifications?: { channel?: unknown } } | null)?.notifications?.channel;
   const contact = (user.preferredContactChannel as { channel?: unknown } | null)?.channel;
   if (stated === undefined && typeof contact === 'string' && (NOTICE_CHANNELS as readonly string[]).includes(contact)) prefs.channel = contact as typeof prefs.channel;
   // By text, on the platform the user chose for their number (text-platform.ts).
-  const channel = REACHABLE.has(prefs.channel) ? await noticeChannelFor(tx, input.userId, prefs.channel, (c) => REACHABLE.has(c)) : 'email';
+  let channel = REACHABLE.has(prefs.channel) ? await noticeChannelFor(tx, input.userId, prefs.channel, (c) => REACHABLE.has(c)) : 'email';
+  // `preferences.<email|slack|teams>.enabled` (spec 1): a channel the person turned off gets no
+  // notice; it falls back to email, and with email off too the notice is kept for the app only.
+  const off = (c: string) => (c === 'email' || c === 'slack' || c === 'teams') && all[c].enabled === false;
+  if (off(channel)) channel = 'email';
+  const silenced = off(channel);
   const hours = ((user.scheduling as { availability?: { workingHours?: WorkingHours } } | null)?.availability?.workingHours ?? {}) as WorkingHours;
   const dueAt = input.urgent || !prefs.quietHours ? now : nextWorkingTime(hours, user.timezone, now);
   const [row] = await tx
@@ -75,11 +81,12 @@ export async function createNotice(tx: Tx, input: NewNotice, now = new Date()): 
       subject: input.subject.replace(/[\r\n]+/g, ' ').slice(0, 200),
       text: input.text,
       linkPath: input.linkPath,
+      ...(silenced ? { status: 'skipped' as const, error: 'the person turned off notices by email, Slack and Teams (preferences.<channel>.enabled): shown in the app only' } : {}),
     })
     .onConflictDoNothing()
     .returning();
   if (!row) return null;
-  if (handover) {
+  if (handover && !silenced) {
     const { rows } = await tx.execute<{ xid: string }>(sql`SELECT pg_current_xact_id()::text AS xid`);
     try {
       handover({ noticeId: row.id, accountId: row.accountId, transactionId: rows[0]!.xid });

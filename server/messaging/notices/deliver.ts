@@ -45,12 +45,14 @@ export async function deliverNotice(db: Db, noticeId: string, now = new Date()):
       .where(eq(notices.id, notice.id))
       .returning();
     const [account] = await tx.select({ hostedDomain: accounts.hostedDomain }).from(accounts).where(eq(accounts.id, notice.accountId));
-    const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.id, notice.userId));
-    return { skip: null, notice: row!, token, messageId, origin: siteOrigin(account?.hostedDomain ?? null).origin, to: user?.email ?? null };
+    const [user] = await tx.select({ email: users.email, preferences: users.preferences }).from(users).where(eq(users.id, notice.userId));
+    // The fallback to email respects `preferences.email.enabled` as the choice of channel did (create.ts).
+    const emailOn = (user?.preferences as { email?: { enabled?: unknown } } | null)?.email?.enabled !== false;
+    return { skip: null, notice: row!, token, messageId, origin: siteOrigin(account?.hostedDomain ?? null).origin, to: user?.email ?? null, emailOn };
   });
   if (claimed.skip) return { sent: false, reason: claimed.skip, ...(claimed.skip === 'not_due' ? { dueAt: claimed.dueAt } : {}) };
 
-  const { notice, token, messageId, origin, to } = claimed;
+  const { notice, token, messageId, origin, to, emailOn } = claimed;
   const link = `${origin}/api/notices/open?token=${token}`;
   const from = await replyAddress(db, notice);
   const text = [
@@ -80,7 +82,7 @@ export async function deliverNotice(db: Db, noticeId: string, now = new Date()):
     const delivery = adapter ? await adapter.send({ from: from.email ?? '', to: [to], subject: notice.subject, text, providerMessageId: messageId, automated: true }) : null;
     if (!delivery || delivery.state === 'failed') {
       const reason = delivery && 'reason' in delivery ? delivery.reason : `no provider configured for ${notice.channel}`;
-      failure = await byEmail(to);
+      failure = emailOn ? await byEmail(to) : 'the person turned email notices off';
       if (failure) failure = `${notice.channel}: ${reason}; email: ${failure}`;
       else {
         note = `${notice.channel} could not reach the user (${reason}): sent by email instead`;
