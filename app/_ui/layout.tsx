@@ -4,6 +4,7 @@ import { serverCaller } from '@/app/_lib/server-caller';
 import { DEFAULT_PREFS, type Prefs } from '@/app/_lib/time';
 import { AccountBlock, type Place } from './account-menu';
 import { BrandMark, BrandStyle } from './brand';
+import { DesktopNotices } from './desktop-notices';
 import { cn } from './cn';
 import { BottomNav, SideNavLinks } from './nav';
 import { PrefsProvider } from './time';
@@ -15,6 +16,7 @@ export type Me = {
   teams: Array<{ id: string; name: string }>;
   account: { name: string; logoUrl?: string | null };
   prefs?: Prefs;
+  desktopNotices?: boolean;
 } | null;
 
 /** What waits on the signed-in person, for the count beside Inbox (0 when it cannot be read). */
@@ -77,6 +79,7 @@ export async function HostedFrame({
     <PrefsProvider prefs={me?.prefs ?? DEFAULT_PREFS}>
       <Toaster>
         <BrandStyle account={accountName} />
+        {me?.desktopNotices && <DesktopNotices count={count} />}
         <a href="#main" className="skip">
           Skip to content
         </a>

@@ -3,6 +3,7 @@ import { Section } from '@/app/_ui/field';
 import { HostedFrame } from '@/app/_ui/layout';
 import { Sectioned } from '@/app/_ui/nav-links';
 import { HoursForm } from './hours-form';
+import { DesktopNoticesToggle } from './desktop-notices-toggle';
 import { NotificationsForm } from './notifications-form';
 import { ProfileForm } from './profile-form';
 import { SettingsNav } from './settings-nav';
@@ -14,7 +15,7 @@ export const metadata = { title: 'Settings · Steward' };
 export default async function Settings() {
   const { api, me } = await requireSignedIn('/settings');
   const [{ user }, scheduling] = await Promise.all([api.settings.profile(), api.settings.scheduling()]);
-  const prefs = user.preferences as { notifications?: { channel: string; quietHours: boolean }; email?: { enabled: boolean }; slack?: { enabled: boolean }; teams?: { enabled: boolean } } | undefined;
+  const prefs = user.preferences as { notifications?: { channel: string; quietHours: boolean }; email?: { enabled: boolean }; slack?: { enabled: boolean }; teams?: { enabled: boolean }; desktop?: { enabled: boolean } } | undefined;
   return (
     <HostedFrame me={me} title="Settings" width="wide">
       <Sectioned nav={<SettingsNav />}>
@@ -32,6 +33,7 @@ export default async function Settings() {
             enabled: { email: prefs?.email?.enabled !== false, slack: prefs?.slack?.enabled !== false, teams: prefs?.teams?.enabled !== false },
           }}
         />
+        <DesktopNoticesToggle initial={prefs?.desktop?.enabled === true} />
       </Section>
     </Sectioned>
     </HostedFrame>

@@ -28,6 +28,8 @@ export const authRouter = router({
           account: { name: ctx.account.name },
           // Every date the app shows is in the person's own timezone and locale (issue 45).
           prefs: { timezone: ctx.actor.user.timezone, locale: ctx.actor.user.locale },
+          // preferences.desktop.enabled: the app tells the person by a desktop notification when something new needs them.
+          desktopNotices: (ctx.actor.user.preferences as { desktop?: { enabled?: unknown } } | null)?.desktop?.enabled === true,
         }
       : null,
   ),
