@@ -63,7 +63,7 @@ export async function HostedFrame({
     ? [
         ...(me.organization ? [{ href: `/organizations/${me.organization.id}`, label: me.organization.name, kind: 'organization' as const }] : []),
         ...me.teams.map((t) => ({ href: `/teams/${t.id}`, label: t.name, kind: 'team' as const })),
-        ...(me.organization ? [{ href: '/teams', label: 'Join a team', kind: 'team' as const }] : []),
+        ...(me.organization && me.organization.role !== 'guest' ? [{ href: '/teams', label: 'Join a team', kind: 'team' as const }] : []),
         { href: '/invitations', label: 'Invitations', kind: 'invitations' as const },
       ]
     : [];

@@ -8,10 +8,14 @@ export const metadata = { title: 'Join a team · Steward' };
 /** The teams of the person's organization they are not on: ask to join (or join, where no admin approves), and withdraw a request. */
 export default async function JoinATeam() {
   const { api, me } = await requireSignedIn('/teams');
-  if (!me.organization) {
+  if (!me.organization || me.organization.role === 'guest') {
     return (
       <HostedFrame me={me} title="Join a team">
-        <p>Teams to join are those of your organization, and you are not in one. An organization admin can invite you.</p>
+        <p>
+          {me.organization
+            ? 'As a guest of your organization, you join a team when one of its admins adds you.'
+            : 'Teams to join are those of your organization, and you are not in one. An organization admin can invite you.'}
+        </p>
       </HostedFrame>
     );
   }

@@ -40,14 +40,17 @@ async function present(tx: Tx, rows: TeamJoinRequestRow[]) {
 }
 const one = async (tx: Tx, row: TeamJoinRequestRow) => ({ ok: true as const, joinRequest: (await present(tx, [row]))[0]! });
 
+/** Who may ask to join teams: a member or admin of an organization; a guest is brought in by an admin, never by asking. */
+export const mayAskToJoin = (user: Pick<UserRow, 'organizationId' | 'organizationRole'>) => Boolean(user.organizationId) && user.organizationRole !== 'guest';
+
 /**
  * The team a person may ask to join: an active team of their own organization. Any other team is
- * 404, as if it did not exist: people outside an organization have no teams to discover, and a
- * team of another organization says nothing about itself.
+ * 404, as if it did not exist: people outside an organization (and its guests) have no teams to
+ * discover, and a team of another organization says nothing about itself.
  */
 async function joinableTeam(tx: Tx, accountId: string, user: UserRow, teamId: string): Promise<TeamRow> {
   const [team] = await tx.select().from(teams).where(and(eq(teams.id, teamId), eq(teams.accountId, accountId)));
-  if (!team || !user.organizationId || team.organizationId !== user.organizationId || team.status !== 'active') throw notFound('Team');
+  if (!team || !mayAskToJoin(user) || team.organizationId !== user.organizationId || team.status !== 'active') throw notFound('Team');
   return team;
 }
 

@@ -34,7 +34,9 @@ export async function listTeams(db: Db, actor: Actor, q: z.infer<typeof ListTeam
     // What a person may ask to join (team-joins): their organization's active teams but their own.
     if (!actor.user) throw badRequest('joinable: names the teams a user may ask to join; call as a user (X-User-Email with an account key)');
     const mine = db.select({ id: teamMemberships.teamId }).from(teamMemberships).where(and(eq(teamMemberships.userId, actor.user.id), eq(teamMemberships.status, 'active')));
-    filters.push(eq(teams.organizationId, actor.user.organizationId ?? ''), eq(teams.status, 'active'), notInArray(teams.id, mine));
+    // Guests are brought onto teams by admins, never by asking (team-joins/service.ts mayAskToJoin).
+    const org = actor.user.organizationRole === 'guest' ? null : actor.user.organizationId;
+    filters.push(eq(teams.organizationId, org ?? ''), eq(teams.status, 'active'), notInArray(teams.id, mine));
   } else if (!isAccountWide(actor)) {
     const org = administeredOrganization(actor);
     if (org) filters.push(eq(teams.organizationId, org));

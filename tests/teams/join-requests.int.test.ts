@@ -34,7 +34,7 @@ const audited = (action: string, id: string) => db().select().from(auditEvents).
 
 describe('team join requests', () => {
   it('a member of the organization asks; the team’s admin is told, approves, and the person moves to the team', async () => {
-    const { acct, lead, teamId, inOrg, as } = await organization();
+    const { acct, org, lead, teamId, inOrg, as } = await organization();
     const asker = await inOrg('member');
     const outsider = await newUser(app(), acct);
 
@@ -46,6 +46,11 @@ describe('team join requests', () => {
     expect((await call(app(), '/teams?joinable=true', { key: acct.key })).status).toBe(400);
 
     expect((await call(app(), `/teams/${teamId}/join-requests`, { ...as(outsider), body: {} })).status).toBe(404);
+    // A guest of the organization is brought in by an admin, never by asking.
+    const guest = await newUser(app(), acct);
+    expect((await call(app(), `/users/${guest.id}`, { key: acct.key, method: 'PUT', body: { organization: org.id, organizationRole: 'guest' } })).status).toBe(200);
+    expect((await call(app(), '/teams?joinable=true', as(guest))).body.teams).toEqual([]);
+    expect((await call(app(), `/teams/${teamId}/join-requests`, { ...as(guest), body: {} })).status).toBe(404);
     const asked = await call(app(), `/teams/${teamId}/join-requests`, { ...as(asker), body: { message: 'I work on the survey' } });
     expect(asked.status).toBe(201);
     expect(asked.body.joinRequest).toMatchObject({ status: 'pending', message: 'I work on the survey', team: { id: teamId, name: 'Research' }, user: { id: asker.id, email: asker.email }, decidedBy: null });
