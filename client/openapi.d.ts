@@ -15915,6 +15915,43 @@ export interface operations {
         };
         responses: {
             /** @description Success */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        joinRequest: {
+                            createdAt: string;
+                            decidedAt: string | null;
+                            /** @description The team admin who approved or declined; null otherwise */
+                            decidedBy: string | null;
+                            id: string;
+                            message: string;
+                            /**
+                             * @description pending until a team admin approves or declines it, or the person withdraws it; approved at once when the team asks no approval
+                             * @enum {string}
+                             */
+                            status: "pending" | "approved" | "declined" | "withdrawn";
+                            team: {
+                                id: string;
+                                name: string;
+                            };
+                            updatedAt: string;
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string | null;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Success */
             201: {
                 headers: {
                     /** @description `true` when this is the kept answer to an earlier request with the same Idempotency-Key */

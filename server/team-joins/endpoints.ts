@@ -28,7 +28,8 @@ export const teamJoinEndpoints = [
     body: CreateJoinRequestBody,
     response: JoinRequestEnvelope,
     status: 201,
-    errors: [403, 404, 409],
+    // 200: the person's request was already pending (the same request).
+    errors: [200, 403, 404, 409],
     handle: async ({ db, actor, params, body }) => {
       const out = await requestToJoin(db, actor, params.teamId, body);
       return reply(out.status, out.body);

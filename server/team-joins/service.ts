@@ -123,7 +123,7 @@ async function pendingRequest(tx: Tx, teamId: string, requestId: string, userId?
     .where(and(eq(teamJoinRequests.id, requestId), eq(teamJoinRequests.teamId, teamId), userId ? eq(teamJoinRequests.userId, userId) : undefined))
     .for('update');
   if (!row) throw notFound('Join request');
-  if (row.status !== 'pending') throw conflict(`This request is already ${row.status}`, { status: row.status }, 'not_pending');
+  if (row.status !== 'pending') throw conflict(`This request is already ${row.status}`, { requestStatus: row.status }, 'not_pending');
   return row;
 }
 

@@ -251,6 +251,7 @@ export const references: Record<string, Reference | Exempt> = {
   'POST /assistants body.voice.voiceId': NOT_A_REFERENCE('voiceId names a voice of the speech provider'),
   'PUT /assistants/{assistantId} body.voice.voiceId': NOT_A_REFERENCE('voiceId names a voice of the speech provider'),
   'POST /users/{userId}/assistants body.voice.voiceId': NOT_A_REFERENCE('voiceId names a voice of the speech provider'),
+  'PATCH /profile body.voice.voiceId': NOT_A_REFERENCE('voiceId names a voice of the speech provider'),
   'PUT /users/{userId} body.organization': {
     of: orgOf,
     setup: async (s, o) => ({ userId: await freshUser(s, o) }),

@@ -88,7 +88,7 @@ describe('team join requests', () => {
     // Decided once: a second decision is refused, and the pending list is empty.
     const twice = await call(app(), `/teams/${teamId}/join-requests/${id}/decline`, { ...as(lead), body: {} });
     expect(twice.status).toBe(409);
-    expect(twice.body).toMatchObject({ error_code: 'not_pending', status: 'approved' });
+    expect(twice.body).toMatchObject({ error_code: 'not_pending', requestStatus: 'approved' });
     expect((await call(app(), `/teams/${teamId}/join-requests`, as(lead))).body.joinRequests).toEqual([]);
     expect((await call(app(), `/teams/${teamId}/join-requests?status=approved`, as(lead))).body.joinRequests).toHaveLength(1);
     // Now a member, the person has nothing to ask, and a plain member may not read the requests.
