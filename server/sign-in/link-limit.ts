@@ -4,23 +4,31 @@ import { consumeSendBudgets, poolOf, type SendBudget } from '@/server/http/rate-
 import { mailboxKey, signInAddress } from './sign-in-address';
 
 const WINDOW_S = 15 * 60;
+/**
+ * Sign-ins per client IP every 15 minutes (STEWARD_SIGN_IN_PER_IP, default 30 links, twice as many
+ * first steps): many people behind one address (an office's NAT, an end-to-end run) may need more.
+ */
+const perIp = () => {
+  const n = Number(process.env.STEWARD_SIGN_IN_PER_IP);
+  return Number.isInteger(n) && n > 0 ? n : 30;
+};
 
 type Budgets = { what: string; ip: SendBudget; mailbox: SendBudget; anywhere: SendBudget };
 
 /** Email links cost a mail each: per client IP and per mailbox in the account, and per mailbox across the deployment. */
-const LINKS: Budgets = {
+const LINKS = (): Budgets => ({
   what: 'sign-in links requested',
-  ip: { prefix: 'signin-ip', points: 30, windowS: WINDOW_S },
+  ip: { prefix: 'signin-ip', points: perIp(), windowS: WINDOW_S },
   mailbox: { prefix: 'signin-email', points: 5, windowS: WINDOW_S },
   anywhere: { prefix: 'signin-email-all', points: 10, windowS: 60 * 60 },
-};
+});
 /** The first step (auth.start) mails nothing but stores an SSO request and tells SSO domains apart: a looser budget. */
-const STARTS: Budgets = {
+const STARTS = (): Budgets => ({
   what: 'sign-in attempts',
-  ip: { prefix: 'signin-start-ip', points: 60, windowS: WINDOW_S },
+  ip: { prefix: 'signin-start-ip', points: 2 * perIp(), windowS: WINDOW_S },
   mailbox: { prefix: 'signin-start-email', points: 10, windowS: WINDOW_S },
   anywhere: { prefix: 'signin-start-email-all', points: 40, windowS: 60 * 60 },
-};
+});
 
 /**
  * Counts one request against the client IP and the mailbox the address delivers to, in the account
@@ -43,8 +51,8 @@ async function consume(pool: pg.Pool, b: Budgets, accountId: string, email: stri
   return address;
 }
 
-/** Sign-in links: at most 5 per mailbox and 30 per client IP every 15 minutes (10 an hour per mailbox across accounts). Returns the normalized address. */
-export const consumeLinkRequest = (pool: pg.Pool, accountId: string, email: string, ip: string) => consume(pool, LINKS, accountId, email, ip);
+/** Sign-in links: at most 5 per mailbox and STEWARD_SIGN_IN_PER_IP (30) per client IP every 15 minutes (10 an hour per mailbox across accounts). Returns the normalized address. */
+export const consumeLinkRequest = (pool: pg.Pool, accountId: string, email: string, ip: string) => consume(pool, LINKS(), accountId, email, ip);
 
-/** auth.start: at most 10 per mailbox and 60 per client IP every 15 minutes. Returns the normalized address. */
-export const consumeStartRequest = (db: Db, accountId: string, email: string, ip: string) => consume(poolOf(db), STARTS, accountId, email, ip);
+/** auth.start: at most 10 per mailbox and twice STEWARD_SIGN_IN_PER_IP (60) per client IP every 15 minutes. Returns the normalized address. */
+export const consumeStartRequest = (db: Db, accountId: string, email: string, ip: string) => consume(poolOf(db), STARTS(), accountId, email, ip);

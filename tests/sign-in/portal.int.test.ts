@@ -111,6 +111,19 @@ describe('sign-in link rate limit', () => {
     for (let i = 0; i < 24; i++) expect(await attempt(`c${i}@limit.example`, '10.0.0.1')).toBe('ok');
     expect(await attempt('d@limit.example', '10.0.0.1')).toBe('429:rate_limited');
   });
+
+  it('STEWARD_SIGN_IN_PER_IP sets the per-address budget (an office behind one NAT address)', async () => {
+    const { consumeLinkRequest } = await import('@/server/sign-in/link-limit');
+    const pool = app().database.pool;
+    const attempt = (email: string) => consumeLinkRequest(pool, 'acct-limit-env', email, '10.0.9.9').then(() => 'ok', (e: AppError) => `${e.status}:${e.code}`);
+    process.env.STEWARD_SIGN_IN_PER_IP = '3';
+    try {
+      for (let i = 0; i < 3; i++) expect(await attempt(`n${i}@limit-env.example`)).toBe('ok');
+      expect(await attempt('n3@limit-env.example')).toBe('429:rate_limited');
+    } finally {
+      delete process.env.STEWARD_SIGN_IN_PER_IP;
+    }
+  });
 });
 
 describe('SCIM on hosted domains', () => {
