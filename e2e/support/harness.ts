@@ -77,7 +77,8 @@ export async function signInByEmail(page: Page, email: string) {
   await page.getByLabel('Work email').focus();
   await page.keyboard.type(email);
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('status')).toContainText('Check your email');
+  // The link's mail is handed to SMTP before the page answers: on a loaded machine that takes longer than 5 s.
+  await expect(page.getByRole('status')).toContainText('Check your email', { timeout: 20_000 });
   let link = '';
   await expect
     .poll(async () => {
