@@ -38,7 +38,7 @@ test('desktop notifications: turned on in Settings, then a new question shows on
   await expect(toggle).not.toBeChecked();
   // The box follows what was saved (after the browser's permission), not the click itself.
   await toggle.click();
-  await expect(page.getByText('Desktop notifications are on in this browser.')).toBeVisible();
+  await expect(page.getByText('Desktop notifications are on in this browser.', { exact: true })).toBeVisible();
   await expect(toggle).toBeChecked();
   expect((await as(person)('/profile')).body.user.preferences.desktop.enabled).toBe(true);
 

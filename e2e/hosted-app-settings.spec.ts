@@ -57,7 +57,7 @@ test('notifications: Slack turned off for notices is saved, and the preference s
   await expect(slack).toBeChecked();
   await slack.uncheck();
   await section.getByRole('button', { name: 'Save notifications' }).click();
-  await expect(page.getByText('Notification preferences saved.')).toBeVisible();
+  await expect(page.getByText('Notification preferences saved.', { exact: true })).toBeVisible();
   const prefs = (await as(person)('/profile')).body.user.preferences;
   expect(prefs).toMatchObject({ slack: { enabled: false }, email: { enabled: true }, teams: { enabled: true } });
   await page.reload();
