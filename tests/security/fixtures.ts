@@ -10,6 +10,10 @@ import type { TestServer } from '../helpers/server';
 import type { AccountFixture } from '../helpers/client';
 import { call, newUser, userKey } from '../helpers/client';
 import { startTelegramFake, type TelegramFake } from '../helpers/telegram-fake';
+import { made, madeKey, ownedOrg, rand } from './fixture-kit';
+import { leadTeam, teamFixtures } from './team-fixtures';
+
+export { leadTeam, ownedOrg };
 
 /**
  * Who owns the resources: a user of `account` (with their user key), and what the fixtures
@@ -55,7 +59,6 @@ export type Fixture = {
   methods?: Partial<Record<Method, MethodFixture>>;
 };
 
-const rand = () => Math.random().toString(36).slice(2, 10);
 
 /** An open handoff of the owner (as request_handoff leaves one; `active` once a session link was issued). */
 export async function ownHandoff(server: TestServer, owner: Owner, status: 'pending' | 'active' = 'pending'): Promise<Made> {
@@ -122,15 +125,7 @@ export const ownSegment = async (s: TestServer, o: Owner): Promise<Made> => ({
   segmentId: (await made('segment', call(s, '/model-tier-segments', { key: o.account.key, body: { name: `seg ${rand()}`, chat: 'high' } }))).segment.id as string,
 });
 
-/** Fails loudly: a fixture that could not make its resource would turn every refusal into a meaningless 404. */
-async function made<T = any>(what: string, res: Promise<{ status: number; body: T }>, ok = [200, 201]): Promise<T> {
-  const r = await res;
-  if (!ok.includes(r.status)) throw new Error(`fixture: ${what} answered ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body;
-}
-
 const accountKey = (_m: Made, o: Owner): Credential => ({ key: o.account.key });
-const madeKey = (m: Made): Credential => ({ key: m.key });
 
 /** A webhook endpoint at a public address literal (no DNS on this machine; nothing is delivered without an engine). */
 const ownWebhook = async (s: TestServer, o: Owner) => ({
@@ -176,21 +171,6 @@ export const readyFile = async (s: TestServer, o: Owner) => {
   return { fileId: f.fileId };
 };
 
-/**
- * An organization whose admin is the owner; other users of the account are not members.
- * One per owner: organization creation is limited to 10 a minute, and nothing in the suite
- * deletes it (DELETE /organizations/{orgId} gets organizations of its own).
- */
-const orgs = new Map<string, string>();
-export const ownedOrg = async (s: TestServer, o: Owner) => {
-  let orgId = orgs.get(o.user.id);
-  if (!orgId) {
-    orgId = (await made('organization', call(s, '/organizations', { key: o.account.key, body: { name: 'Fixture org' } }))).organization.id as string;
-    orgs.set(o.user.id, orgId);
-    await made('organization admin', call(s, `/users/${o.user.id}`, { key: o.account.key, method: 'PUT', body: { organization: orgId, organizationRole: 'admin' } }));
-  }
-  return { orgId };
-};
 export const freshOrg = async (s: TestServer, o: Owner) => ({
   orgId: (await made('organization', call(s, '/organizations', { key: o.account.key, body: { name: `Doomed ${rand()}` } }))).organization.id as string,
 });
@@ -218,40 +198,6 @@ const publishedDomain = async (s: TestServer, o: Owner) => {
 };
 
 /** A fresh user of the owner's account who owns their own team (their key is `key`), so team changes never disturb the owner. */
-export const leadTeam = async (s: TestServer, o: Owner) => {
-  const lead = await newUser(s, o.account);
-  return { teamId: lead.teamId, leadId: lead.id, key: await userKey(s, o.account, lead.id) };
-};
-const teamWithMate = async (s: TestServer, o: Owner) => {
-  const t = await leadTeam(s, o);
-  // Targets only, never callers: they need no onboarding.
-  const mate = await newUser(s, o.account, { teamId: t.teamId, onboard: false });
-  const members = await made('members', call(s, `/teams/${t.teamId}/members`, { key: t.key }));
-  const memberId = (members.members as Array<{ id: string; user: { id: string } }>).find((m) => m.user.id === mate.id)!.id;
-  return { ...t, mateId: mate.id, memberId };
-};
-const teamAndNewcomer = async (s: TestServer, o: Owner) => ({ ...(await leadTeam(s, o)), joinerId: (await newUser(s, o.account, { onboard: false })).id });
-
-/**
- * A team of the owner's organization that asks approval to join, led by its own admin (`key`), and
- * a member of the organization who may ask to join it (`askerKey`); `requestId` when `asked`.
- */
-const orgTeamToJoin = async (s: TestServer, o: Owner, asked: boolean): Promise<Made> => {
-  const { orgId } = await ownedOrg(s, o);
-  const lead = await newUser(s, o.account);
-  await made('organization admin', call(s, `/users/${lead.id}`, { key: o.account.key, method: 'PUT', body: { organization: orgId, organizationRole: 'admin' } }));
-  const key = await userKey(s, o.account, lead.id);
-  const team = await made('team', call(s, '/teams', { key, body: { name: `Joinable ${rand()}`, adminApprovalRequired: true } }));
-  const asker = await newUser(s, o.account);
-  await made('organization member', call(s, `/users/${asker.id}`, { key: o.account.key, method: 'PUT', body: { organization: orgId, organizationRole: 'member' } }));
-  const askerKey = await userKey(s, o.account, asker.id);
-  const teamId = team.team.id as string;
-  if (!asked) return { teamId, key, askerKey };
-  const r = await made('join request', call(s, `/teams/${teamId}/join-requests`, { key: askerKey, body: { message: 'Let me in' } }));
-  return { teamId, key, askerKey, requestId: r.joinRequest.id as string };
-};
-const askerKey = (m: Made): Credential => ({ key: m.askerKey });
-
 const ownIdentifier = async (s: TestServer, o: Owner) => {
   const r = await made('identifier', call(s, '/identifiers', { key: o.userKey, body: { type: 'custom', value: `handle-${rand()}` } }));
   return { identifierId: r.identifier.id as string };
@@ -413,26 +359,7 @@ export const fixtures: Record<string, Fixture> = {
   '/identifiers/{identifierId}/verify': { ownership: 'user', create: ownCodeToVerify, methods: { POST: { body: (m) => ({ code: m.code }) } } },
   // Linking needs an account-wide credential; linking to its own user is a valid no-op.
   '/identifiers/{identifierId}/link': { ownership: 'user', create: ownIdentifier, by: accountKey, methods: { POST: { body: (_m, o) => ({ userId: o.user.id }) } } },
-  '/teams/{teamId}': { ownership: 'user', create: leadTeam, by: madeKey, methods: { PUT: { body: () => ({ name: 'Renamed' }) }, DELETE: { spends: true } } },
-  '/teams/{teamId}/settings/resource-permissions': {
-    ownership: 'user',
-    create: leadTeam,
-    by: madeKey,
-    methods: { PATCH: { body: () => ({ capabilities: { workspaceCli: 'off' } }) } },
-  },
-  '/teams/{teamId}/settings/security-preset': { ownership: 'user', create: leadTeam, by: madeKey, methods: { POST: { body: () => ({ preset: 'restricted' }) } } },
-  '/teams/{teamId}/join-requests': {
-    ownership: 'user',
-    create: (s, o) => orgTeamToJoin(s, o, false),
-    by: madeKey,
-    methods: { POST: { by: askerKey, body: () => ({ message: 'Let me in' }) } },
-  },
-  '/teams/{teamId}/join-requests/{requestId}': { ownership: 'user', create: (s, o) => orgTeamToJoin(s, o, true), by: askerKey, methods: { DELETE: { spends: true } } },
-  '/teams/{teamId}/join-requests/{requestId}/approve': { ownership: 'user', create: (s, o) => orgTeamToJoin(s, o, true), by: madeKey, methods: { POST: { spends: true } } },
-  '/teams/{teamId}/join-requests/{requestId}/decline': { ownership: 'user', create: (s, o) => orgTeamToJoin(s, o, true), by: madeKey, methods: { POST: { spends: true } } },
-  '/teams/{teamId}/members': { ownership: 'user', create: teamAndNewcomer, by: madeKey, methods: { POST: { body: (m) => ({ userId: m.joinerId }) } } },
-  '/teams/{teamId}/members/{memberId}': { ownership: 'user', create: teamWithMate, by: madeKey, methods: { PUT: { body: () => ({ role: 'admin' }) }, DELETE: { spends: true } } },
-  '/teams/{teamId}/transfer-ownership': { ownership: 'user', create: teamWithMate, by: madeKey, methods: { POST: { body: (m) => ({ newOwnerId: m.mateId }), spends: true } } },
+  ...teamFixtures,
   '/organizations/{orgId}': {
     ownership: 'organization',
     create: ownedOrg,
