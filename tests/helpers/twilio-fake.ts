@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { twilioNumbers } from './twilio-fake-numbers';
 import { parseTwiml, type TwimlVerb } from './twiml-parse';
 
 /**
@@ -14,7 +15,7 @@ import { parseTwiml, type TwimlVerb } from './twiml-parse';
  *   the status callback is posted (`sent`, then `delivered`, or `failed`/`undelivered` with the
  *   ErrorCode a test asked for). STOP from a number makes later creates to it answer 21610.
  *   Media:    GET .../Messages/{sid}/Media/{sid} serves what `inbound({media})` attached.
- *   Numbers:  GET .../AvailablePhoneNumbers/{country}/Local.json, POST .../IncomingPhoneNumbers.json, GET
+ *   Numbers:  (twilio-fake-numbers.ts) GET .../AvailablePhoneNumbers/{country}/Local.json, POST .../IncomingPhoneNumbers.json, GET
  *             .../IncomingPhoneNumbers.json (by FriendlyName or PhoneNumber).
  *   Calls:    POST .../Calls.json (create) places a call played by a scripted callee (`state.callScripts`,
  *             one per call: no-answer, busy, failed, or answered by a person or a machine who says
@@ -92,7 +93,6 @@ export async function startTwilioFake(opts: Options = {}) {
   const accountSid = opts.accountSid ?? `AC${hex(16)}`;
   const authToken = opts.authToken ?? hex(16);
   const sent: SentMessage[] = [];
-  const bought: Array<{ sid: string; phoneNumber: string; smsUrl: string | null; voiceUrl?: string | null; voiceStatusUrl?: string | null; friendlyName?: string }> = [];
   const calls: PlacedCall[] = [];
   /** Inbound calls' final statuses, as GET Calls/{sid}.json tells them. */
   const inboundCalls = new Map<string, { status: string; duration: number; answeredBy: string | null }>();
@@ -140,6 +140,9 @@ export async function startTwilioFake(opts: Options = {}) {
   };
   const error = (res: ServerResponse, status: number, code: number, message: string) =>
     json(res, status, { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
+  // The account's numbers: for sale, bought, listed (twilio-fake-numbers.ts).
+  const numbers = twilioNumbers({ accountSid, state, json, error, sid });
+  const bought = numbers.bought;
 
   /** POSTs form parameters to a Steward webhook, signed as Twilio signs them. */
   async function post(url: string, params: Record<string, string>, signature?: string | null) {
@@ -288,26 +291,7 @@ export async function startTwilioFake(opts: Options = {}) {
       res.writeHead(200, { 'Content-Type': item.contentType, 'Content-Length': String(item.bytes.byteLength) });
       return res.end(item.bytes);
     }
-    const available = /^AvailablePhoneNumbers\/([A-Z]{2})\/Local\.json$/.exec(rest);
-    if (req.method === 'GET' && available) {
-      const wanted = url.searchParams.get('AreaCode');
-      const list = state.available.filter((n) => !wanted || n.slice(2, 5) === wanted);
-      return json(res, 200, { available_phone_numbers: list.map((n) => ({ phone_number: n, friendly_name: n, iso_country: available[1], capabilities: { voice: true, SMS: true, MMS: true } })), uri: url.pathname });
-    }
-    if (req.method === 'GET' && rest === 'IncomingPhoneNumbers.json') {
-      // Twilio reads the account's numbers filtered by FriendlyName (an exact match) or PhoneNumber.
-      const name = url.searchParams.get('FriendlyName');
-      const number = url.searchParams.get('PhoneNumber');
-      const list = bought.filter((b) => (name === null || (b.friendlyName ?? b.phoneNumber) === name) && (number === null || b.phoneNumber === number));
-      return json(res, 200, { incoming_phone_numbers: list.map((b) => ({ sid: b.sid, account_sid: accountSid, phone_number: b.phoneNumber, friendly_name: b.friendlyName ?? b.phoneNumber, sms_url: b.smsUrl })), uri: url.pathname });
-    }
-    if (req.method === 'POST' && rest === 'IncomingPhoneNumbers.json') {
-      if (!form.PhoneNumber || !state.available.includes(form.PhoneNumber)) return error(res, 400, 21422, 'PhoneNumber requested is not available');
-      state.available = state.available.filter((n) => n !== form.PhoneNumber);
-      const row = { sid: sid('PN'), phoneNumber: form.PhoneNumber, smsUrl: form.SmsUrl ?? null, voiceUrl: form.VoiceUrl ?? null, voiceStatusUrl: form.StatusCallback ?? null, friendlyName: form.FriendlyName };
-      bought.push(row);
-      return json(res, 201, { sid: row.sid, account_sid: accountSid, phone_number: row.phoneNumber, sms_url: row.smsUrl, sms_method: form.SmsMethod ?? 'POST', capabilities: { voice: true, sms: true, mms: true } });
-    }
+    if (numbers.handle(req.method ?? '', rest, url, form, res)) return;
     return error(res, 404, 20404, 'The requested resource was not found');
   }
 
