@@ -46,8 +46,8 @@ export const callLanguage = (env: Record<string, string | undefined> = process.e
  * the person chose for their assistants). The first that names a voice the provider lists wins; a
  * voice of another provider or an unlisted one is passed over.
  */
-type Voiced = { voice: { voiceId: string; provider: string } | null } | null | undefined;
-const firstListed = (choosers: Voiced[], provider: string, listed: (id: string) => boolean) =>
+export type Voiced = { voice: { voiceId: string; provider: string } | null } | null | undefined;
+export const firstListed = (choosers: Voiced[], provider: string, listed: (id: string) => boolean = () => true) =>
   choosers.map((c) => c?.voice).find((v) => v?.provider === provider && listed(v.voiceId))?.voiceId ?? null;
 
 /** The Twilio voice a call speaks with: the assistant's or else its owner's, when it names a listed Twilio voice; else STEWARD_TWILIO_VOICE; else Twilio's default. */

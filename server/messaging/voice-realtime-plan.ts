@@ -6,6 +6,7 @@ import { chatOwnerActor } from '@/server/agent/runtime/owner-actor';
 import { accountFrozen } from '@/server/agent/runtime/owner-actor';
 import { personaFor } from '@/server/agent/runtime/persona';
 import type { RealtimeTool, SessionSetup } from '@/server/channels/realtime/session';
+import { firstListed } from '@/server/channels/voice-providers';
 import { appendChatMessage } from '@/server/chats/messages';
 import { chatTier } from '@/server/chats/tier';
 import { chatTools } from '@/server/chats/tools';
@@ -237,10 +238,7 @@ function outboundPlan(db: Db, call: VoiceCallRow, assistant: AssistantRow, owner
 }
 
 /** The assistant's own `openai` voice (the realtime model speaks OpenAI's voices), else its owner's, else the configured or the server's default. */
-function speechVoiceOrNull(assistant: AssistantRow, owner: UserRow | null): string | null {
-  const v = [assistant.voice, owner?.voice].find((x) => x?.provider === 'openai' && x.voiceId);
-  return v?.voiceId ?? null;
-}
+const speechVoiceOrNull = (assistant: AssistantRow, owner: UserRow | null): string | null => firstListed([assistant, owner], 'openai');
 
 /** The plan for a call whose stream authenticated, or null when the call may not be conversed with. */
 export async function planCall(db: Db, call: VoiceCallRow): Promise<CallPlan | null> {
