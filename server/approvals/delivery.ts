@@ -11,7 +11,7 @@ import { mailHtml } from '@/server/mail/rich-text';
 import { findSentInUserMailbox, recordMailboxSend, sendFromUserMailbox, type MailboxSendRecord, type MailboxSendResult, type MailToSend } from '@/server/mailboxes/send';
 import { executeSkillAction } from '@/server/workflows/mcp/execute';
 import { mediaLinks } from '@/server/files/media-links';
-import { mailAttachments } from '@/server/files/outbound';
+import { mailAttachments, type MailAttachment } from '@/server/files/outbound';
 import { markContacted } from './contacted';
 import { calendarPayloadOf } from '@/server/calendars/dispatch-payload';
 import { writeCalendarDispatch } from '@/server/calendars/dispatch';
@@ -258,14 +258,22 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     if (content.to.length !== 1) return { outcome: 'failed', reason: 'A message goes to exactly one recipient' };
     // From the staging assistant's own line on the platform; the adapter records its intent under the job's key (a retry never sends again).
     const [cart] = await db.select({ accountId: carts.accountId, assistantId: carts.assistantId }).from(carts).where(eq(carts.id, job.cartId));
-    // The files the person approved, as links the provider fetches: one gone since fails the text whole.
+    // The files the person approved: as links the provider fetches for a text (MMS, WhatsApp), as
+    // bytes uploaded with the message on Slack; one gone since fails the message whole.
     let mediaUrls: string[] | undefined;
+    let files: MailAttachment[] | undefined;
     if (content.files.length) {
-      if (!(textChannels as readonly string[]).includes(content.platform ?? '')) return { outcome: 'failed', reason: `A ${content.platform} message cannot carry files yet: nothing was sent` };
       const owner = await ownerOf(db, job.cartId);
-      const links = owner ? await mediaLinks(db, owner, content.files, now) : { problem: 'the cart has no owner' };
-      if ('problem' in links) return { outcome: 'failed', reason: `Not sent: ${links.problem}` };
-      mediaUrls = links.urls;
+      if (!owner) return { outcome: 'failed', reason: 'Not sent: the cart has no owner' };
+      if ((textChannels as readonly string[]).includes(content.platform ?? '')) {
+        const links = await mediaLinks(db, owner, content.files, now);
+        if ('problem' in links) return { outcome: 'failed', reason: `Not sent: ${links.problem}` };
+        mediaUrls = links.urls;
+      } else if (content.platform === 'slack') {
+        const read = await mailAttachments(db, owner, content.files);
+        if ('problem' in read) return { outcome: 'failed', reason: `Not sent: ${read.problem}` };
+        files = read.attachments;
+      } else return { outcome: 'failed', reason: `A ${content.platform} message cannot carry files yet: nothing was sent` };
     }
     const sent = await sendChannelMessage({
       platform: content.platform,
@@ -277,6 +285,7 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
       dispatchId: row.id,
       template: templateOf(content),
       ...(mediaUrls ? { mediaUrls } : {}),
+      ...(files ? { files } : {}),
     });
     return sent.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: sent.providerMessageId, detail: `accepted by the ${content.platform} provider` } : sent;
   }

@@ -41,7 +41,7 @@ export function bindingCookie(requestUrl: string, name: string, value: string, m
  */
 export const beginUrl = (requestUrl: string, state: string) => `${publicBase(requestUrl)}/api/oauth/begin?state=${encodeURIComponent(state)}`;
 
-const SLACK_BOT_SCOPES = 'app_mentions:read,channels:history,chat:write,im:history,im:read,im:write,users:read,users:read.email';
+const SLACK_BOT_SCOPES = 'app_mentions:read,channels:history,chat:write,files:write,im:history,im:read,im:write,users:read,users:read.email';
 const SLACK_USER_SCOPES = 'identity.basic,identity.email';
 
 const isMailbox = (p: OAuthState['provider']): p is MailboxOAuthProvider => (mailboxProviders as readonly string[]).includes(p);

@@ -24,8 +24,10 @@ export type OutboundMessage = {
   dispatchId?: string;
   /** An approved template instead of free text (WhatsApp outside the 24-hour window): the provider's template id and its variables. */
   template?: { id: string; variables: Record<string, string> } | null;
-  /** Files the approved message carries, as links the provider fetches (server/files/media-links.ts): texts through Twilio only. */
+  /** Files the approved message carries, as links the provider fetches (server/files/media-links.ts): texts through Twilio. */
   mediaUrls?: string[];
+  /** Files the approved message carries, as bytes the adapter uploads with it: Slack. */
+  files?: Array<{ filename: string; contentType: string; content: Buffer }>;
 };
 
 /** The same three answers as mail: taken by the provider (with its id), refused, or not known. */

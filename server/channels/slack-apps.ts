@@ -25,7 +25,7 @@ function manifestFor(base: string, appId: string, botDisplayName: string) {
     features: { bot_user: { display_name: botDisplayName, always_online: true }, app_home: { messages_tab_enabled: true, messages_tab_read_only_enabled: false } },
     oauth_config: {
       redirect_urls: redirectUrls,
-      scopes: { bot: ['app_mentions:read', 'channels:history', 'chat:write', 'im:history', 'im:read', 'im:write', 'users:read', 'users:read.email'] },
+      scopes: { bot: ['app_mentions:read', 'channels:history', 'chat:write', 'files:write', 'im:history', 'im:read', 'im:write', 'users:read', 'users:read.email'] },
     },
     settings: {
       event_subscriptions: { request_url: eventsUrl, bot_events: ['app_mention', 'message.im', 'message.channels'] },

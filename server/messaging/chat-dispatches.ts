@@ -4,6 +4,7 @@ import { slackApps, slackInstallations } from '@/db/schema';
 import type { ChannelAdapter, MessageDelivery, OutboundMessage } from '@/server/channels/outbound';
 import type { Delivery } from '@/server/channels/message';
 import { slackBot } from '@/server/channels/slack/installations';
+import { postFiles } from '@/server/channels/slack/files';
 import { postMessage, usersLookupByEmail } from '@/server/channels/slack/web-api';
 import { teamsBotConfig } from '@/server/channels/teams/config';
 import { sendToConversation } from '@/server/channels/teams/connector';
@@ -17,6 +18,7 @@ import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
  * - Slack: with the bot of the sending assistant's own Slack app, in the workspace it is installed
  *   in; `to` is a Slack member or conversation id (U…, W…, C…, G…, D…) or an email address the
  *   workspace knows (users.lookupByEmail). A bot cannot reach a workspace it is not installed in.
+ *   Files go up with the words as one message (slack/files.ts); a member's files land in their DM.
  * - Teams: a bot may only message a person who has a chat with it, so `to` is the email of a user
  *   of the account who started one; anyone else is refused with the reason.
  */
@@ -52,10 +54,12 @@ async function sendSlack(db: Db, m: OutboundMessage): Promise<MessageDelivery> {
   if (!SLACK_ID.test(to) && !EMAIL.test(to)) return failed(`"${to}" is neither a Slack member or conversation id nor an email address`);
   const bots = await assistantBots(db, m.assistantId);
   if (!bots.length) return failed('the assistant has no Slack app installed in a workspace');
-  if (SLACK_ID.test(to)) return fromDelivery(await postMessage(bots[0]!.token, { channel: to, text: m.body }));
+  const post = (token: string, channel: string) =>
+    m.files?.length ? postFiles(token, { to: channel, text: m.body, files: m.files }) : postMessage(token, { channel, text: m.body });
+  if (SLACK_ID.test(to)) return fromDelivery(await post(bots[0]!.token, to));
   for (const bot of bots) {
     const member = await usersLookupByEmail(bot.token, to);
-    if (member) return fromDelivery(await postMessage(bot.token, { channel: member.id, text: m.body }));
+    if (member) return fromDelivery(await post(bot.token, member.id));
   }
   return failed(`no member of the assistant's Slack workspaces has the address ${to}`);
 }
@@ -65,6 +69,7 @@ async function sendTeams(db: Db, m: OutboundMessage): Promise<MessageDelivery> {
   if (!cfg) return failed('no provider configured for teams');
   if (!m.accountId) return failed('the message names no account');
   const to = m.to.trim();
+  if (m.files?.length) return failed('a Teams message cannot carry files yet: nothing was sent');
   if (!EMAIL.test(to)) return failed('on Teams, send_message takes the email address of a person who has a chat with the assistant');
   const user = await findUserByVerifiedEmail(db, m.accountId, to);
   const conversation = user ? await conversationOfUser(db, m.accountId, user.id) : null;

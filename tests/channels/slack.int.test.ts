@@ -4,6 +4,7 @@ import { channelEvents, chatMessages, chats, slackAppCredentials, slackApps, sla
 import { useCartHarness, emailCall } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
 import { startSlackFake, type Posted, type SlackFake } from '../helpers/slack-fake';
+import { PNG, upload } from '../files/documents';
 
 /*
  * Slack as a channel (issue 33), against a loopback Slack (tests/helpers/slack-fake.ts) that signs
@@ -311,5 +312,43 @@ describe('send_message on Slack', () => {
     const cart2 = await h.cartReaches((await h.cartOfRun(second.runId)).id, ['executed', 'failed']);
     expect(cart2.status).toBe('failed');
     expect((await h.dispatchRow(cart2.id))!.failureReason).toMatch(/no member of the assistant's Slack workspaces has the address nobody@example.test/);
+  });
+
+  it('files (issue 41): the approved message and its files arrive as one message in the member’s DM, the bytes as uploaded; a refused upload shares nothing', async () => {
+    const p = await h.person(await newAccount(app()));
+    const s = await slackSetup(p);
+    const friend = `U${teams}FILES`;
+    slack.addUser({ id: friend, team: s.team, name: 'Fil', email: `fil.${teams}@example.test` });
+    await h.cells(p, { messaging: { undoDelaySec: 0 }, files: { mode: 'auto', undoDelaySec: 0 } });
+    const plan = Buffer.from('ground floor plan');
+    const first = await upload(h.app(), p.key, 'plan.txt', plan, 'text/plain');
+    const second = await upload(h.app(), p.key, 'dot.png', PNG, 'image/png');
+    const withFiles = (to: string) => [{ name: 'send_message', arguments: { platform: 'slack', to, body: 'The plans, as promised', attachments: [first, second] } }];
+
+    const { runId } = await h.stagingRun(p, withFiles(`fil.${teams}@example.test`));
+    const cart = await h.cartReaches((await h.cartOfRun(runId)).id, ['executed', 'failed']);
+    expect(cart.status, JSON.stringify(await h.dispatchRow(cart.id))).toBe('executed');
+    const dmChannel = `D${friend.slice(1)}`;
+    const sent = slack.shared.filter((m) => m.channel === dmChannel);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.text).toMatch(/^The plans, as promised/);
+    expect(sent[0]!.files.map((f) => f.filename)).toEqual(['plan.txt', 'dot.png']);
+    expect(sent[0]!.files[0]!.content.equals(plan)).toBe(true);
+    expect(sent[0]!.files[1]!.content.equals(PNG)).toBe(true);
+    // One message: the words rode with the files, nothing was posted beside them.
+    expect(slack.posted.filter((m) => m.channel === dmChannel)).toHaveLength(0);
+    expect(await h.dispatchRow(cart.id)).toMatchObject({ deliveryState: 'provider_accepted', providerMessageId: `${dmChannel}/files:${sent[0]!.files.map((f) => f.id).join(',')}` });
+
+    // Slack refuses the bytes: the completing call is never made, so nobody sees anything, and the dispatch says why.
+    slack.state.refuseUploads = true;
+    try {
+      const again = await h.stagingRun(p, withFiles(friend));
+      const cart2 = await h.cartReaches((await h.cartOfRun(again.runId)).id, ['executed', 'failed']);
+      expect(cart2.status).toBe('failed');
+      expect((await h.dispatchRow(cart2.id))!.failureReason).toMatch(/Slack refused the upload of "plan.txt" \(HTTP 500\): nothing was sent/);
+      expect(slack.shared.filter((m) => m.channel === dmChannel)).toHaveLength(1);
+    } finally {
+      slack.state.refuseUploads = false;
+    }
   });
 });

@@ -4,14 +4,18 @@ import type { AddressInfo } from 'node:net';
 
 /*
  * A loopback stand-in for Slack: the Web API methods Steward calls (oauth.v2.access, chat.postMessage,
- * chat.update, chat.postEphemeral, users.info: HTTP 200 with `ok`, `error` on refusal, bot tokens
- * checked), and Slack's side of the callbacks: events and block actions POSTed to an app's request
+ * chat.update, chat.postEphemeral, users.info, conversations.open, and the external file upload:
+ * files.getUploadURLExternal, a POST of the bytes to the upload URL, files.completeUploadExternal:
+ * HTTP 200 with `ok`, `error` on refusal, bot tokens checked), and Slack's side of the callbacks: events and block actions POSTed to an app's request
  * URLs, signed as Slack signs them (v0: HMAC-SHA256 of `v0:<timestamp>:<body>` with the app's signing
  * secret, in X-Slack-Signature, with X-Slack-Request-Timestamp), event retries carrying
  * X-Slack-Retry-Num. Its own implementation of the signing, so a mistake in Steward's shows.
  */
 
 export type SlackCall = { method: string; token: string | null; body: Record<string, unknown> };
+/** A file shared by files.completeUploadExternal, with the bytes that were uploaded for it. */
+export type SharedFile = { id: string; title: string; filename: string; contentType: string; content: Buffer };
+export type Shared = { channel: string; text: string | null; threadTs: string | null; files: SharedFile[]; token: string };
 export type Posted = { channel: string; ts: string; text: string; threadTs: string | null; blocks: Array<Record<string, unknown>> | null; token: string };
 
 type App = { clientId: string; clientSecret: string; signingSecret: string };
@@ -33,7 +37,10 @@ export async function startSlackFake() {
   const posted: Posted[] = [];
   const updates: Array<{ channel: string; ts: string; text: string; blocks: unknown }> = [];
   const ephemeral: Array<{ channel: string; user: string; text: string }> = [];
-  const state = { delayMs: 0 };
+  /** Files asked for and (once their bytes came) uploaded, not yet shared: Slack discards those never completed. */
+  const uploads = new Map<string, { filename: string; length: number; token: string; content: Buffer | null; contentType: string }>();
+  const shared: Shared[] = [];
+  const state = { delayMs: 0, refuseUploads: false };
   let seq = 0;
   const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
 
@@ -41,8 +48,22 @@ export async function startSlackFake() {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
       const url = new URL(req.url ?? '/', 'http://x');
+      // The upload URL files.getUploadURLExternal gave: the raw bytes of one file, answered as Slack does ("OK - <length>").
+      const uploadId = /^\/upload\/([A-Z0-9]+)$/.exec(url.pathname)?.[1];
+      if (uploadId) {
+        const wanted = uploads.get(uploadId);
+        const content = Buffer.concat(chunks);
+        if (!wanted || state.refuseUploads) {
+          res.writeHead(wanted ? 500 : 404, { 'Content-Type': 'text/plain' });
+          return res.end('upload refused');
+        }
+        wanted.content = content;
+        wanted.contentType = String(req.headers['content-type'] ?? '');
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        return res.end(`OK - ${content.length}`);
+      }
+      const raw = Buffer.concat(chunks).toString('utf8');
       const method = url.pathname.replace(/^\/api\//, '');
       const isForm = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
       let body: Record<string, unknown> = {};
@@ -99,6 +120,27 @@ export async function startSlackFake() {
       ephemeral.push({ channel: String(body.channel), user: String(body.user), text: String(body.text ?? '') });
       return json(res, { ok: true, message_ts: nextTs() });
     }
+    if (method === 'conversations.open') {
+      const user = String(body.users ?? '');
+      if (!/^[UW]/.test(user)) return json(res, { ok: false, error: 'user_not_found' });
+      return json(res, { ok: true, channel: { id: `D${user.slice(1)}` } });
+    }
+    if (method === 'files.getUploadURLExternal') {
+      const length = Number(body.length);
+      if (!body.filename || !Number.isInteger(length) || length < 1) return json(res, { ok: false, error: 'invalid_arguments' });
+      const fileId = `F${randomBytes(5).toString('hex').toUpperCase()}`;
+      uploads.set(fileId, { filename: String(body.filename), length, token: token!, content: null, contentType: '' });
+      return json(res, { ok: true, upload_url: `${base}/upload/${fileId}`, file_id: fileId });
+    }
+    if (method === 'files.completeUploadExternal') {
+      const listed = Array.isArray(body.files) ? (body.files as Array<{ id?: string; title?: string }>) : [];
+      const ready = listed.map((f) => ({ f, up: uploads.get(String(f.id)) }));
+      if (!listed.length || ready.some((r) => !r.up || r.up.token !== token || !r.up.content || r.up.content.length !== r.up.length)) return json(res, { ok: false, error: 'file_upload_incomplete' });
+      const files = ready.map(({ f, up }) => ({ id: String(f.id), title: f.title ?? up!.filename, filename: up!.filename, contentType: up!.contentType, content: up!.content! }));
+      for (const f of files) uploads.delete(f.id);
+      shared.push({ channel: String(body.channel_id ?? ''), text: typeof body.initial_comment === 'string' ? body.initial_comment : null, threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : null, files, token: token! });
+      return json(res, { ok: true, files: files.map((f) => ({ id: f.id, title: f.title })) });
+    }
     if (method === 'users.info') {
       const u = users.get(String(body.user));
       if (!u) return json(res, { ok: false, error: 'user_not_found' });
@@ -142,6 +184,8 @@ export async function startSlackFake() {
     tokenUrl: `${base}/api/oauth.v2.access`,
     calls,
     posted,
+    /** Messages with files, as files.completeUploadExternal shared them (with the uploaded bytes). */
+    shared,
     updates,
     ephemeral,
     state,

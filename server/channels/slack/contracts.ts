@@ -64,6 +64,12 @@ export const ButtonValue = z.object({ cartId: z.string().min(1).max(100), conten
 /** Every Web API answer: `ok`, and `error` when it is false (Slack answers HTTP 200 either way). */
 export const WebApiAnswer = z.object({ ok: z.boolean(), error: z.string().optional() }).loose();
 
+/** files.getUploadURLExternal: where the bytes go, and the id the file will have. */
+export const UploadUrlAnswer = z.object({ ok: z.literal(true), upload_url: z.url(), file_id: z.string().min(1) }).loose();
+
+/** conversations.open: the DM with a member (a file is shared into a conversation, never to a member id). */
+export const ConversationsOpenAnswer = z.object({ ok: z.literal(true), channel: z.object({ id: SlackId }).loose() }).loose();
+
 export const PostMessageAnswer = z.object({ ok: z.literal(true), channel: SlackId, ts: Ts }).loose();
 
 export const UsersInfoAnswer = z

@@ -24,7 +24,8 @@ export type ProviderAnswer = { status: number; headers: http.IncomingHttpHeaders
 export type ProviderRequest = {
   method: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
-  body?: string;
+  /** Text (JSON, a form) or bytes (a file's upload). */
+  body?: string | Buffer;
   timeoutMs?: number;
 };
 

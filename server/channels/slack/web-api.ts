@@ -16,9 +16,10 @@ import { jsonOf, providerRequest } from './provider-http';
 export type Block = Record<string, unknown>;
 export type SlackMessage = { channel: string; text: string; threadTs?: string | null; blocks?: Block[] };
 
-type Call = { ok: true; body: Record<string, unknown> } | { ok: false; error: string; reached: boolean; status: number | null };
+export type Call = { ok: true; body: Record<string, unknown> } | { ok: false; error: string; reached: boolean; status: number | null };
 
-async function callMethod(method: string, token: string, body: Record<string, unknown>, form = false): Promise<Call> {
+/** One Web API method; `form` sends it form-encoded (methods documented that way). */
+export async function callMethod(method: string, token: string, body: Record<string, unknown>, form = false): Promise<Call> {
   const url = `${slackApiBase()}/${method}`;
   try {
     const answer = await providerRequest('Slack', url, {
@@ -41,7 +42,7 @@ async function callMethod(method: string, token: string, body: Record<string, un
   }
 }
 
-const deliveryOf = (call: Call, what: string): Delivery => {
+export const deliveryOf = (call: Call, what: string): Delivery => {
   if (call.ok) {
     const posted = PostMessageAnswer.safeParse(call.body);
     return { state: 'accepted', providerMessageId: posted.success ? `${posted.data.channel}/${posted.data.ts}` : null };
