@@ -1,4 +1,4 @@
-import type { Prefs } from '@/app/_lib/time';
+import { prefsDateFormat, type Prefs } from '@/app/_lib/time';
 import { fromWall, toWall } from '@/server/calendars/zones';
 
 /*
@@ -48,11 +48,11 @@ export function eventsByDay<E extends AgendaEvent>(days: Day[], events: E[]): Ar
   }));
 }
 
-const clock = (d: Date | string, prefs: Prefs) => new Intl.DateTimeFormat(prefs.locale, { timeZone: prefs.timezone, hour: 'numeric', minute: '2-digit' }).format(typeof d === 'string' ? new Date(d) : d);
+const clock = (d: Date | string, prefs: Prefs) => prefsDateFormat(prefs, { hour: 'numeric', minute: '2-digit' }).format(typeof d === 'string' ? new Date(d) : d);
 
 /** "Today", "Tomorrow", then "Wednesday 9 December" in the person's locale. */
 export function dayLabel(day: Day, index: number, prefs: Prefs): string {
-  const date = new Intl.DateTimeFormat(prefs.locale, { timeZone: prefs.timezone, weekday: 'long', day: 'numeric', month: 'long' }).format(day.start);
+  const date = prefsDateFormat(prefs, { weekday: 'long', day: 'numeric', month: 'long' }).format(day.start);
   if (index === 0) return `Today, ${date}`;
   if (index === 1) return `Tomorrow, ${date}`;
   return date;
