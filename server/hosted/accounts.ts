@@ -1,4 +1,4 @@
-import { count, eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { accounts, type AccountRow } from '@/db/schema';
@@ -27,15 +27,15 @@ export async function setHostedDomain(db: Db, accountId: string, domain: string)
 export async function accountForHost(db: Db, host: string | null): Promise<AccountRow | null> {
   const name = (host ?? '').trim().toLowerCase();
   if (name) {
-    const [byHost] = await db.select().from(accounts).where(eq(accounts.hostedDomain, name));
-    if (byHost) return byHost;
-    const [byName] = await db.select().from(accounts).where(eq(accounts.hostedDomain, name.replace(/:\d+$/, '')));
-    if (byName) return byName;
+    // The host as sent, or without its port: one read (every hosted page starts here).
+    const bare = name.replace(/:\d+$/, '');
+    const named = await db.select().from(accounts).where(inArray(accounts.hostedDomain, [...new Set([name, bare])]));
+    const hit = named.find((a) => a.hostedDomain === name) ?? named[0];
+    if (hit) return hit;
   }
-  const [{ n }] = await db.select({ n: count() }).from(accounts);
-  if (n !== 1) return null;
-  const [only] = await db.select().from(accounts).limit(1);
-  return only;
+  // Two at most: whether there is exactly one.
+  const some = await db.select().from(accounts).limit(2);
+  return some.length === 1 ? some[0]! : null;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { decode } from 'next-auth/jwt';
 import type { Db } from '@/db/client';
-import { accounts, users, type AccountRow } from '@/db/schema';
+import { users, type AccountRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { accountBlocked } from '@/server/http/errors';
 import { assertEmailSignInAllowed } from './sign-in-method';
@@ -43,7 +43,7 @@ export async function portalActor(db: Db, account: AccountRow, headers: Pick<Hea
   // A session from an email link ends once SSO is enforced for its user (said first: it tells them how to sign in now).
   if (token.method !== 'saml') await assertEmailSignInAllowed(db, account.id, user.email);
   if (!sessionVersionCurrent(token, user)) return null;
-  const [fresh] = await db.select().from(accounts).where(eq(accounts.id, account.id));
+  // `account` was read by this same request (hostedSite): its kill switch and limits are current.
   return {
     accountId: account.id,
     credential: { kind: 'portal_session', method: token.method === 'saml' ? 'saml' : 'email' },
@@ -52,6 +52,6 @@ export async function portalActor(db: Db, account: AccountRow, headers: Pick<Hea
     user,
     actingVia: 'portal_session',
     scopes: [],
-    account: { killSwitch: fresh.killSwitch, rateLimitReads: fresh.rateLimitReads, rateLimitWrites: fresh.rateLimitWrites },
+    account: { killSwitch: account.killSwitch, rateLimitReads: account.rateLimitReads, rateLimitWrites: account.rateLimitWrites },
   };
 }
