@@ -162,6 +162,11 @@ export const tasks = pgTable(
     index('tasks_system_hold').on(t.userId).where(sql`${t.systemHold} IS NOT NULL`),
     index('tasks_message_received').on(t.accountId).where(sql`${t.status} = 'message_received'`),
     index('tasks_failed_idle').on(t.updatedAt).where(sql`${t.status} IN ('error', 'failed_access')`),
+    // What waits on its owner (server/tasks/needs-user.ts: the hosted home and inbox, on every page's
+    // count), newest change first; the predicate is that file's, word for word, so the planner uses it.
+    index('tasks_needs_user')
+      .on(t.userId, t.updatedAt, t.id)
+      .where(sql`${t.status} IN ('awaiting_user_input', 'error', 'failed_access', 'credits_blocked', 'on_hold', 'paused') OR ${t.proposalStatus} = 'pending_user_approval'`),
     // The spec's guarantee, held by the database too: these statuses never exist without an active alarm.
     check(
       'tasks_waiting_needs_alarm',
@@ -257,7 +262,7 @@ export type TaskRunRow = typeof taskRuns.$inferSelect;
 
 /**
  * Usage per model step: one row per model call of a run, with the provider's four disjoint token
- * counts and what the call was charged (server/agent/models/prices.ts decides). The runtime writes
+ * counts and what the call was charged (server/models/prices.ts decides). The runtime writes
  * them through recordModelCall (server/tasks/usage.ts); GET /tasks/{taskId}/usage reads them.
  * (run_id, seq) is unique so a retried durable step never counts a call twice.
  */

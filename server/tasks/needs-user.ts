@@ -15,6 +15,7 @@ import { toPublicTask } from './present';
 
 /** Statuses in which a task stopped and waits for its owner to act. */
 export const STUCK_STATUSES = ['error', 'failed_access', 'credits_blocked', 'on_hold', 'paused'] as const satisfies readonly TaskStatus[];
+// The partial index tasks_needs_user (db/schema/tasks.ts) spells this list out: change both together.
 const WAITING: readonly TaskStatus[] = ['awaiting_user_input', ...STUCK_STATUSES];
 
 /**

@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_needs_user" ON "tasks" USING btree ("user_id","updated_at","id") WHERE "tasks"."status" IN ('awaiting_user_input', 'error', 'failed_access', 'credits_blocked', 'on_hold', 'paused') OR "tasks"."proposal_status" = 'pending_user_approval';
