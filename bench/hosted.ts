@@ -10,7 +10,7 @@
  *   same reads through the REST API with the person's key, sent together as a browser app would
  *   (GET /api/portal/carts, /api/tasks?status=… once per waiting status, /api/workspace/handoff/active, /api/me).
  * - `tasksMs`: GET /tasks (the first page of 20) against GET /api/tasks (the same page).
- * - `inboxMs`: GET /inbox (issue 45: the first 100 of the 500 waiting items, the count, the frame).
+ * - `inboxMs`: GET /inbox (issue 45: the first page, 50, of the 500 waiting items, the count, the frame).
  * - `liveMs`: in Chromium on an open /inbox, a time-boxed send committed to the database → its row
  *   visible in the list, no reload (the /live stream's tick, then the list's read). Target p50 ≤ 1,000 ms.
  * - `chatFirstTokenMs`: in Chromium (Debian's, through playwright-core) on the chat page, the

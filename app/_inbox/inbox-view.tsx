@@ -15,9 +15,10 @@ import { useNotify } from '@/app/_ui/toast';
 import { approveItem, openHandoff, rejectItem, rejectWords } from './actions';
 import { bulkApprovable, describe } from './describe';
 import { ItemDetail } from './item-detail';
+import { INBOX_PAGE } from './page-size';
 import { ShortcutsHelp } from './shortcuts';
 
-const PAGE = 50;
+const PAGE = INBOX_PAGE;
 
 /** A key press meant for a text box, a menu or a dialog is not a shortcut. */
 function typing(e: KeyboardEvent): boolean {
