@@ -1,7 +1,7 @@
 /**
  * The floors of Steward and the one direction imports may take (docs/architecture.md):
  *   app, server/trpc, server/*.ts (endpoints, credentials...), inngest, scripts   (entry points)
- *   feature areas: agent, workflows, tasks, approvals, chats, workspace
+ *   feature areas, in the order of FEATURES below
  *   identity and resource areas, in the order of AREAS below
  *   server/http, server/access, server/executor, server/audit (+ logger, secrets, mail)
  *   db
@@ -18,6 +18,7 @@
  */
 const AREAS = [
   'accounts', //       console jobs on an account (kill switch, certificates, rate-limit overrides)
+  'models', //         the model layer: providers, tiers, prices, model calls, the untrusted-data wrapper
   'hosted', //         the hosted site: domain → account, origins, Steward's SAML service provider
   'user-record', //    a user as every area sees one: public shape, who may see it, creating one
   'identifiers', //    emails and phones of a user; "who is this verified email"
@@ -33,14 +34,30 @@ const AREAS = [
   'users', //          the /users API: listing, provisioning, changing, deprovisioning, profile
   'scim', //           SCIM 2.0: identity providers provisioning users and teams
   'sign-in', //        SAML ACS/SLO, next-auth, hosted-app sessions
+  'notices', //        what needs the user (recorded, quiet hours, sent once, one-time link), channel threads
+  'team-joins', //     people asking to join a team; the team's admins are told by a notice
+  'console', //        the hosted console's own parts (members, roles, its actor, overview, exports); model settings
 ];
-// budgets: credit budgets and the per-call reservations; a feature, since a top-up resumes tasks
-// (tasks) and a crossed threshold is a webhook event (webhooks), and the agent runtime reserves through it.
-// console: the hosted console's own parts (members, roles, its actor, the overview, exports); a feature, since it reads the agent's model settings.
-// calendars: the user's Google, Microsoft 365 and CalDAV calendars (connections, sync, the read API); a feature,
-// since its OAuth connections go through the mailbox's flow (mailboxes) and its sync fires workflow triggers.
-// team-joins: people asking to join a team; a feature, since a request tells the team's admins by a notice (messaging).
-const FEATURES = ['agent', 'workflows', 'tasks', 'approvals', 'chats', 'workspace', 'webhooks', 'budgets', 'messaging', 'mailboxes', 'console', 'calendars', 'team-joins'];
+
+/**
+ * The feature areas, lowest first: a feature may import the features listed before it, never one
+ * listed after it (one rule per feature, like the areas'). A piece a lower feature needs from a
+ * higher one moves down to where its importers are above it (the model layer and notices became
+ * areas for that); a lower feature that must reach a higher one takes it as a typed value.
+ */
+const FEATURES = [
+  'webhooks', //  outbound webhook events and their delivery (the features after it raise events)
+  'tasks', //     tasks, status moves, runs, holds, delegation (raises webhook events)
+  'budgets', //   credit budgets and per-call reservations: a top-up resumes tasks, a crossed threshold is a webhook event
+  'workflows', // skills and workflow triggers, which start tasks
+  'workspace', // each user's browser and shell, jobs, handoffs: jobs report to their task and spend budget
+  'calendars', // Google, Microsoft 365, CalDAV calendars: sync fires workflow triggers; connecting one wakes the tasks waiting
+  'mailboxes', // the user's mailbox: received mail wakes tasks or fires triggers; its OAuth callback finishes calendar connections too
+  'approvals', // carts: staging, approval, exactly-once dispatch (mailbox mail, calendar writes, MCP calls); a decision wakes the task
+  'agent', //     the one agent loop and its tools, which call the features before it as the run's owner
+  'chats', //     chats, the streaming turn (the agent loop's chat host), live voice
+  'messaging', // the channel layer: who wrote, where it goes (a chat turn, a task, a decision on a cart), replies
+];
 
 const folders = (names) => `^server/(${names.join('|')})/`;
 const FEATURE = folders(FEATURES);
@@ -50,6 +67,15 @@ const KERNEL = '^server/(http|access|executor|secrets|mail|audit)/|^server/logge
 // Files directly in server/ (but the logger) compose the areas: endpoints.ts (the registry),
 // credentials.ts, route-handlers.ts, and any hook registration to come.
 const ENTRY = '^(app|inngest|scripts)/|^server/trpc/|^server/(?!logger\\.ts$)[^/]+$';
+
+/** One rule per feature: nothing listed after it. */
+const featureRules = FEATURES.slice(0, -1).map((feature, i) => ({
+  name: `feature-${feature}-imports-only-lower-features`,
+  severity: 'error',
+  comment: `${feature} sits below ${FEATURES.slice(i + 1).join(', ')} (FEATURES in .dependency-cruiser.cjs)`,
+  from: { path: folders([feature]) },
+  to: { path: folders(FEATURES.slice(i + 1)) },
+}));
 
 /** One rule per area: nothing listed after it. */
 const areaRules = AREAS.slice(0, -1).map((area, i) => ({
@@ -73,6 +99,7 @@ module.exports = {
     { name: 'db-is-the-floor', severity: 'error', from: { path: '^db/' }, to: { path: `^(server|app|inngest|scripts)/` } },
     { name: 'kernel-imports-no-area', severity: 'error', from: { path: KERNEL }, to: { path: `${AREA}|${FEATURE}|${ENTRY}` } },
     ...areaRules,
+    ...featureRules,
     { name: 'areas-import-no-feature', severity: 'error', from: { path: AREA }, to: { path: `${FEATURE}|${ENTRY}` } },
     { name: 'features-import-no-entry', severity: 'error', from: { path: FEATURE }, to: { path: ENTRY } },
     {

@@ -26,7 +26,7 @@ export const events = {
   taskTimerSet: eventType('steward/task.timer-set', {
     schema: z.object({ taskId: z.string().min(1), accountId: z.string().min(1), at: z.iso.datetime({ offset: true }), transactionId: z.string().min(1) }),
   }),
-  /** A notice of what needs the user was recorded (server/messaging/notices): notice-deliver sends it once that transaction has committed. */
+  /** A notice of what needs the user was recorded (server/notices): notice-deliver sends it once that transaction has committed. */
   noticeRequested: eventType('steward/notice.requested', {
     schema: z.object({ noticeId: z.string().min(1), accountId: z.string().min(1), transactionId: z.string().min(1) }),
   }),

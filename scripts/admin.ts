@@ -45,7 +45,7 @@ import { createServiceKey, revokeServiceKey } from '../server/prompts/service-ke
 import { recordTrace } from '../server/prompts/traces';
 import { cancelRun, listRuns, replayRun, runDetail } from '../server/executor/admin';
 import { setHostedDomain } from '../server/hosted/accounts';
-import { setAccountModel } from '../server/agent/models/settings';
+import { setAccountModel } from '../server/models/settings';
 import { setApprovalLock } from '../server/policy/approval-locks';
 import { setSegmentFromCli } from '../server/policy/segments-cli';
 import { setAccountLimits } from '../server/accounts/limits';

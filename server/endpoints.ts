@@ -35,7 +35,7 @@ import { mailboxEndpoints } from '@/server/mailboxes/endpoints';
 import { calendarOAuthEndpoints } from '@/server/calendars/oauth-endpoints';
 import { calendarEndpoints } from '@/server/calendars/endpoints';
 import { auditEndpoints } from '@/server/audit/endpoints';
-import { noticeEndpoints } from '@/server/messaging/notices/endpoints';
+import { noticeEndpoints } from '@/server/notices/endpoints';
 import { slackTeamsEndpoints } from '@/server/messaging/channel-endpoints';
 import { textWebhookEndpoints } from '@/server/messaging/texts-webhooks';
 import { identifierHooks } from '@/server/channels/imessage/number-lookup';

@@ -1,8 +1,8 @@
 import { logger } from '@/server/logger';
-import { registerNoticeHandover } from '@/server/messaging/notices/create';
+import { registerNoticeHandover } from '@/server/notices/create';
 
 /*
- * Composition (entry floor): a notice recorded in a transaction (server/messaging/notices) goes to
+ * Composition (entry floor): a notice recorded in a transaction (server/notices) goes to
  * the engine as the notice-requested event, which waits for that transaction to commit before it
  * sends (inngest/functions/notice-deliver.ts). A lost handover is not a lost notice: the sweep
  * sends notices that are due and still pending. Imported by server/task-hooks.ts, which every

@@ -1,9 +1,9 @@
 import { sharedDatabase } from '@/db/client';
 import { registerChannelAdapter } from '@/server/channels/outbound';
 import { teamsBotConfig } from '@/server/channels/teams/config';
-import { markNoticeChannelReachable } from '@/server/messaging/notices/create';
+import { markNoticeChannelReachable } from '@/server/notices/create';
 import { slackDispatchAdapter, teamsDispatchAdapter } from '@/server/messaging/chat-dispatches';
-import { registerChannelSender } from '@/server/messaging/senders';
+import { registerChannelSender } from '@/server/channels/senders';
 import { slackSender } from '@/server/messaging/slack-sender';
 import { teamsSender } from '@/server/messaging/teams-sender';
 

@@ -7,7 +7,7 @@ import { registerTaskEnded } from '@/server/tasks/ended-hooks';
 import { workflowTaskEnded } from '@/server/workflows/triggers/system';
 import { moveWaitingOnContacts, openTasks, sharedThroughTask } from '@/server/tasks/hooks';
 import { registerTaskMoved } from '@/server/tasks/moved-hooks';
-import { taskStatusNotice } from '@/server/messaging/notices/events';
+import { taskStatusNotice } from '@/server/notices/events';
 
 /*
  * Composition (entry floor): the tasks area's answers to the hooks lower areas expose. Releasing

@@ -7,8 +7,8 @@ import { registerChannelAdapter } from '@/server/channels/outbound';
 import { activeLineFor, registerLineFulfilled } from '@/server/channels/phone-lines';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { registerPhoneCodeSender } from '@/server/identifiers/verification';
-import { createNotice, markNoticeChannelReachable } from '@/server/messaging/notices/create';
-import { registerChannelSender } from '@/server/messaging/senders';
+import { createNotice, markNoticeChannelReachable } from '@/server/notices/create';
+import { registerChannelSender } from '@/server/channels/senders';
 import { textChannelSender, textDispatchAdapter } from '@/server/messaging/text-sender';
 import { sendText } from '@/server/messaging/texts-outbound';
 // Calls (place_call) through Twilio's Calls API.

@@ -1,7 +1,7 @@
 import { cron } from 'inngest';
 import { sharedDatabase } from '@/db/client';
 import { LIMIT_VARIABLES } from '@/server/accounts/limits';
-import { chatHost } from '@/server/agent/runtime/chat-host';
+import { chatHost } from '@/server/chats/chat-host';
 import { agentLoop } from '@/server/agent/runtime/loop';
 import type { RunLimits } from '@/server/agent/runtime/start-run';
 import { deliverTurnReply } from '@/server/messaging/replies';

@@ -1,14 +1,14 @@
 import { cron } from 'inngest';
 import { sharedDatabase } from '@/db/client';
 import { transactionOutcome } from '@/db/queries/transaction-outcome';
-import { deliverNotice, dueNotices } from '@/server/messaging/notices/deliver';
+import { deliverNotice, dueNotices } from '@/server/notices/deliver';
 import { inngest } from '../client';
 import { events } from '../events';
 
 const db = () => sharedDatabase().db;
 
 /**
- * A notice of what needs the user (server/messaging/notices): once the transaction that recorded
+ * A notice of what needs the user (server/notices): once the transaction that recorded
  * it has committed, it is sent on its channel; a notice held by quiet hours sleeps until the
  * user's working hours begin. A send the provider refused is retried with backoff.
  */

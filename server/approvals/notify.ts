@@ -6,7 +6,7 @@ import { siteOrigin } from '@/server/hosted/origin';
 import { publicOrigin } from '@/server/http/public-origin';
 import { logger } from '@/server/logger';
 import { sendMail } from '@/server/mail/mailer';
-import { noteThread } from '@/server/messaging/threads';
+import { noteThread } from '@/server/notices/threads';
 import { newRejectToken, REJECT_LINK_TTL_MS, rejectUrl } from './reject-link';
 import { shownDispatches } from './versions';
 

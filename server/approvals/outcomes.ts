@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, inArray, isNotNull, lt, ne } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { carts, taskRuns, type CartRow } from '@/db/schema';
-import { asUntrustedData } from '@/server/agent/runtime/untrusted';
+import { asUntrustedData } from '@/server/models/untrusted';
 import { UNDONE } from './delivery';
 import { UNDONE_ALL_REASON } from './execution';
 import { TIME_BOX_CANCEL_REASON } from './timebox';

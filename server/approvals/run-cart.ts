@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { carts, tasks } from '@/db/schema';
-import { timeBoxNotice } from '@/server/messaging/notices/events';
+import { timeBoxNotice } from '@/server/notices/events';
 import { applyCartChange, planCart } from './cart-transitions';
 import { signalInTransaction } from './signals';
 import { submitCart, type SubmitOutcome } from './staging';

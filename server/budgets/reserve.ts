@@ -2,7 +2,7 @@ import { eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { creditBudgetUsage, creditReservations, type BudgetPeriod, type BudgetScope, type CreditBudgetUsageRow } from '@/db/schema';
 import { newId } from '@/db/schema/columns';
-import type { ModelTier } from '@/server/agent/models/tiers';
+import type { ModelTier } from '@/server/models/tiers';
 import { roundCredits } from './coverage';
 import { alertThresholds } from './alerts';
 import { configuredEstimate } from './estimates';

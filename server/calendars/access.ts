@@ -6,7 +6,7 @@ import { gmailSettings } from '@/server/channels/gmail/config';
 import { graphSettings } from '@/server/channels/graph/config';
 import { siteOrigin } from '@/server/hosted/origin';
 import { logger } from '@/server/logger';
-import { createNotice } from '@/server/messaging/notices/create';
+import { createNotice } from '@/server/notices/create';
 import { applyChange } from '@/server/tasks/move';
 import { queueWakeRun } from '@/server/tasks/runs';
 import { allowed, plan } from '@/server/tasks/transitions';

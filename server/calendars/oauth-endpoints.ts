@@ -1,5 +1,5 @@
+import { RedirectResponse } from '@/server/channels/contracts';
 import { defineEndpoint } from '@/server/http/endpoint';
-import { RedirectResponse } from '@/server/mailboxes/contracts';
 import { CalendarAuthorizeQuery, CalendarHostedConnectQuery } from './oauth-contracts';
 import { startCalendarConnect } from './oauth-connect';
 import { hostedCalendarConnect } from './oauth-hosted';

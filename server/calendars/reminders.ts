@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { calendarConnections, calendarEvents, calendars, identifiers, users } from '@/db/schema';
 import { logger } from '@/server/logger';
-import { createNotice } from '@/server/messaging/notices/create';
+import { createNotice } from '@/server/notices/create';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
 import { expandEvents, type ExpandableRow, type Occurrence } from './expand';
 import { isSelected, selectedIds } from './selection';

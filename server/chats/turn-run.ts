@@ -10,7 +10,7 @@ import { appendTurnEvents, type TurnEvent } from './turn-events';
 
 /*
  * A turn's life on the engine (inngest/functions/chat-turn.ts): begin (queued → running), then
- * model and tool steps (the agent loop, server/agent/runtime/chat-host.ts), then finish: the reply saved as the
+ * model and tool steps (the agent loop, chat-host.ts), then finish: the reply saved as the
  * chat's assistant message with the `message` event, or an `error` event. Every step is one
  * transaction under the turn row's lock and does nothing when the turn has already moved past it,
  * so a replayed or retried step never writes twice.

@@ -7,7 +7,7 @@ import { findChatForActor } from './access';
 
 /*
  * Usage of a chat (spec document 2: GET /chats/{chatId}/usage). The agent loop records one row per
- * model call of a turn (server/agent/models/model-calls.ts, the writer task runs use too); the
+ * model call of a turn (server/models/model-calls.ts, the writer task runs use too); the
  * answer sums them per turn: a turn is a run of the assistant (its executionId is the row's
  * runId), and `turns` counts its model calls.
  */

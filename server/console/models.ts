@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import { assertOperates, type AccountOperator } from '@/server/accounts/operator';
-import { accountTierEndpoints, environmentModels } from '@/server/agent/models/configuration';
-import { modelTiers, type ModelTier } from '@/server/agent/models/tiers';
+import { accountTierEndpoints, environmentModels } from '@/server/models/configuration';
+import { modelTiers, type ModelTier } from '@/server/models/tiers';
 
 /** How the console names each tier (spec 6: `medium` is labelled "Standard"). */
 export const TIER_LABELS: Record<ModelTier, string> = { low: 'Low', medium: 'Standard', high: 'High', ultra: 'Ultra' };

@@ -17,7 +17,7 @@ import { TEXT_PLATFORMS, type UpdateIdentifierBody } from './contracts';
  *   (server/channels/imessage/number-lookup.ts `identifierHooks`), since this area sits below the channels. Without a provider
  *   configured the flag stays unknown.
  * The person chooses `preferredTextPlatform` among the platforms the number is known to use (SMS
- * always); the text channel of their notices follows it (messaging/notices/text-platform.ts).
+ * always); the text channel of their notices follows it (server/notices/text-platform.ts).
  */
 
 export { TEXT_PLATFORMS };

@@ -4,7 +4,7 @@ import { assistants, mailboxMessages, users, type MailboxRow } from '@/db/schema
 import type { InboundChannelMessage } from '@/server/channels/message';
 import { ProviderHttpError } from '@/server/channels/providers';
 import { logger } from '@/server/logger';
-import { receiveMailboxMessage, type MailboxOutcome } from '@/server/messaging/mailbox-inbound';
+import { receiveMailboxMessage, type MailboxOutcome } from './inbound';
 import type { MailboxClient } from './client';
 import { parseMailboxMessage } from './parse';
 import { proveMailboxSender } from './sender-proof';

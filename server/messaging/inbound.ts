@@ -14,7 +14,7 @@ import { answerAwaited } from './awaited-replies';
 import { whoIsWriting, type Writer } from './identify';
 import { channelActor } from './owner-actor';
 import { strangerMessage } from './strangers';
-import { findThread, noteThread } from './threads';
+import { findThread, noteThread } from '@/server/notices/threads';
 import { routed, type Routed } from './routed';
 import { inactiveReply } from '@/server/assistants/inactive';
 

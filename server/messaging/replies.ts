@@ -13,8 +13,8 @@ import { audienceOf, replyRoute } from './audience';
 import { stageOutwardReply } from './outward-reply';
 import { channelActor } from './owner-actor';
 import { replyReaders } from './reply-readers';
-import { senderFor } from './senders';
-import { chatRefs, noteThread } from './threads';
+import { senderFor } from '@/server/channels/senders';
+import { chatRefs, noteThread } from '@/server/notices/threads';
 
 /*
  * Replies go back where the message came from (issue: the channel layer): when a chat turn of a

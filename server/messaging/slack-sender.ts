@@ -13,7 +13,7 @@ import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
  * message go out:
  * - a chat turn's answer (replies.ts): it answers a Slack message, whose reference names the app,
  *   workspace, conversation and thread, so it is posted with that app's bot into that thread;
- * - a notice (notices/deliver.ts) for a user whose preferred channel is Slack: posted to their DM
+ * - a notice (server/notices/deliver.ts) for a user whose preferred channel is Slack: posted to their DM
  *   with the bot of the app their identity is linked through, preferring the notice's assistant.
  * Nothing is reported sent unless Slack took it (web-api.ts); without an installed bot it fails.
  */

@@ -12,7 +12,7 @@ import { activeLineFor } from '@/server/channels/phone-lines';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
-import { noticeTextAllowed } from './notices/budget';
+import { noticeTextAllowed } from '@/server/notices/budget';
 import { MAX_TEXT, sendText } from './texts-outbound';
 
 /*
@@ -114,7 +114,7 @@ export async function offerApprovalByText(db: Db, cartId: string, now = new Date
     .onConflictDoNothing()
     .returning({ id: textApprovalCodes.id });
   if (!created) return { sent: false, reason: 'already_offered' };
-  // Past the number's budget the request waits in the approval email and the app (notices/budget.ts).
+  // Past the number's budget the request waits in the approval email and the app (server/notices/budget.ts).
   if (!(await noticeTextAllowed(db, row.cart.accountId, to))) return { sent: false, reason: 'rate_limited' };
 
   const shown = (await shownDispatches(db, [cartId])).get(cartId) ?? [];

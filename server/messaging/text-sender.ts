@@ -6,7 +6,7 @@ import type { ChannelAdapter, MessageDelivery, OutboundMessage } from '@/server/
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { E164 } from '@/server/channels/twilio/payloads';
-import { NOTICE_LIMITED, noticeTextAllowed } from './notices/budget';
+import { NOTICE_LIMITED, noticeTextAllowed } from '@/server/notices/budget';
 import { verifiedPhones } from './text-approvals';
 import { MAX_TEXT, sendText, textProviderConfigured } from './texts-outbound';
 
@@ -15,7 +15,7 @@ import { MAX_TEXT, sendText, textProviderConfigured } from './texts-outbound';
  * - a chat reply (replies.ts) answers the text it names (`inReplyTo`: the provider id of the
  *   owner's text), from the number that text reached, into the same conversation (the person, or
  *   the group);
- * - a notice (notices/deliver.ts) goes to the user's verified number, from their assistant's line
+ * - a notice (server/notices/deliver.ts) goes to the user's verified number, from their assistant's line
  *   on that channel (SMS: Steward's own sender when the assistant has none); it is named by the
  *   Message-ID the notice recorded before sending;
  * - a dispatch (approvals/delivery.ts, through channels/outbound.ts) goes from the staging

@@ -14,7 +14,7 @@ import { plan } from './transitions';
  * - conversations whose new message could not be read (`message_received`: the account was frozen)
  *   reopen once the kill switch is released.
  * - failures nobody took up (`error`, `failed_access`) for STEWARD_TASK_ABANDON_DAYS are given up
- *   (`abandoned`); the owner is told through the move hook (a notice, server/messaging/notices/events.ts).
+ *   (`abandoned`); the owner is told through the move hook (a notice, server/notices/events.ts).
  * Run by the `task-holds-sweep` function (inngest/functions/task-holds-sweep.ts).
  */
 

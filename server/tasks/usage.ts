@@ -2,18 +2,18 @@ import { asc, eq, sql } from 'drizzle-orm';
 import { callUsage } from '@/db/queries/call-minutes';
 import type { Db, Tx } from '@/db/client';
 import { taskModelCalls, taskRuns, type TaskModelCallRow } from '@/db/schema';
-import { recordCallUsage, type ModelCallUsage } from '@/server/agent/models/model-calls';
+import { recordCallUsage, type ModelCallUsage } from '@/server/models/model-calls';
 import type { Actor } from '@/server/access/actor';
 import { readableTask } from './access';
 
 /*
  * Usage of a task (spec document 2: GET /tasks/{taskId}/usage): one row per model step of each
  * run, the token totals, and the credits per run. The agent loop records each step through the
- * one usage writer (server/agent/models/model-calls.ts, shared with chat turns); this module sums
- * what it wrote, so pricing stays in server/agent/models/prices.ts (creditsFor).
+ * one usage writer (server/models/model-calls.ts, shared with chat turns); this module sums
+ * what it wrote, so pricing stays in server/models/prices.ts (creditsFor).
  */
 
-/** One model step of a run, as the model step records it (server/agent/models/model-calls.ts writes it). */
+/** One model step of a run, as the model step records it (server/models/model-calls.ts writes it). */
 export type ModelCall = ModelCallUsage & { runId: string };
 
 /**

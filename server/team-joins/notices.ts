@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { teamMemberships, users, type TeamJoinRequestRow, type TeamRow, type UserRow } from '@/db/schema';
-import { createNotice } from '@/server/messaging/notices/create';
+import { createNotice } from '@/server/notices/create';
 
 const nameOf = (u: UserRow) => u.name || [u.firstName, u.lastName].filter(Boolean).join(' ') || u.email;
 

@@ -3,7 +3,7 @@ import { SignJWT, importPKCS8 } from 'jose';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitsFor } from '@/server/accounts/limits';
-import { accountTierEndpoints } from '@/server/agent/models/configuration';
+import { accountTierEndpoints } from '@/server/models/configuration';
 import { attemptDelivery } from '@/server/webhooks/deliver';
 import { call } from '../helpers/client';
 import { useTestServer } from '../helpers/server';

@@ -18,10 +18,10 @@ import { systemMessage, type WorkingHours } from './system-message';
  * The one context builder of the agent loop (spec: What the model sees), for both hosts: the
  * system message (who the assistant is and works for, when it is, the host's rules, the skills
  * that apply, and a task run's note on why it started), the owner's memories (recall, chosen
- * for what the run is about), then the host's conversation: a task's (task-conversation.ts) or a
- * chat's (chat-conversation.ts). Everything is read as the owner. A conversation with a stranger
- * (the audience rule, messaging/audience.ts) reads nothing private of the owner: no memories,
- * no files, no skills, no persona, and the system message says whom the run answers.
+ * for what the run is about), then the host's conversation: a task's (task-conversation.ts) or
+ * a chat's (server/chats/chat-conversation.ts). Everything is read as the owner. A conversation
+ * with a stranger (the audience rule, messaging/audience.ts) reads nothing private of the owner:
+ * no memories, no files, no skills, no persona, and the system message says whom the run answers.
  */
 
 /** Who the run is for and with what it runs: the rows the builder reads beside the conversation. */

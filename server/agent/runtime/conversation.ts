@@ -1,7 +1,7 @@
 import type { AssistantContent, ModelMessage, ToolContent, UserContent } from 'ai';
 import type { TaskActivityRow } from '@/db/schema';
 import { attachedLine, type AttachedFile, type ShownImage } from '@/server/files/attached';
-import { asUntrustedData, UNTRUSTED_TAG } from './untrusted';
+import { asUntrustedData, UNTRUSTED_TAG } from '@/server/models/untrusted';
 
 /**
  * The files a conversation carries (context.ts reads them as the owner): each is named

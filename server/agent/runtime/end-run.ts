@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { taskActivities, taskRuns, users, type TaskRow, type TaskStatus } from '@/db/schema';
-import type { StewardUsage } from '@/server/agent/models/usage';
+import type { StewardUsage } from '@/server/models/usage';
 import { discardRunCart, submitRunCart } from '@/server/approvals/run-cart';
 import type { SubmitOutcome } from '@/server/approvals/staging';
 import { spentBudgetMessage } from '@/server/budgets/messages';

@@ -2,22 +2,23 @@ import type { ModelMessage } from 'ai';
 import type { Db, Tx } from '@/db/client';
 import type { TaintSource, TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
-import type { CallOwner } from '@/server/agent/models/model-calls';
-import type { ModelTier } from '@/server/agent/models/tiers';
-import type { StewardUsage } from '@/server/agent/models/usage';
+import type { CallOwner } from '@/server/models/model-calls';
+import type { ModelTier } from '@/server/models/tiers';
+import type { StewardUsage } from '@/server/models/usage';
 import type { Reservation } from '@/server/budgets/reserve';
 import type { RunEnd, RunEnded } from './end-run';
 import type { RunLimits } from './start-run';
 import type { ToolOutcome, ToolRegistry } from './tools/registry';
 
 /*
- * The agent loop has two hosts: a task run (task-host.ts) and a chat turn (chat-host.ts). The
- * loop (loop.ts), its model step (model-step.ts) and its tool step (tool-step.ts) are written
- * once: the kill switch, the budget reservation and settlement, the usage row, taint before the
- * model reads, the run limits, the refusal of a bad call. A host says only what differs: which
- * rows the run is (and whether it still runs), what the model reads, where the answer goes
- * (a task's activities; a chat's streamed events and reply), what ends it, and the subject its
- * tools receive (the TaskRow of a task run, the ChatRef of a chat turn).
+ * The agent loop has two hosts: a task run (task-host.ts) and a chat turn (chat-host.ts, with the
+ * chats in server/chats/, as it writes their rows). The loop (loop.ts), its model step
+ * (model-step.ts) and its tool step (tool-step.ts) are written once: the kill switch, the budget
+ * reservation and settlement, the usage row, taint before the model reads, the run limits, the
+ * refusal of a bad call. A host says only what differs: which rows the run is (and whether it still
+ * runs), what the model reads, where the answer goes (a task's activities; a chat's streamed events
+ * and reply), what ends it, and the subject its tools receive (the TaskRow of a task run, the
+ * ChatRef of a chat turn).
  */
 
 export type ToolCallRequest = { toolCallId: string; toolName: string; input: unknown };
@@ -40,7 +41,7 @@ export type AnswerStream = {
 export type ModelHost<Opened extends OpenedCall = OpenedCall> = {
   /** The function id the model call's telemetry names. */
   telemetry: 'task-run' | 'chat-turn';
-  /** Whose usage row the call writes (server/agent/models/model-calls.ts). */
+  /** Whose usage row the call writes (server/models/model-calls.ts). */
   owner: CallOwner;
   /** The budget reservation's name for model call `n` (from 1): a retried step reserves once. */
   callRef(n: number): string;

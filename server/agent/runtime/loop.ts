@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { addUsage, noUsage } from '@/server/agent/models/usage';
+import { addUsage, noUsage } from '@/server/models/usage';
 import type { RunEnd, RunEnded } from './end-run';
 import type { LoopHost, OpenedCall, ToolStep } from './host';
 import { modelStep, type ModelStep } from './model-step';

@@ -10,7 +10,7 @@ import { searchConfigFor } from '@/server/memories/search-config';
 import { activeTeams, visibleFilter } from '@/server/memories/service';
 import { memoryLine } from './memory-lines';
 import type { RecallSubject } from './recall-subject';
-import { asUntrustedData } from './untrusted';
+import { asUntrustedData } from '@/server/models/untrusted';
 
 /*
  * Recall (spec 6): what of the user’s memory reaches a task run or a chat turn. The one context

@@ -2,7 +2,6 @@ import { and, eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { accounts, users, type TaskRow } from '@/db/schema';
 import type { Actor, UserActor } from '@/server/access/actor';
-import type { ChatRef } from '@/server/chats/tools/registry';
 
 /**
  * The actor a run acts as: the task's owner, with a user-level credential's rights and no more
@@ -36,7 +35,7 @@ export async function ownerActor(db: Tx, task: Pick<TaskRow, 'accountId' | 'user
  * names the chat where a task run names its task: nothing checks it but the memories service,
  * which then files a saved memory under the user's primary assistant.
  */
-export const chatOwnerActor = (db: Tx, chat: ChatRef, turnId: string): Promise<UserActor | null> =>
+export const chatOwnerActor = (db: Tx, chat: { id: string; accountId: string; userId: string }, turnId: string): Promise<UserActor | null> =>
   ownerActor(db, { accountId: chat.accountId, userId: chat.userId, id: chat.id }, turnId);
 
 /**

@@ -52,7 +52,7 @@ export async function loadTaskSubject(db: Db, task: Pick<TaskRow, 'id' | 'title'
   return taskRecallInput(task, rows.reverse());
 }
 
-/** The subject of a chat's latest turn (the message it answers and those before it), read as chatContext reads it (chat-conversation.ts). */
+/** The subject of a chat's latest turn (the message it answers and those before it), read as chatContext reads it (server/chats/chat-conversation.ts). */
 export async function loadChatSubject(db: Db, chatId: string): Promise<RecallSubject> {
   const [turn] = await db.select({ messageId: chatTurns.messageId }).from(chatTurns).where(eq(chatTurns.chatId, chatId)).orderBy(desc(chatTurns.createdAt)).limit(1);
   const [answered] = turn ? await db.select().from(chatMessages).where(and(eq(chatMessages.id, turn.messageId), eq(chatMessages.chatId, chatId))) : [];

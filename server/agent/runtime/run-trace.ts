@@ -75,7 +75,7 @@ export async function recordRunTrace(db: Db, runId: string): Promise<{ traceId: 
     tags: ['task-run', `tier:${run.modelTier}`, `trigger:${run.trigger}`],
     inputTokens,
     outputTokens: run.outputTokens,
-    // Credits, not money: the price table is in credits (server/agent/models/prices.ts).
+    // Credits, not money: the price table is in credits (server/models/prices.ts).
     cost: Math.round(priced.credits * 1e6) / 1e6,
     costCurrency: 'CRD',
     duration: Math.max(0, endedAt.getTime() - startedAt.getTime()),

@@ -1,7 +1,7 @@
 import type { AssistantRow, UserRow } from '@/db/schema';
 import { localTime } from './local-time';
 import { MAX_TOOL_STEPS } from './tools/core';
-import { UNTRUSTED_TAG } from './untrusted';
+import { UNTRUSTED_TAG } from '@/server/models/untrusted';
 
 export type WorkingHours = Record<string, Array<{ start: string; end: string }>>;
 

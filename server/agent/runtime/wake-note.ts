@@ -3,7 +3,7 @@ import { byPriority } from '@/server/contacts/priority';
 import { isEnded as hasEnded } from '@/server/tasks/ended';
 import type { SubtaskReport } from '@/server/tasks/subtasks';
 import { localTime } from './local-time';
-import { asUntrustedData } from './untrusted';
+import { asUntrustedData } from '@/server/models/untrusted';
 
 /*
  * Why a run started, in Steward's words (not the user's): a follow-up alarm that fired with

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { autonomyModes } from '@/db/schema';
 import { accountSettings, setKillSwitch } from '@/server/accounts/service';
-import { setAccountModel } from '@/server/agent/models/settings';
-import { modelTiers } from '@/server/agent/models/tiers';
+import { setAccountModel } from '@/server/models/settings';
+import { modelTiers } from '@/server/models/tiers';
 import { consoleModels } from '@/server/console/models';
 import { listApprovalLocks, setApprovalLock } from '@/server/policy/approval-locks';
 import { TierCapabilitiesPatch } from '@/server/policy/capability-contracts';

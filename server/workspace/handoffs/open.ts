@@ -1,7 +1,7 @@
 import { emitWebhookEvent } from '@/server/webhooks/emit';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { handoffNotice } from '@/server/messaging/notices/events';
+import { handoffNotice } from '@/server/notices/events';
 import { handoffs, type HandoffActionType, type HandoffRow, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { AppError } from '@/server/http/errors';

@@ -2,13 +2,13 @@ import path from 'node:path';
 import { generateText, tool, type ModelMessage } from 'ai';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
-import { ModelNotConfiguredError } from '@/server/agent/models/errors';
-import { languageModel } from '@/server/agent/models/language-model';
-import { creditsFor } from '@/server/agent/models/prices';
-import { modelTelemetry } from '@/server/agent/models/telemetry';
-import type { ModelTier } from '@/server/agent/models/tiers';
-import { stewardUsage } from '@/server/agent/models/usage';
-import { asUntrustedData } from '@/server/agent/runtime/untrusted';
+import { ModelNotConfiguredError } from '@/server/models/errors';
+import { languageModel } from '@/server/models/language-model';
+import { creditsFor } from '@/server/models/prices';
+import { modelTelemetry } from '@/server/models/telemetry';
+import type { ModelTier } from '@/server/models/tiers';
+import { stewardUsage } from '@/server/models/usage';
+import { asUntrustedData } from '@/server/models/untrusted';
 import { releaseCall, reserveCall, settleCall } from '@/server/budgets/reserve';
 import { presentRun } from '../shell/service';
 import type { UserSandbox } from '../shell/sandbox';
@@ -16,7 +16,7 @@ import { addCredits } from './store';
 
 /*
  * The coding agent of a coding job: the account's configured OpenAI-compatible model for the
- * task's tier (agent/models), in a loop over four tools that act in the job's checkout inside
+ * task's tier (server/models), in a loop over four tools that act in the job's checkout inside
  * the user's sandbox: run a command (60 s each, like shell_run), write a file, read a file,
  * finish. Every call reserves its credits first and settles them after (budgets/reserve.ts), as
  * a task run's calls do, so a coding job never spends past the user's budgets by more than one

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import type { WorkspaceJobRow } from '@/db/schema';
-import type { ModelTier } from '@/server/agent/models/tiers';
+import type { ModelTier } from '@/server/models/tiers';
 import { cloneUrl, githubUser, openPullRequest, type GithubUser } from '@/server/channels/github/api';
 import { githubToken } from '@/server/channels/github/connection';
 import { sandboxFor } from '../shell/manager';

@@ -1,6 +1,6 @@
 import { sharedDatabase, type Db } from '@/db/client';
 import type { WorkspaceJobRow } from '@/db/schema';
-import type { ModelTier } from '@/server/agent/models/tiers';
+import type { ModelTier } from '@/server/models/tiers';
 import { AppError } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { SandboxGone } from '../shell/channel';

@@ -16,7 +16,7 @@ import { defineTool } from './registry';
  * (workflows/browser-skill.ts), the team policy (browserAutomation: an `off` at
  * the account, organization or any of the user's teams refuses) and whether the person holds
  * the browser for a handoff (then the assistant waits). What a page says reaches the model only
- * as a tool result, which the runtime wraps as untrusted data (untrusted.ts). The browser's own
+ * as a tool result, which the runtime wraps as untrusted data (server/models/untrusted.ts). The browser's own
  * part runs in the process that holds the user's browser (workspace/nodes/follow.ts).
  */
 

@@ -4,7 +4,7 @@ import { tasks } from '@/db/schema';
 import { invalidFields } from '@/server/http/errors';
 import { applyChange } from '@/server/tasks/move';
 import { plan } from '@/server/tasks/transitions';
-import { createNotice } from '@/server/messaging/notices/create';
+import { createNotice } from '@/server/notices/create';
 import { defineTool } from './registry';
 
 /*

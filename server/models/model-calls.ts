@@ -7,7 +7,7 @@ import type { ModelTier } from './tiers';
 /*
  * The one writer of model-call usage rows: one row per model call of a task run
  * (task_model_calls) or of a chat turn (chat_model_calls), the tokens as the provider reported
- * them and the credits creditsFor priced (server/agent/models/prices.ts). The agent loop's model
+ * them and the credits creditsFor priced (prices.ts). The agent loop's model
  * step (server/agent/runtime/model-step.ts) calls it for both hosts; the tasks' and chats' usage
  * endpoints only read what it wrote (server/tasks/usage.ts, server/chats/usage.ts).
  */

@@ -7,9 +7,9 @@ const isTextPlatform = (channel: string): boolean => (TEXT_PLATFORMS as readonly
 
 /**
  * The channel of a notice to a user who chose notices by text: the `preferredTextPlatform` of the
- * number their texts go to (the first verified phone, primary first: the one text-sender.ts sends
- * to), when set and its provider can send now; otherwise the channel they chose. A notice by
- * email, Slack or Teams is not changed, and costs no lookup.
+ * number their texts go to (the first verified phone, primary first: the one
+ * server/messaging/text-sender.ts sends to), when set and its provider can send now; otherwise the
+ * channel they chose. A notice by email, Slack or Teams is not changed, and costs no lookup.
  */
 export async function noticeChannelFor(tx: Tx, userId: string, chosen: string, reachable: (channel: string) => boolean): Promise<string> {
   if (!isTextPlatform(chosen)) return chosen;

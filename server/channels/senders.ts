@@ -1,5 +1,5 @@
-import type { ChannelName, ChannelSenderAdapter } from '@/server/channels/message';
-import { emailSender } from '@/server/channels/email/sender';
+import type { ChannelName, ChannelSenderAdapter } from './message';
+import { emailSender } from './email/sender';
 
 /*
  * The sending half of each channel adapter the layer can reach. The hosted inbox is always here

@@ -3,12 +3,12 @@ import type { ModelMessage } from 'ai';
 import type { Db } from '@/db/client';
 import { chatMessages, chats, chatToolCalls, chatTurns, type ChatMessageRow, type ChatToolCallRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
-import type { ChatRef } from '@/server/chats/tools/registry';
-import { modelContext, type Conversation } from './context';
-import { userContent, withFiles, type ConversationFiles } from './conversation';
-import type { ModelContext } from './host';
-import { chatRecallInput } from './recall-subject';
-import { asUntrustedData } from './untrusted';
+import { modelContext, type Conversation } from '@/server/agent/runtime/context';
+import { userContent, withFiles, type ConversationFiles } from '@/server/agent/runtime/conversation';
+import type { ModelContext } from '@/server/agent/runtime/host';
+import { chatRecallInput } from '@/server/agent/runtime/recall-subject';
+import { asUntrustedData } from '@/server/models/untrusted';
+import type { ChatRef } from './tools/registry';
 
 /** The newest messages a turn replays. */
 const MAX_MESSAGES = 200;
@@ -18,7 +18,7 @@ type Turn = { id: string; messageId: string };
 /**
  * A message as the model reads it: the user's own verbatim, anyone else's as untrusted data; the
  * files it carries named (name, type, size, id: read_file reads them), images shown to a tier that
- * sees them (conversation.ts). Only files the chat's owner may read are named.
+ * sees them (server/agent/runtime/conversation.ts). Only files the chat's owner may read are named.
  */
 function messageFor(m: ChatMessageRow, attached: ConversationFiles): ModelMessage {
   const ids = (m.files ?? []).map((f) => f.fileId).filter((id): id is string => typeof id === 'string');
@@ -53,11 +53,11 @@ function bySteps(calls: ChatToolCallRow[]): ChatToolCallRow[][] {
 
 /**
  * What the model sees in a chat turn (spec 4, What the model sees), built by the one context
- * builder (context.ts): the system message, the owner's memories, then the chat so far up to the
- * message this turn answers (the user's as `user`, the assistant's replies as `assistant` with
- * the tool calls that led to each replayed before it), the answered message last, then this
- * turn's own tool calls so far. Read as the chat's owner; nothing of another user or chat can
- * appear. The chat keeps no taint mark (server/chats/taint.ts asks when a task is opened).
+ * builder (server/agent/runtime/context.ts): the system message, the owner's memories, then the
+ * chat so far up to the message this turn answers (the user's as `user`, the assistant's replies as
+ * `assistant` with the tool calls that led to each replayed before it), the answered message last,
+ * then this turn's own tool calls so far. Read as the chat's owner; nothing of another user or chat
+ * can appear. The chat keeps no taint mark (taint.ts asks when a task is opened).
  */
 export function chatContext(db: Db, actor: UserActor, chat: ChatRef, turn: Turn, now: Date): Promise<ModelContext> {
   const read = (async () => {
@@ -100,7 +100,8 @@ export function chatContext(db: Db, actor: UserActor, chat: ChatRef, turn: Turn,
       taint: () => [],
     };
   })();
-  // Recall: the memories relevant to the message this turn answers and the messages before it (recall-subject.ts).
+  // Recall: the memories relevant to the message this turn answers and the messages before it
+  // (server/agent/runtime/recall-subject.ts).
   const subject = read.then(({ answered, recent }) => chatRecallInput(answered, recent));
   return modelContext(db, actor, { host: 'chat', accountId: chat.accountId, userId: chat.userId, assistantId: chat.assistantId, stranger: null }, { subject, conversation }, now);
 }

@@ -3,8 +3,8 @@ import type { TaskRow } from '@/db/schema';
 import { createNotice } from './create';
 
 /*
- * The events that need the user, turned into notices (create.ts). Questions are noticed by
- * ask_user itself, approvals by the approval email (approvals/notify.ts), time boxes and handoffs
+ * The events that need the user, turned into notices (create.ts). Questions are noticed by ask_user
+ * itself, approvals by the approval email (server/approvals/notify.ts), time boxes and handoffs
  * where they start; task statuses here, from the tasks area's move hook.
  */
 

@@ -5,7 +5,7 @@ import { sentEmailsByMessageId } from '@/db/queries/sent-messages';
 import { channelThreads, mailboxMessages, taskActivities, tasks, type MailAuthResult, type MailboxProvider, type TaskRow } from '@/db/schema';
 import type { InboundChannelMessage } from '@/server/channels/message';
 import { logger } from '@/server/logger';
-import { platformOf } from '@/server/mailboxes/store';
+import { platformOf } from './store';
 import { MAX_MESSAGE_CHARS } from '@/server/tasks/contracts';
 import { attachContactReply } from '@/server/tasks/inbound-reply';
 import { awaits } from '@/server/tasks/waiting-on';

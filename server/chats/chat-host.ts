@@ -2,26 +2,27 @@ import { storableJson } from '@/db/storable';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { chats, chatToolCalls, chatTurnEvents, chatTurns } from '@/db/schema';
+import { stepLimitMessage, type RunEnd } from '@/server/agent/runtime/end-run';
+import type { AnswerStream, LoopHost, OpenedCall } from '@/server/agent/runtime/host';
+import { chatOwnerActor } from '@/server/agent/runtime/owner-actor';
+import type { RunLimits } from '@/server/agent/runtime/start-run';
 import { spentBudgetChatMessage } from '@/server/budgets/messages';
 import { reservationOf, reservationSql, type Reservation, type ReserveResult } from '@/server/budgets/reserve';
-import { publishTurnEvents } from '@/server/chats/stream-hub';
-import { chatTools, MAX_CHAT_TOOL_STEPS } from '@/server/chats/tools';
-import type { ChatRef } from '@/server/chats/tools/registry';
-import { appendTurnEvents, TurnEventWriter } from '@/server/chats/turn-events';
-import { finishTurn, lockedTurn, turnWithChat, type TurnChat, type TurnEnd } from '@/server/chats/turn-run';
+import { publishTurnEvents } from './stream-hub';
+import { chatTools, MAX_CHAT_TOOL_STEPS } from './tools';
+import type { ChatRef } from './tools/registry';
+import { appendTurnEvents, TurnEventWriter } from './turn-events';
+import { finishTurn, lockedTurn, turnWithChat, type TurnChat, type TurnEnd } from './turn-run';
 import { chatContext } from './chat-conversation';
-import { stepLimitMessage, type RunEnd } from './end-run';
-import type { AnswerStream, LoopHost, OpenedCall } from './host';
-import { chatOwnerActor } from './owner-actor';
-import type { RunLimits } from './start-run';
 
 /*
- * The chat turn as a host of the agent loop (host.ts): the turn and its chat are the rows, the
- * model reads the chat up to the message the turn answers (chat-conversation.ts), the answer streams
- * into the turn's events as the model writes it (`interim_message`), every tool call is a
- * chat_tool_calls row with its `tool_result` event, and the turn ends with the chat's reply (the
- * `message` event) or an `error` event (server/chats/turn-run.ts). The chat keeps no taint mark of
- * its own: a task the turn opens asks the chat's taint then (server/chats/taint.ts).
+ * The chat turn as a host of the agent loop (server/agent/runtime/host.ts): the turn and its chat
+ * are the rows, the model reads the chat up to the message the turn answers (chat-conversation.ts),
+ * the answer streams into the turn's events as the model writes it (`interim_message`), every tool
+ * call is a chat_tool_calls row with its `tool_result` event, and the turn ends with the chat's
+ * reply (the `message` event) or an `error` event (turn-run.ts). It lives with the chats, above the
+ * loop, since it writes their rows; the loop knows it only as a LoopHost. The chat keeps no taint
+ * mark of its own: a task the turn opens asks the chat's taint then (taint.ts).
  */
 
 type OpenedTurn = OpenedCall & { chat: TurnChat; turn: { id: string; messageId: string } };

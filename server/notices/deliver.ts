@@ -5,9 +5,9 @@ import { accounts, assistants, notices, tasks, users, type NoticeRow } from '@/d
 import { siteOrigin } from '@/server/hosted/origin';
 import { logger } from '@/server/logger';
 import { sendMail } from '@/server/mail/mailer';
-import { senderFor } from '../senders';
+import { senderFor } from '@/server/channels/senders';
 import { NOTICE_LIMITED, noticeMailAllowed } from './budget';
-import { noteThread } from '../threads';
+import { noteThread } from './threads';
 import { newLinkToken, NOTICE_LINK_TTL_MS } from './create';
 
 /*
