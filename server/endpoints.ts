@@ -34,6 +34,8 @@ import { budgetEndpoints } from '@/server/budgets/endpoints';
 import { mailboxEndpoints } from '@/server/mailboxes/endpoints';
 import { calendarOAuthEndpoints } from '@/server/calendars/oauth-endpoints';
 import { calendarEndpoints } from '@/server/calendars/endpoints';
+import { calendarPushEndpoints } from '@/server/calendars/push-endpoints';
+import { calendarPushDeps } from '@/server/calendar-runtime';
 import { auditEndpoints } from '@/server/audit/endpoints';
 import { noticeEndpoints } from '@/server/notices/endpoints';
 import { slackTeamsEndpoints } from '@/server/messaging/channel-endpoints';
@@ -83,6 +85,7 @@ export const endpoints: AnyEndpoint[] = [
   ...mailboxEndpoints,
   ...calendarOAuthEndpoints,
   ...calendarEndpoints,
+  ...calendarPushEndpoints(calendarPushDeps),
   ...withTurnSummaries(chatTurnEndpoints),
   ...auditEndpoints,
   ...noticeEndpoints,

@@ -44,6 +44,7 @@ export * from './messaging';
 export * from './mailboxes';
 export * from './calendar-grants';
 export * from './calendars';
+export * from './calendar-push';
 export * from './scim';
 export * from './channel-names';
 export * from './texts';

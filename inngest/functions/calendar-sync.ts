@@ -10,8 +10,8 @@ const db = () => sharedDatabase().db;
 export const calendarEvents = {
   /** Sync every connection whose sync is due now (the cron does it every minute). */
   calendarsSyncDue: eventType('steward/calendars.sync-due', { schema: z.object({}).loose() }),
-  /** Sync one calendar connection now. */
-  calendarSyncRequested: eventType('steward/calendar.sync-requested', { schema: z.object({ connectionId: z.string().min(1) }) }),
+  /** Sync one calendar connection now (only `calendarId` of it: a provider's push notification). */
+  calendarSyncRequested: eventType('steward/calendar.sync-requested', { schema: z.object({ connectionId: z.string().min(1), calendarId: z.string().min(1).optional() }) }),
 };
 
 /**
@@ -35,5 +35,5 @@ export const calendarPoll = inngest.createFunction(
  */
 export const calendarSync = inngest.createFunction(
   { id: 'calendar-sync', retries: 1, concurrency: { key: 'event.data.connectionId', limit: 1 }, triggers: [calendarEvents.calendarSyncRequested] },
-  async ({ event, step }) => step.run('sync', () => syncConnection(db(), event.data.connectionId)),
+  async ({ event, step }) => step.run('sync', () => syncConnection(db(), event.data.connectionId, { calendarId: event.data.calendarId })),
 );

@@ -9,9 +9,10 @@ import { sealJson } from '@/server/secrets/sealed';
 import { calendarAccessGranted } from './access';
 import { CALDAV_ALLOW } from './caldav/fetch';
 import { caldavProvider } from './caldav/provider';
-import { CALDAV_SECRET } from './connection-provider';
+import { CALDAV_SECRET, providerForConnection } from './connection-provider';
 import { presentOAuthConnection } from './oauth-connect';
 import { CalendarUnreachable } from './provider';
+import { stopPush } from './push';
 import { recordCalendars, syncConnection } from './sync';
 
 /*
@@ -61,6 +62,8 @@ export async function listConnections(db: Db, actor: UserActor) {
 export async function deleteConnection(db: Db, actor: UserActor, id: string) {
   const [row] = await db.select().from(calendarConnections).where(and(eq(calendarConnections.id, id), eq(calendarConnections.userId, actor.user.id)));
   if (!row) throw notFound('Calendar connection');
+  // The provider stops notifying (watch channels, subscriptions) while the grant still works.
+  await stopPush(db, row.id, row.provider === 'caldav' ? null : await providerForConnection(db, row).catch(() => null));
   await db.transaction(async (tx) => {
     await tx.delete(calendarConnections).where(eq(calendarConnections.id, row.id));
     if (row.grantId) await tx.delete(calendarGrants).where(and(eq(calendarGrants.id, row.grantId), eq(calendarGrants.userId, actor.user.id)));

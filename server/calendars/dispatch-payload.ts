@@ -13,6 +13,8 @@ import { z } from 'zod';
  *  - `calendarId`: the calendar written to (null: none was connected when it was staged);
  *  - update and cancel: `eventId` (the stored event), and `etag`, the version that was read: if the
  *    event changed since, the write does nothing and the dispatch fails with `calendar_conflict`;
+ *  - one occurrence of a series: `eventId` is the series and `occurrence` the start the series
+ *    gives it (what list_events' `<series id>_<start>` names), `etag` the series' version read;
  *  - update: `changed`, the fields the write changes (the rest of the event is shown, not written).
  */
 
@@ -29,6 +31,8 @@ export const CalendarPayload = z.object({
   calendarId: z.string().nullable().optional(),
   eventId: z.string().nullable().optional(),
   etag: z.string().nullable().optional(),
+  /** One occurrence of the series `eventId` (its original start, ISO 8601): the write is about that occurrence alone. */
+  occurrence: z.string().nullable().optional(),
   changed: z.array(z.enum(CHANGEABLE)).optional(),
   title: z.string(),
   start: z.string(),
@@ -54,5 +58,6 @@ export function calendarPayloadOf(payload: Record<string, unknown> | null): Cale
   if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) return { problem: 'the event has no valid start and end' };
   if (end <= start) return { problem: 'the event ends before it starts' };
   if (p.operation !== 'create' && !p.eventId && !p.uid) return { problem: `an ${p.operation} names no event` };
+  if (p.occurrence && (!p.eventId || Number.isNaN(new Date(p.occurrence).getTime()))) return { problem: 'the occurrence named is not one of a stored series' };
   return p;
 }

@@ -1,11 +1,12 @@
 import { and, eq, inArray, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { calendarEvents, users, type DispatchContent } from '@/db/schema';
+import { calendarEvents, users, type CalendarEventRow, type DispatchContent } from '@/db/schema';
 import { logger } from '@/server/logger';
 import { ingestWorkflowEvent, withdrawEventFirings } from '@/server/workflows/triggers/events';
 import { providerForConnection } from './connection-provider';
 import { calendarPayloadOf, type CalendarPayload, type ChangeableField } from './dispatch-payload';
 import { CalendarConflict, CalendarUnreachable, type EventDraft, type RemoteEvent } from './provider';
+import { storeOccurrence } from './occurrence-store';
 import { isSelected, selectedIds } from './selection';
 import { notOver, payload as triggerPayload, rowValues, triggerId } from './sync';
 import { defaultCalendar, userCalendar, userEvent, type WriteTarget } from './write-target';
@@ -111,6 +112,8 @@ export async function writeCalendarDispatch(db: Db, owner: Owner, content: Dispa
     if (!target) return { outcome: 'failed', reason: `The calendar of the event is no longer connected: nothing was ${label}` };
     const provider = await providerForConnection(db, target.connection);
     const cal = { remoteId: target.calendar.remoteId };
+    if (p.occurrence) return await writeOccurrence(db, owner, p, content.to, stored, target, label, { retry: o.retry ?? false, now });
+
     // The provider's id of the event: the stored row's; a row a sync has dropped since is looked up by its UID.
     const current = stored?.event ?? null;
     const byUid = !current && p.uid ? await provider.findByUid(cal, p.uid) : null;
@@ -146,6 +149,46 @@ export async function writeCalendarDispatch(db: Db, owner: Owner, content: Dispa
     logger.error({ err: e }, 'calendar dispatch failed');
     return { outcome: 'failed', reason: `The calendar write failed unexpectedly: nothing was ${label}` };
   }
+}
+
+/**
+ * One occurrence of a stored series changed or cancelled (payload.occurrence: its original start),
+ * against the series' version read. A retry first asks the provider how the occurrence is now:
+ * already cancelled, or already saying what the update asked, is done, not written again.
+ */
+async function writeOccurrence(
+  db: Db,
+  owner: Owner,
+  p: CalendarPayload,
+  to: string[],
+  stored: (WriteTarget & { event: CalendarEventRow }) | null,
+  target: WriteTarget,
+  label: string,
+  o: { retry: boolean; now: Date },
+): Promise<CalendarWrite> {
+  const series = stored?.event ?? null;
+  const where = `in the calendar “${target.calendar.name}”`;
+  if (!series) {
+    if (p.operation === 'cancel') return { outcome: 'accepted', providerMessageId: null, detail: 'the recurring event was already gone from the calendar' };
+    return { outcome: 'failed', reason: `${CONFLICT_CODE}: the recurring event was deleted from the calendar since it was read. Nothing was changed.` };
+  }
+  const provider = await providerForConnection(db, target.connection);
+  if (!provider.updateOccurrence || !provider.cancelOccurrence) return { outcome: 'failed', reason: `This calendar keeps no recurring series to change one occurrence of: nothing was ${label}` };
+  const cal = { remoteId: target.calendar.remoteId, timezone: target.calendar.timezone };
+  const ref = { providerEventId: series.providerEventId, etag: p.etag ?? null, originalStart: new Date(p.occurrence!), allDay: series.allDay };
+  const cancel = p.operation === 'cancel';
+  const changes = cancel ? {} : changesOf(p, to, series);
+  if (o.retry && provider.readOccurrence) {
+    const there = await provider.readOccurrence(cal, ref);
+    if (cancel && (there === 'cancelled' || there === null)) return { outcome: 'accepted', providerMessageId: null, detail: `${label} ${where} (found so after a retry)` };
+    if (!cancel && there && there !== 'cancelled' && alreadyApplied(there, changes)) {
+      await keep(() => storeOccurrence(db, owner, target, series, ref.originalStart, { events: [there], whole: false, occurrenceId: there.providerEventId }, { cancelled: false, now: o.now }));
+      return { outcome: 'accepted', providerMessageId: there.providerEventId, detail: `${label} ${where} (found there after a retry)` };
+    }
+  }
+  const result = cancel ? await provider.cancelOccurrence(cal, ref, p.message ?? undefined) : await provider.updateOccurrence(cal, ref, changes);
+  await keep(() => storeOccurrence(db, owner, target, series, ref.originalStart, result, { cancelled: cancel, now: o.now }));
+  return { outcome: 'accepted', providerMessageId: result.occurrenceId, detail: `${label} (that occurrence only) ${where}` };
 }
 
 /**

@@ -86,7 +86,39 @@ export interface CalendarProvider {
   cancel(calendar: { remoteId: string }, event: { providerEventId: string; etag: string | null }, message?: string): Promise<void>;
   /** Finds an event by its iCalendar UID (reconciling a write whose answer was lost). */
   findByUid(calendar: { remoteId: string }, uid: string): Promise<RemoteEvent | null>;
+  /**
+   * One occurrence of a stored series changed (CalDAV: a RECURRENCE-ID override in the resource;
+   * Google: a PATCH of the instance), only if the series is still the version read. Absent where
+   * the provider keeps occurrences as events of their own (Graph): those are updated as events.
+   */
+  updateOccurrence?(calendar: { remoteId: string; timezone?: string | null }, occurrence: OccurrenceRef, changes: Partial<EventDraft>): Promise<SeriesNow>;
+  /** One occurrence of a stored series cancelled (CalDAV: an EXDATE; Google: a DELETE of the instance). */
+  cancelOccurrence?(calendar: { remoteId: string; timezone?: string | null }, occurrence: OccurrenceRef, message?: string): Promise<SeriesNow>;
+  /** The occurrence as the provider has it now (reconciling a retried write): its override, 'cancelled', or null when the series is gone. */
+  readOccurrence?(calendar: { remoteId: string; timezone?: string | null }, occurrence: OccurrenceRef): Promise<RemoteEvent | 'cancelled' | null>;
+  /**
+   * Push: notifications of the calendar's event changes posted to `address` with `token` (Google
+   * watch channels, Graph subscriptions). `channelId` is Steward's choice where the provider takes
+   * one (Google); the answer names the channel as the provider keeps it. Absent: polling only.
+   */
+  watch?(calendar: { remoteId: string }, o: { channelId: string; address: string; token: string; now: Date }): Promise<PushChannel>;
+  /** Extends a channel where the provider can (Graph); null: it cannot, make a new one. */
+  renewWatch?(channel: PushChannel, now: Date): Promise<PushChannel | null>;
+  /** Stops a channel; one the provider no longer has is stopped already. */
+  stopWatch?(channel: PushChannel): Promise<void>;
 }
+
+export type PushChannel = { channelId: string; resourceId: string | null; expiresAt: Date };
+
+/** One occurrence of a stored series: the series' provider id and etag (the version read), and the occurrence's start in the series. */
+export type OccurrenceRef = { providerEventId: string; etag: string | null; originalStart: Date; allDay: boolean };
+
+/**
+ * What a write of one occurrence left at the provider, for the local copy: the events it changed
+ * (the override or cancelled instance, and the series' master when the write changed it too), and
+ * whether `events` is the whole series (a CalDAV resource: overrides not in it are gone).
+ */
+export type SeriesNow = { events: RemoteEvent[]; whole: boolean; occurrenceId: string };
 
 /** The event changed at the provider since it was read: the write did nothing. */
 export class CalendarConflict extends Error {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { cartDispatches, cartDispatchVersions, carts, type CalendarEventRow } from '@/db/schema';
+import { calendarEvents, cartDispatches, cartDispatchVersions, carts, type CalendarEventRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { invalidFields, notFound } from '@/server/http/errors';
+import { expandEvents } from './expand';
 import { calendarPayloadOf, type CalendarPayload, type ChangeableField } from './dispatch-payload';
 import { defaultCalendar, userCalendar, userEvent } from './write-target';
 
@@ -75,7 +76,7 @@ export async function stageUpdate(db: Db, actor: UserActor, input: UpdateInput):
     message: input.message ?? null,
     ...(before.payload.sequence !== undefined ? { sequence: before.payload.sequence + 1 } : {}),
   };
-  return { to: attendees, payload: { ...payload, attendees }, description: `Change calendar event “${before.payload.title}”: ${changed.join(', ')}${input.start || input.end ? ` (now ${when(payload)})` : ''}` };
+  return { to: attendees, payload: { ...payload, attendees }, description: `Change ${before.what}: ${changed.join(', ')}${input.start || input.end ? ` (now ${when(payload)})` : ''}` };
 }
 
 export async function stageCancel(db: Db, actor: UserActor, input: { eventId: string; message?: string }): Promise<StagedCalendarWrite> {
@@ -86,7 +87,7 @@ export async function stageCancel(db: Db, actor: UserActor, input: { eventId: st
     message: input.message ?? null,
     ...(before.payload.sequence !== undefined ? { sequence: before.payload.sequence + 1 } : {}),
   };
-  return { to: before.to, payload: { ...payload, attendees: before.to }, description: `Cancel calendar event “${before.payload.title}” (${when(payload)})` };
+  return { to: before.to, payload: { ...payload, attendees: before.to }, description: `Cancel ${before.what} (${when(payload)})` };
 }
 
 function checkTimes(start: string, end: string) {
@@ -94,25 +95,66 @@ function checkTimes(start: string, end: string) {
 }
 
 /** The event an update or cancel is about, as it is now: a stored event of the user's calendars, or an invitation Steward sent for them. */
-async function eventToChange(db: Db, actor: UserActor, eventId: string): Promise<{ payload: CalendarPayload; to: string[] }> {
+async function eventToChange(db: Db, actor: UserActor, eventId: string): Promise<{ payload: CalendarPayload; to: string[]; what: string }> {
   const stored = await userEvent(db, actor.user.id, eventId);
   if (stored) {
+    const what = `calendar event “${stored.event.title}”`;
     const e = stored.event;
     if (e.status === 'cancelled') throw invalidFields([{ field: 'eventId', problem: 'the event is already cancelled' }]);
     if (stored.calendar.readOnly) throw invalidFields([{ field: 'eventId', problem: `the event is in the read-only calendar “${stored.calendar.name}”` }]);
     return {
+      what,
       to: emails(e),
       payload: { operation: 'update', uid: e.uid, calendarId: stored.calendar.id, eventId: e.id, etag: e.etag, title: e.title, start: iso(e.start), end: iso(e.end), location: e.location, description: e.description },
     };
   }
-  // `<series id>_<start>`: one occurrence list_events generated from a recurring event.
-  const series = /^(.+)_\d{8}(T\d{6}Z)?$/.exec(eventId);
-  if (series && (await userEvent(db, actor.user.id, series[1]))) {
-    throw invalidFields([{ field: 'eventId', problem: `is one occurrence of a recurring event; a single occurrence cannot be changed or cancelled yet: use the series (eventId ${series[1]}) to change every occurrence` }]);
-  }
+  const occurrence = await seriesOccurrence(db, actor, eventId);
+  if (occurrence) return occurrence;
   const invitation = await sentInvitation(db, actor, eventId);
-  if (invitation) return invitation;
+  if (invitation) return { ...invitation, what: `calendar event “${invitation.payload.title}”` };
   throw notFound('Event');
+}
+
+/**
+ * One occurrence list_events generated from a stored series (`<series id>_<original start, UTC>`),
+ * as it is now: the write is about it alone (payload.occurrence), against the series' version
+ * read (its etag). An id naming no occurrence the series has (moved, excluded, cancelled, or never
+ * one) is not found, as list_events would not give it.
+ */
+async function seriesOccurrence(db: Db, actor: UserActor, eventId: string): Promise<{ payload: CalendarPayload; to: string[]; what: string } | null> {
+  const m = /^(.+)_(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(eventId);
+  if (!m) return null;
+  const series = await userEvent(db, actor.user.id, m[1]);
+  if (!series?.event.recurrence?.length || series.event.recurrenceOf) return null;
+  const s = series.event;
+  if (s.status === 'cancelled') throw invalidFields([{ field: 'eventId', problem: 'the recurring event is already cancelled' }]);
+  if (series.calendar.readOnly) throw invalidFields([{ field: 'eventId', problem: `the event is in the read-only calendar “${series.calendar.name}”` }]);
+  const at = Date.UTC(+m[2], +m[3] - 1, +m[4], +m[5], +m[6], +m[7]);
+  const overrides = await db
+    .select()
+    .from(calendarEvents)
+    .where(and(eq(calendarEvents.calendarId, s.calendarId), eq(calendarEvents.recurrenceOf, s.providerEventId)));
+  const length = s.end.getTime() - s.start.getTime();
+  const found = expandEvents([s, ...overrides], new Date(at), new Date(at + Math.max(length, 1))).find((o) => o.id === eventId);
+  if (!found) return null;
+  const day = found.allDay ? iso(found.start).slice(0, 10) : iso(found.start);
+  return {
+    what: `the occurrence of ${day} of the recurring calendar event “${s.title}” (that occurrence only)`,
+    to: emails(s),
+    payload: {
+      operation: 'update',
+      uid: s.uid,
+      calendarId: series.calendar.id,
+      eventId: s.id,
+      etag: s.etag,
+      occurrence: new Date(at).toISOString(),
+      title: s.title,
+      start: iso(found.start),
+      end: iso(found.end),
+      location: s.location,
+      description: s.description,
+    },
+  };
 }
 
 /** The latest invitation Steward sent for the user under this UID (no calendar connected), as it was sent. */

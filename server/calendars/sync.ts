@@ -8,6 +8,7 @@ import { calendarAccessGranted } from './access';
 import { rangeEndOf } from './expand';
 import { providerForConnection } from './connection-provider';
 import { CalendarUnreachable, type CalendarProvider, type RemoteCalendar, type RemoteEvent, type SyncResult } from './provider';
+import { clearPending, keepPush } from './push';
 import { selectedIds } from './selection';
 
 /*
@@ -230,12 +231,15 @@ const toColumn = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`
  * cannot be reached marks the connection failing with its reason (and since when); the next
  * success clears it. `provider` is for tests and the bench (a connection's own otherwise).
  */
-export async function syncConnection(db: Db, connectionId: string, o: { now?: Date; provider?: CalendarProvider } = {}): Promise<SyncOutcome> {
+export async function syncConnection(db: Db, connectionId: string, o: { now?: Date; provider?: CalendarProvider; calendarId?: string } = {}): Promise<SyncOutcome> {
   const now = o.now ?? new Date();
   const [connection] = await db.select().from(calendarConnections).where(eq(calendarConnections.id, connectionId));
   const outcome: SyncOutcome = { connectionId, ok: false, calendars: 0, changed: 0, deleted: 0, fired: 0, error: null };
   if (!connection || connection.status === 'revoked') return { ...outcome, error: connection ? 'revoked' : 'not_found' };
+  if (o.calendarId) return syncPushedCalendar(db, connection, o.calendarId, { ...o, now }, outcome);
   try {
+    // Notifications from now on ask for another sync: this one may already have read past their change.
+    await clearPending(db, connectionId);
     const provider = o.provider ?? (await providerForConnection(db, connection));
     const list = await recordCalendars(db, connection, await provider.listCalendars());
     const [user] = await db.select({ preferences: users.preferences }).from(users).where(eq(users.id, connection.userId));
@@ -253,6 +257,8 @@ export async function syncConnection(db: Db, connectionId: string, o: { now?: Da
       }
     }
     await db.update(calendarConnections).set({ status: 'active', lastSyncedAt: now, lastSyncError: null, failingSince: null }).where(eq(calendarConnections.id, connectionId));
+    // Push channels made, renewed or stopped as the calendars read say (never failing the sync).
+    await keepPush(db, connection, list, provider, selected, now);
     // A connection that works again: tasks that waited for a calendar go on (server/calendars/access.ts).
     if (connection.status !== 'active') await calendarAccessGranted(db, connection.userId, now);
     return { ...outcome, ok: true };
@@ -265,5 +271,28 @@ export async function syncConnection(db: Db, connectionId: string, o: { now?: Da
       .set({ status: 'failing', lastSyncError: reason, failingSince: sql`coalesce(${calendarConnections.failingSince}, ${now.toISOString()}::timestamptz)` })
       .where(eq(calendarConnections.id, connectionId));
     return { ...outcome, error: reason };
+  }
+}
+
+/**
+ * One calendar synced because its provider pushed a change (./push-notifications.ts): only its
+ * changes since its cursor, firing as any sync does. The connection's state and its interval are
+ * the periodic sync's: a failure here is logged and left to it.
+ */
+async function syncPushedCalendar(db: Db, connection: CalendarConnectionRow, calendarId: string, o: { now: Date; provider?: CalendarProvider }, outcome: SyncOutcome): Promise<SyncOutcome> {
+  const [calendar] = await db.select().from(calendars).where(and(eq(calendars.id, calendarId), eq(calendars.connectionId, connection.id)));
+  if (!calendar) return { ...outcome, error: 'not_found' };
+  try {
+    await clearPending(db, connection.id, calendarId);
+    const provider = o.provider ?? (await providerForConnection(db, connection));
+    const [user] = await db.select({ preferences: users.preferences }).from(users).where(eq(users.id, connection.userId));
+    const selected = selectedIds(user?.preferences);
+    const result = await provider.sync({ remoteId: calendar.remoteId, cursor: calendar.syncCursor, timezone: calendar.timezone });
+    const fire = connection.lastSyncedAt !== null && calendar.syncCursor !== null && (selected.length === 0 || selected.includes(calendar.id));
+    const applied = await applySync(db, connection, calendar, calendar.syncCursor, result, { fire, now: o.now });
+    return { ...outcome, ok: true, calendars: 1, changed: applied?.changed ?? 0, deleted: applied?.deleted ?? 0, fired: applied?.fired ?? 0 };
+  } catch (e) {
+    logger.warn({ err: e, connectionId: connection.id, calendarId }, 'calendar push: the pushed sync failed; the periodic sync carries on');
+    return { ...outcome, error: e instanceof CalendarUnreachable ? e.reason.slice(0, 500) : 'The sync failed unexpectedly' };
   }
 }

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FakeOAuth, readBody, sendJson } from '../mailboxes/support/fake-oauth';
+import { pushPoster } from './calendar-push-fake';
+import { generatedInstance, instanceIdOf, originalStartOf, parseInstanceId } from './google-calendar-fake-instances';
 
 /*
  * A loopback stand-in for the Google Calendar API v3, speaking its documented wire format:
@@ -16,6 +18,11 @@ import { FakeOAuth, readBody, sendJson } from '../mailboxes/support/fake-oauth';
  * user in Google's own app would); every API call and every write Steward made is recorded.
  * Recurring masters are kept as written (`recurrence` lines): events.list is asked for them
  * unexpanded, which is what a sync wants; `singleEvents=true` is refused rather than answered wrong.
+ * One instance of a series is read with events.instances and `originalStart`, and changed or
+ * deleted by its instance id (an exception is then stored: ./google-calendar-fake-instances.ts).
+ * Push: events.watch makes a channel (an https address only; a unique id), which gets its `sync`
+ * message at once and an `exists` message after every change to the calendar's events, with the
+ * channel's id, token and resource id in X-Goog-* headers; channels.stop ends it.
  */
 
 export const GOOGLE_CALENDAR_SCOPE = 'https://www.googleapis.com/auth/calendar';
@@ -85,6 +92,28 @@ export async function startGoogleCalendarFake(opts: { oauth?: FakeOAuth; clientI
   const defaultPageSize = opts.pageSize ?? 250;
   let seq = 100;
   let base = '';
+  type Channel = { id: string; resourceId: string; user: string; calendarId: string; address: string; token: string | null; expiration: number; messages: number };
+  const channels = new Map<string, Channel>();
+  const push = pushPoster();
+  let watchRefusal: { status: number; reason: string; message: string } | null = null;
+
+  function message(c: Channel, state: 'sync' | 'exists', o: { token?: string | null } = {}) {
+    const token = o.token !== undefined ? o.token : c.token;
+    const headers: Record<string, string> = {
+      'X-Goog-Channel-ID': c.id,
+      'X-Goog-Message-Number': String(++c.messages),
+      'X-Goog-Resource-ID': c.resourceId,
+      'X-Goog-Resource-State': state,
+      'X-Goog-Resource-URI': `${base}/calendar/v3/calendars/${encodeURIComponent(c.calendarId)}/events?alt=json`,
+      'X-Goog-Channel-Expiration': new Date(c.expiration).toUTCString(),
+      ...(token ? { 'X-Goog-Channel-Token': token } : {}),
+    };
+    return headers;
+  }
+  /** After a change to a calendar's events: every channel on it is told (as Google does, after its own answer). */
+  function changed(user: string, calendarId: string) {
+    for (const c of channels.values()) if (c.user === user && c.calendarId === calendarId && c.expiration > Date.now()) push.later(c.address, message(c, 'exists'), null);
+  }
 
   const token = (n: number) => `CPDAlv${Buffer.from(`st:${n}`).toString('base64url')}`;
   const tokenSeq = (t: string) => {
@@ -105,6 +134,7 @@ export async function startGoogleCalendarFake(opts: { oauth?: FakeOAuth; clientI
     e.etag = `"${3_400_000_000_000 + n}"`;
     e.updated = new Date().toISOString();
     cal.events.set(e.id, { event: e, seq: n });
+    for (const [user, cals] of users) if (cals.get(cal.id) === cal) changed(user, cal.id);
   }
 
   function build(user: string, cal: Calendar, body: Record<string, unknown>, id: string, organizer: string): GoogleEvent {
@@ -232,8 +262,44 @@ export async function startGoogleCalendarFake(opts: { oauth?: FakeOAuth; clientI
       }));
       return sendJson(res, 200, { kind: 'calendar#calendarList', etag: '"cl"', nextSyncToken: token(seq), items });
     }
+    if (req.method === 'POST' && path === '/channels/stop') {
+      const body = JSON.parse((await readBody(req)).toString('utf8') || '{}') as { id?: string; resourceId?: string };
+      const c = body.id ? channels.get(body.id) : undefined;
+      if (!c || c.resourceId !== body.resourceId || c.user !== user) return googleError(res, 404, 'notFound', `Channel '${body.id}' not found for project`);
+      channels.delete(c.id);
+      return res.writeHead(204).end();
+    }
+    const watch = /^\/calendars\/([^/]+)\/events\/watch$/.exec(path);
+    if (watch && req.method === 'POST') {
+      const c = calendarOf(user, decodeURIComponent(watch[1]));
+      if (!c) return googleError(res, 404, 'notFound', 'Not Found');
+      const body = JSON.parse((await readBody(req)).toString('utf8') || '{}') as { id?: string; type?: string; address?: string; token?: string; expiration?: string };
+      if (watchRefusal) return googleError(res, watchRefusal.status, watchRefusal.reason, watchRefusal.message);
+      if (!body.id || !/^[A-Za-z0-9\-_+/=]{1,64}$/.test(body.id)) return googleError(res, 400, 'invalid', 'Invalid channel id.');
+      if (body.type !== 'web_hook') return googleError(res, 400, 'invalid', 'Invalid channel type.');
+      if (!body.address?.startsWith('https://')) return googleError(res, 400, 'push.webhookUrlNotHttps', `WebHook callback must be HTTPS: ${body.address}`);
+      if (channels.has(body.id)) return googleError(res, 400, 'channelIdNotUnique', 'Channel id not unique.');
+      // Google keeps an events channel about a week at most.
+      const expiration = Math.min(Number(body.expiration ?? Infinity) || Infinity, Date.now() + 7 * 86_400_000);
+      const ch: Channel = { id: body.id, resourceId: newId(), user, calendarId: c.id, address: body.address, token: body.token ?? null, expiration, messages: 0 };
+      channels.set(ch.id, ch);
+      push.later(ch.address, message(ch, 'sync'), null);
+      return sendJson(res, 200, { kind: 'api#channel', id: ch.id, resourceId: ch.resourceId, resourceUri: `${base}/calendar/v3/calendars/${encodeURIComponent(c.id)}/events?alt=json`, ...(ch.token ? { token: ch.token } : {}), expiration: String(expiration) });
+    }
     if (req.method === 'POST' && path === '/freeBusy') return freeBusy(res, user, JSON.parse((await readBody(req)).toString('utf8') || '{}'));
 
+    const inst = /^\/calendars\/([^/]+)\/events\/([^/]+)\/instances$/.exec(path);
+    if (inst && req.method === 'GET') {
+      const c = calendarOf(user, decodeURIComponent(inst[1]));
+      const master = c?.events.get(decodeURIComponent(inst[2]))?.event;
+      if (!c || !master || master.status === 'cancelled') return googleError(res, 404, 'notFound', 'Not Found');
+      const at = originalStartOf(q.get('originalStart') ?? '');
+      if (at === null) return googleError(res, 400, 'invalid', 'This stand-in answers events.instances only with originalStart.');
+      const exception = c.events.get(instanceIdOf(master, at))?.event;
+      const found = exception ?? generatedInstance(master, at);
+      const items = found && (found.status !== 'cancelled' || q.get('showDeleted') === 'true') ? [found] : [];
+      return sendJson(res, 200, { kind: 'calendar#events', summary: c.summary, timeZone: c.timeZone, accessRole: c.accessRole, items });
+    }
     const m = /^\/calendars\/([^/]+)\/events(?:\/([^/]+))?$/.exec(path);
     if (!m) return googleError(res, 404, 'notFound', 'Not Found');
     const cal = calendarOf(user, decodeURIComponent(m[1]));
@@ -260,7 +326,11 @@ export async function startGoogleCalendarFake(opts: { oauth?: FakeOAuth; clientI
       write({ method: 'POST', eventId: id, body, status: 200 });
       return sendJson(res, 200, e);
     }
-    const stored = eventId ? cal.events.get(eventId) : undefined;
+    let stored = eventId ? cal.events.get(eventId) : undefined;
+    // An instance of a series with no exception yet: a change or a deletion of it makes one.
+    const instance = !stored && eventId ? parseInstanceId(eventId) : null;
+    const generated = instance ? generatedInstance(cal.events.get(instance.eventId)?.event ?? ({} as GoogleEvent), instance.at) : null;
+    if (generated && (req.method === 'PATCH' || req.method === 'DELETE' || req.method === 'GET')) stored = { event: generated, seq: 0 };
     if (!stored) return googleError(res, 404, 'notFound', 'Not Found');
     if (req.method === 'GET') return sendJson(res, 200, stored.event);
     if (req.method === 'PATCH' || req.method === 'DELETE') {
@@ -367,6 +437,24 @@ export async function startGoogleCalendarFake(opts: { oauth?: FakeOAuth; clientI
     },
     events(address: string, calendarId: string): GoogleEvent[] {
       return [...(calendarOf(address.toLowerCase(), calendarId)?.events.values() ?? [])].map((s) => s.event);
+    },
+    /** The watch channels open now (made by events.watch, not yet stopped). */
+    channels: () => [...channels.values()].map((c) => ({ ...c })),
+    /** Every push notification posted, with the status Steward answered. */
+    pushes: push.posts,
+    /** Waits until every notification sent so far has been answered. */
+    pushesSettled: push.settled,
+    /** Posts to the deployment's public origin reach `listening` (its TLS proxy). */
+    routePush: push.route,
+    /** events.watch answers this refusal (null: channels are made). */
+    refuseWatch(refusal: { status: number; reason: string; message: string } | null) {
+      watchRefusal = refusal;
+    },
+    /** A notification on an open channel, sent now, with another token to forge one; answers Steward's status. */
+    async notify(channelId: string, o: { token?: string | null; state?: 'sync' | 'exists' } = {}): Promise<number> {
+      const c = channels.get(channelId);
+      if (!c) throw new Error(`google-calendar-fake: no channel ${channelId}`);
+      return (await push.post(c.address, message(c, o.state ?? 'exists', o), null)).status;
     },
     /** Google stops honouring every sync token issued so far for this calendar: the next incremental list answers 410. */
     expireSyncTokens(address: string, calendarId: string) {

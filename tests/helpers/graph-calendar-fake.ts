@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FakeOAuth, readBody, sendJson } from '../mailboxes/support/fake-oauth';
+import { graphCalendarSubscriptions } from './graph-calendar-fake-subscriptions';
 import type { GraphFake } from './graph-fake';
 
 /*
@@ -19,7 +20,14 @@ import type { GraphFake } from './graph-fake';
  * Calendars.ReadWrite. Given the mail stand-in (`mail`), it shares its grants and forwards
  * everything that is not a calendar route to it, so one Graph URL serves mail and calendar.
  * A test can change events "as someone else"; every call and every write is recorded. Only
- * single instances are kept: a `recurrence` on create is refused (501) rather than expanded wrong.
+ * single instances are created through the API: a `recurrence` on create is refused (501) rather
+ * than expanded wrong; a test can put a series' occurrences on a calendar (`addSeries`), as the
+ * calendar view lists them (type `occurrence`, `seriesMasterId`, `originalStart`; a changed one
+ * becomes an `exception`, a deleted one is removed from the view). Subscriptions on a calendar's
+ * events (`me/calendars/{id}/events`) are its own (others go to the mail stand-in): made after
+ * the validation handshake (the token posted to the notification URL must come back as
+ * text/plain), at most 4,230 minutes long, renewed (PATCH) and deleted; every change to the
+ * calendar's events is then posted as a changeNotificationCollection with the clientState.
  */
 
 export const GRAPH_CALENDAR_SCOPE = 'Calendars.ReadWrite';
@@ -43,8 +51,9 @@ export type GraphEvent = {
   isCancelled: boolean;
   isOrganizer: boolean;
   showAs: string;
-  type: 'singleInstance';
-  seriesMasterId: null;
+  type: 'singleInstance' | 'occurrence' | 'exception';
+  seriesMasterId: string | null;
+  originalStart?: string;
   location: { displayName: string };
   attendees: Array<{ type: string; status: { response: string; time: string }; emailAddress: { name: string; address: string } }>;
   organizer: { emailAddress: { name: string; address: string } };
@@ -112,10 +121,14 @@ export async function startGraphCalendarFake(opts: { mail?: GraphFake; clientId?
     });
   let seq = 0;
   let base = '';
+  const subs = graphCalendarSubscriptions({ accountOf: (authorization) => accounts.get(oauth.userOf(authorization) ?? '') });
+  const changed = subs.changed;
 
   const calendarOf = (acct: Account, id: string | null) => (id === null ? [...acct.calendars.values()].find((c) => c.isDefaultCalendar) : acct.calendars.get(id));
 
   function stamp(acct: Account, s: Omit<Stored, 'seq'>) {
+    const before = acct.events.get(s.event.id);
+    changed(acct.address, s.calendarId, s.event.id, s.deleted ? 'deleted' : before ? 'updated' : 'created');
     const n = ++seq;
     const changeKey = randomBytes(12).toString('base64');
     s.event.changeKey = changeKey;
@@ -346,7 +359,9 @@ export async function startGraphCalendarFake(opts: { mail?: GraphFake; clientId?
         graphError(res, 400, 'ErrorInvalidRequest', 'The start and end times are invalid.');
         return true;
       }
-      const next: GraphEvent = { ...s.event, ...(body as Partial<GraphEvent>), id: s.event.id, iCalUId: s.event.iCalUId, organizer: s.event.organizer };
+      const next: GraphEvent = { ...s.event, ...(body as Partial<GraphEvent>), id: s.event.id, iCalUId: s.event.iCalUId, organizer: s.event.organizer, type: s.event.type, seriesMasterId: s.event.seriesMasterId };
+      // An occurrence of a series that is changed becomes an exception (it keeps its id and its original start).
+      if (next.type === 'occurrence') next.type = 'exception';
       if ('attendees' in body) next.attendees = attendeesOf(body.attendees);
       if ('location' in body) next.location = { displayName: (body.location as { displayName?: string } | null)?.displayName ?? '' };
       record('PATCH', body, 200);
@@ -374,6 +389,12 @@ export async function startGraphCalendarFake(opts: { mail?: GraphFake; clientId?
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://graph.fake');
+      if (/^\/v1\.0\/subscriptions(\/|$)/.test(url.pathname)) {
+        const body = ['GET', 'HEAD', 'DELETE'].includes(req.method ?? 'GET') ? Buffer.alloc(0) : await readBody(req);
+        if (await subs.route(req, res, url, body)) return;
+        if (opts.mail) return forward(req, res, body);
+        return graphError(res, 404, 'ResourceNotFound', 'The object was not found.');
+      }
       if (opts.mail && !isCalendarRoute(url.pathname)) return forward(req, res, ['GET', 'HEAD'].includes(req.method ?? 'GET') ? Buffer.alloc(0) : await readBody(req));
       if (req.method === 'GET' && url.pathname === `/${tenant}/oauth2/v2.0/authorize`) {
         const r = oauth.authorize(url);
@@ -451,6 +472,20 @@ export async function startGraphCalendarFake(opts: { mail?: GraphFake; clientId?
       ) as Stored;
       return present(made);
     },
+    /** A recurring series as the calendar view lists it: its occurrences, each with its own id, the series' master id and its original start. */
+    addSeries(address: string, calendarId: string | null, e: { subject: string; starts: Date[]; minutes: number }, o: { organizer?: string } = {}): { seriesMasterId: string; occurrences: GraphEvent[] } {
+      const acct = account(address);
+      const seriesMasterId = `AAMkAGI2Mst${randomBytes(16).toString('base64url')}`;
+      const occurrences = e.starts.map((start) => {
+        const end = new Date(start.getTime() + e.minutes * 60_000);
+        const made = create(acct, calendarOf(acct, calendarId)!, { subject: e.subject, start: { dateTime: start.toISOString().slice(0, 19), timeZone: 'UTC' }, end: { dateTime: end.toISOString().slice(0, 19), timeZone: 'UTC' } }, (o.organizer ?? acct.address).toLowerCase()) as Stored;
+        made.event.type = 'occurrence';
+        made.event.seriesMasterId = seriesMasterId;
+        made.event.originalStart = start.toISOString().replace(/\.\d{3}Z$/, 'Z');
+        return present(made);
+      });
+      return { seriesMasterId, occurrences };
+    },
     /** Someone else changes an event (a new time, a new subject): a new etag, and the next delta round returns it. */
     changeEvent(address: string, eventId: string, change: { subject?: string; start?: Date; end?: Date }): GraphEvent {
       const { acct, s } = storedEvent(address, eventId);
@@ -469,6 +504,17 @@ export async function startGraphCalendarFake(opts: { mail?: GraphFake; clientId?
     events(address: string): Array<GraphEvent & { deleted: boolean; calendarId: string }> {
       return [...account(address).events.values()].map((s) => ({ ...present(s), deleted: s.deleted, calendarId: s.calendarId }));
     },
+    /** The calendar subscriptions open now. */
+    subscriptions: subs.list,
+    /** The validation handshakes made (the status and text Steward answered). */
+    validations: subs.validations,
+    /** Every notification and handshake posted, with the status Steward answered. */
+    pushes: subs.pushes,
+    pushesSettled: subs.settled,
+    /** Posts to the deployment's public origin reach `listening` (its TLS proxy). */
+    routePush: subs.routePush,
+    /** A notification on a subscription, sent now (another `clientState` forges one); answers Steward's status. */
+    notify: subs.notify,
     /** Graph forgets the sync state of this calendar: every delta link handed out so far answers 410. */
     expireDeltaTokens(address: string, calendarId: string) {
       account(address).calendars.get(calendarId)!.tokenFloor = ++seq;

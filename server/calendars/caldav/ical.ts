@@ -263,3 +263,40 @@ export function excludeInstance(data: string, rid: string): string | null {
   stamp(master);
   return root.toString();
 }
+
+/**
+ * The RECURRENCE-ID value (as `ridKey` reads one) naming the occurrence of the resource's series
+ * that starts at `originalStart`, in the form of the master's DTSTART (RFC 5545 3.8.4.4: the same
+ * value type and zone): a date for an all-day series, the wall clock in the master's zone (its
+ * TZID then goes on the property), UTC with a Z otherwise. Null without a master.
+ */
+export function ridFor(data: string, originalStart: Date, fallbackZone: string | null): string | null {
+  let root: Component;
+  try {
+    root = new ICAL.Component(ICAL.parse(data));
+  } catch {
+    return null;
+  }
+  const master = root.getAllSubcomponents('vevent').find((v) => !v.hasProperty('recurrence-id'));
+  const prop = master?.getFirstProperty('dtstart');
+  if (!prop) return null;
+  const t = prop.getFirstValue() as Time;
+  if (t.isDate) return dateOnly(originalStart).toICALString();
+  const tzid = prop.getParameter('tzid') as string | undefined;
+  const wall = (zone: string | null) => {
+    const w = toWall(originalStart, zone);
+    return ICAL.Time.fromData({ year: w.getUTCFullYear(), month: w.getUTCMonth() + 1, day: w.getUTCDate(), hour: w.getUTCHours(), minute: w.getUTCMinutes(), second: w.getUTCSeconds(), isDate: false }).toICALString();
+  };
+  if (!tzid && t.zone?.tzid === 'UTC') return utcTime(originalStart).toICALString();
+  if (tzid) {
+    const iana = ianaName(tzid);
+    if (iana) return wall(iana);
+    const vtz = root.getAllSubcomponents('vtimezone').find((c) => c.getFirstPropertyValue('tzid') === tzid);
+    if (vtz) {
+      const zoned = utcTime(originalStart).convertToZone(new ICAL.Timezone({ component: vtz, tzid }));
+      return ICAL.Time.fromData({ year: zoned.year, month: zoned.month, day: zoned.day, hour: zoned.hour, minute: zoned.minute, second: zoned.second, isDate: false }).toICALString();
+    }
+  }
+  // Floating: the wall clock of the calendar's zone, as it was read.
+  return wall(fallbackZone);
+}

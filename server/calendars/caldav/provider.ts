@@ -1,7 +1,7 @@
 import { calendarQuery, createAccount, davRequest, propfind, syncCollection, type DAVAccount, type DAVResponse } from 'tsdav';
-import { CalendarConflict, CalendarUnreachable, type CalendarProvider, type EventDraft, type RemoteCalendar, type RemoteEvent, type SyncResult } from '../provider';
+import { CalendarConflict, CalendarUnreachable, type CalendarProvider, type EventDraft, type OccurrenceRef, type RemoteCalendar, type RemoteEvent, type SeriesNow, type SyncResult } from '../provider';
 import { caldavFetch } from './fetch';
-import { applyChanges, draftToIcs, excludeInstance, parseCalendarObject } from './ical';
+import { applyChanges, draftToIcs, excludeInstance, parseCalendarObject, ridFor } from './ical';
 
 /*
  * CalDAV (RFC 4791) through tsdav, for any server a user names by URL, username and app password
@@ -287,7 +287,47 @@ export function caldavProvider(creds: CaldavCredentials, o: { organizer?: string
       }),
 
     findByUid: ({ remoteId }, uid) => guard(() => findByUid(remoteId, uid)),
+
+    updateOccurrence: (calendar, ref, changes) => guard(() => writeOccurrence(calendar, ref, (body, rid) => applyChanges(body, { rid }, changes))),
+    cancelOccurrence: (calendar, ref) => guard(() => writeOccurrence(calendar, ref, (body, rid) => excludeInstance(body, rid))),
+
+    readOccurrence: (calendar, ref) =>
+      guard(async () => {
+        const { url, href } = split(calendar.remoteId, ref.providerEventId);
+        const got = await getObject(url);
+        if (got.status === 404) return null;
+        if (got.status !== 200) throw new CalendarUnreachable(`The CalDAV server answered a read of the event with ${got.status}`);
+        const rid = ridFor(got.body, ref.originalStart, calendar.timezone ?? null);
+        if (!rid) return null;
+        const events = parseCalendarObject(got.body, { href, etag: got.etag, url, zone: calendar.timezone ?? null });
+        const master = events.find((e) => !e.recurrenceOf);
+        if (master?.recurrence?.some((l) => /^EXDATE/i.test(l) && l.includes(rid))) return 'cancelled';
+        const own = events.find((e) => e.providerEventId === `${href}#${rid}`);
+        return own ? (own.status === 'cancelled' ? 'cancelled' : own) : null;
+      }),
   };
+
+  /**
+   * One occurrence of the series in a resource written (`edit` makes the new resource from the
+   * current one and the occurrence's RECURRENCE-ID): only if the resource is still the version
+   * read (If-Match), then the resource read back whole for the local copy.
+   */
+  async function writeOccurrence(calendar: { remoteId: string; timezone?: string | null }, ref: OccurrenceRef, edit: (body: string, rid: string) => string | null): Promise<SeriesNow> {
+    const { url, href } = split(calendar.remoteId, ref.providerEventId);
+    const got = await getObject(url);
+    if (got.status === 404) throw new CalendarConflict('The recurring event was deleted at the calendar since it was read');
+    if (got.status !== 200) throw new CalendarUnreachable(`The CalDAV server answered a read of the event with ${got.status}`);
+    if (ref.etag && got.etag && got.etag !== ref.etag) throw new CalendarConflict('The recurring event changed at the calendar since it was read');
+    const rid = ridFor(got.body, ref.originalStart, calendar.timezone ?? null);
+    const next = rid ? edit(got.body, rid) : null;
+    if (!rid || !next) throw new CalendarConflict('The occurrence is no longer part of the recurring event');
+    const res = await put(url, next, got.etag ? { 'If-Match': got.etag } : {});
+    if (res.status === 412) throw new CalendarConflict('The recurring event changed at the calendar since it was read');
+    if (res.status >= 300) throw new CalendarUnreachable(`The CalDAV server refused the change: ${res.status} ${res.statusText}`);
+    const now = await getObject(url);
+    if (now.status !== 200) throw new CalendarUnreachable(`The CalDAV server answered a read of the written event with ${now.status}`);
+    return { events: parseCalendarObject(now.body, { href, etag: now.etag, url, zone: calendar.timezone ?? null }), whole: true, occurrenceId: `${href}#${rid}` };
+  }
 
   async function findByUid(calendarUrl: string, uid: string): Promise<RemoteEvent | null> {
     const res = await calendarQuery({

@@ -137,6 +137,22 @@ export async function googleSyncEvents(g: GoogleCalendarAccess, calendarId: stri
 
 export type SendUpdates = 'all' | 'externalOnly' | 'none';
 
+/**
+ * events.instances narrowed by `originalStart`: the one instance of a recurring event that the
+ * series starts at that time (RFC 3339, or a date for an all-day series), as Google has it now
+ * (moved, changed or cancelled: `showDeleted`); null when the series has no such occurrence or is gone.
+ */
+export async function googleInstance(g: GoogleCalendarAccess, calendarId: string, eventId: string, originalStart: string): Promise<GoogleEvent | null> {
+  const q = new URLSearchParams({ originalStart, showDeleted: 'true', maxResults: '1' });
+  try {
+    const page = await json(await request(g, 'GET', `/calendars/${seg(calendarId)}/events/${seg(eventId)}/instances?${q}`), EventsPage, 'events.instances');
+    return page.items[0] ?? null;
+  } catch (e) {
+    if (e instanceof ProviderHttpError && (e.status === 404 || e.status === 410)) return null;
+    throw e;
+  }
+}
+
 export async function googleGetEvent(g: GoogleCalendarAccess, calendarId: string, eventId: string): Promise<GoogleEvent | null> {
   try {
     return await json(await request(g, 'GET', `/calendars/${seg(calendarId)}/events/${seg(eventId)}`), GoogleEventSchema, 'events.get');
@@ -174,4 +190,19 @@ export async function googleFreeBusy(g: GoogleCalendarAccess, calendarIds: strin
     'freeBusy.query',
   );
   return Object.entries(answer.calendars).flatMap(([calendarId, c]) => (c.errors?.length ? [] : c.busy.map((b) => ({ calendarId, start: new Date(b.start), end: new Date(b.end) }))));
+}
+
+const Channel = z.object({ id: z.string().min(1), resourceId: z.string().min(1), expiration: z.union([z.string(), z.number()]).optional() }).loose();
+
+/** events.watch: Google posts to `address` (https) whenever the calendar's events change, each notification with `token`, until `expiration`. */
+export async function googleWatchEvents(g: GoogleCalendarAccess, calendarId: string, o: { id: string; address: string; token: string; expiration: Date }): Promise<{ id: string; resourceId: string; expiresAt: Date }> {
+  const body = { id: o.id, type: 'web_hook', address: o.address, token: o.token, expiration: String(o.expiration.getTime()) };
+  const c = await json(await request(g, 'POST', `/calendars/${seg(calendarId)}/events/watch`, { body }), Channel, 'events.watch');
+  const at = c.expiration !== undefined ? new Date(Number(c.expiration)) : o.expiration;
+  return { id: c.id, resourceId: c.resourceId, expiresAt: Number.isNaN(at.getTime()) ? o.expiration : at };
+}
+
+/** channels.stop: no more notifications on that channel (one Google no longer has answers 404). */
+export async function googleStopChannel(g: GoogleCalendarAccess, id: string, resourceId: string): Promise<void> {
+  await request(g, 'POST', '/channels/stop', { body: { id, resourceId } });
 }

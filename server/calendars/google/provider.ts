@@ -4,12 +4,15 @@ import type { CalendarGrantRow } from '@/db/schema';
 import { ProviderHttpError } from '@/server/channels/providers';
 import { withGrant } from '../grants';
 import { CalendarAuthError } from '../oauth-tokens';
-import { CalendarConflict, CalendarUnreachable, type CalendarProvider, type EventDraft, type RemoteCalendar, type RemoteEvent, type SyncResult } from '../provider';
+import { CalendarConflict, CalendarUnreachable, type CalendarProvider, type EventDraft, type OccurrenceRef, type RemoteCalendar, type RemoteEvent, type SyncResult } from '../provider';
 import {
   googleCalendarApiUrl,
   googleCalendarList,
   googleDeleteEvent,
   googleGetEvent,
+  googleInstance,
+  googleStopChannel,
+  googleWatchEvents,
   googleInsertEvent,
   googlePatchEvent,
   GoogleSyncTokenExpired,
@@ -18,7 +21,7 @@ import {
   type GoogleEvent,
   type SendUpdates,
 } from './api';
-import { fromGoogle, toGoogleTime } from './normalize';
+import { fromGoogle, googleInstant, toGoogleTime } from './normalize';
 
 /*
  * Google Calendar behind the calendar port, through the user's OAuth grant. Sync is events.list
@@ -28,6 +31,9 @@ import { fromGoogle, toGoogleTime } from './normalize';
  * read (412: CalendarConflict). An event Steward creates gets an id derived from its UID, so a
  * create repeated after a crash is answered 409 and finds the event the first one made.
  */
+
+/** How long a watch channel is asked for (Google keeps an events channel about a week at most, and may answer a shorter one). */
+const WATCH_DAYS = 7;
 
 /** How far back a full sync reaches: older events are neither read nor fired on. */
 export const FULL_SYNC_DAYS_BACK = 180;
@@ -70,6 +76,25 @@ function bodyOf(draft: Partial<EventDraft>, uid: string | null): Record<string, 
   if (draft.attendees !== undefined) body.attendees = draft.attendees.map((a) => ({ email: a.email, ...(a.name ? { displayName: a.name } : {}) }));
   if (draft.conference) body.conferenceData = { createRequest: { requestId: uid ?? googleIdForUid(String(Date.now())), conferenceSolutionKey: { type: 'hangoutsMeet' } } };
   return body;
+}
+
+/** How events.instances names an occurrence: its original start, a date for an all-day series. */
+const instanceStart = (ref: OccurrenceRef) => (ref.allDay ? ref.originalStart.toISOString().slice(0, 10) : ref.originalStart.toISOString());
+
+/**
+ * The instance of a series that a write of one occurrence is about, if nothing changed since it
+ * was read: the series is still the version read (its etag), and the occurrence is still where
+ * the series puts it and not cancelled (someone else's change to it alone leaves the series' etag).
+ */
+async function unchangedInstance(g: GoogleCalendarAccess, calendarId: string, ref: OccurrenceRef): Promise<GoogleEvent> {
+  const master = await googleGetEvent(g, calendarId, ref.providerEventId);
+  if (!master || master.status === 'cancelled') throw new CalendarConflict('The recurring event was deleted at Google Calendar since it was read');
+  if (ref.etag && master.etag && master.etag !== ref.etag) throw new CalendarConflict('The recurring event changed at Google Calendar since it was read');
+  const instance = await googleInstance(g, calendarId, ref.providerEventId, instanceStart(ref));
+  if (!instance || instance.status === 'cancelled') throw new CalendarConflict('The occurrence is no longer part of the recurring event');
+  const start = googleInstant(instance.start);
+  if (!start || start.at.getTime() !== ref.originalStart.getTime()) throw new CalendarConflict('The occurrence was moved at Google Calendar since it was read');
+  return instance;
 }
 
 export function googleProvider(db: Tx, grant: Pick<CalendarGrantRow, 'id' | 'provider'>, now: () => Date = () => new Date()): CalendarProvider {
@@ -167,6 +192,56 @@ export function googleProvider(db: Tx, grant: Pick<CalendarGrantRow, 'id' | 'pro
           throw e;
         }
       }).catch((e: unknown) => (e instanceof CalendarConflict ? Promise.reject(e) : unreachable(e)));
+    },
+
+    async updateOccurrence(calendar, ref, changes) {
+      const patched = await call(async (g) => {
+        const instance = await unchangedInstance(g, calendar.remoteId, ref);
+        try {
+          return await googlePatchEvent(g, calendar.remoteId, instance.id, bodyOf(changes, null), instance.etag ?? null, 'all');
+        } catch (e) {
+          if (e instanceof ProviderHttpError && (e.status === 412 || e.status === 404 || e.status === 410)) throw new CalendarConflict(`The occurrence changed at Google Calendar since it was read: ${e.message}`);
+          throw e;
+        }
+      }).catch((e: unknown) => (e instanceof CalendarConflict ? Promise.reject(e) : unreachable(e)));
+      return { events: [normalize(patched, changes.timezone ?? null)], whole: false, occurrenceId: patched.id };
+    },
+
+    async cancelOccurrence(calendar, ref) {
+      const instance = await call(async (g) => {
+        const found = await unchangedInstance(g, calendar.remoteId, ref);
+        try {
+          await googleDeleteEvent(g, calendar.remoteId, found.id, found.etag ?? null, 'all');
+        } catch (e) {
+          if (e instanceof ProviderHttpError && e.status === 412) throw new CalendarConflict(`The occurrence changed at Google Calendar since it was read: ${e.message}`);
+          if (!(e instanceof ProviderHttpError && (e.status === 410 || e.status === 404))) throw e;
+        }
+        return found;
+      }).catch((e: unknown) => (e instanceof CalendarConflict ? Promise.reject(e) : unreachable(e)));
+      // What the next sync reads: the instance, cancelled (a series' cancelled occurrence keeps its place in the series).
+      return { events: [{ ...normalize(instance, null), status: 'cancelled' as const }], whole: false, occurrenceId: instance.id };
+    },
+
+    async readOccurrence(calendar, ref) {
+      const found = await call((g) => googleInstance(g, calendar.remoteId, ref.providerEventId, instanceStart(ref))).catch(unreachable);
+      if (!found) return null;
+      return found.status === 'cancelled' ? 'cancelled' : normalize(found, null);
+    },
+
+    async watch(calendar, o) {
+      const expiration = new Date(o.now.getTime() + WATCH_DAYS * 86_400_000);
+      const c = await call((g) => googleWatchEvents(g, calendar.remoteId, { id: o.channelId, address: o.address, token: o.token, expiration })).catch(unreachable);
+      return { channelId: c.id, resourceId: c.resourceId, expiresAt: c.expiresAt };
+    },
+
+    async stopWatch(channel) {
+      await call(async (g) => {
+        try {
+          await googleStopChannel(g, channel.channelId, channel.resourceId ?? '');
+        } catch (e) {
+          if (!(e instanceof ProviderHttpError && (e.status === 404 || e.status === 410))) throw e;
+        }
+      }).catch(unreachable);
     },
 
     async findByUid(calendar, uid): Promise<RemoteEvent | null> {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Tx } from '@/db/client';
 import type { CalendarGrantRow } from '@/db/schema';
 import { graphConfig } from '@/server/channels/graph/config';
+import { createSubscription, deleteSubscription, renewSubscription } from '@/server/channels/graph/subscriptions';
 import { ProviderHttpError } from '@/server/channels/providers';
 import { withGrant } from '../grants';
 import { CalendarAuthError } from '../oauth-tokens';
@@ -37,6 +38,8 @@ export const FULL_SYNC_DAYS_BACK = 180;
 export const WINDOW_DAYS_AHEAD = 730;
 const WINDOW_RENEW_DAYS = 365;
 const DAY = 86_400_000;
+/** A subscription on events lives at most 4,230 minutes at Graph: two days are asked for, renewed when less than one is left. */
+const SUBSCRIPTION_MS = 2 * DAY;
 
 /** The stored cursor: the delta link and the end of the window it covers. */
 const Cursor = z.object({ deltaLink: z.string().min(1), until: z.string() });
@@ -145,6 +148,37 @@ export function graphProvider(db: Tx, grant: Pick<CalendarGrantRow, 'id' | 'prov
           if (e instanceof ProviderHttpError && e.status === 404) return;
           if (e instanceof ProviderHttpError && (e.status === 412 || e.status === 409)) throw conflict(e);
           throw e;
+        }
+      }).catch(unreachable);
+    },
+
+    async watch(calendar, o) {
+      const expiresAt = new Date(o.now.getTime() + SUBSCRIPTION_MS).toISOString();
+      const made = await call((g) =>
+        createSubscription(g, { resource: `me/calendars/${encodeURIComponent(calendar.remoteId)}/events`, changeType: 'created,updated,deleted', notificationUrl: o.address, clientState: o.token, expiresAt }),
+      ).catch(unreachable);
+      return { channelId: made.id, resourceId: null, expiresAt: made.expiresAt };
+    },
+
+    async renewWatch(channel, at) {
+      return call(async (g) => {
+        try {
+          const renewed = await renewSubscription(g, channel.channelId, at, new Date(at.getTime() + SUBSCRIPTION_MS).toISOString());
+          return { ...channel, expiresAt: renewed.expiresAt };
+        } catch (e) {
+          // Graph no longer has it: a new one is made.
+          if (e instanceof ProviderHttpError && e.status === 404) return null;
+          throw e;
+        }
+      }).catch(unreachable);
+    },
+
+    async stopWatch(channel) {
+      await call(async (g) => {
+        try {
+          await deleteSubscription(g, channel.channelId);
+        } catch (e) {
+          if (!(e instanceof ProviderHttpError && e.status === 404)) throw e;
         }
       }).catch(unreachable);
     },

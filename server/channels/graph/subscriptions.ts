@@ -25,14 +25,19 @@ async function subscriptionOf(res: Response): Promise<GraphSubscription> {
 
 const expiry = (now: Date) => new Date(now.getTime() + SUBSCRIPTION_DAYS * 86_400_000).toISOString();
 
-export async function createInboxSubscription(g: GraphAccess, notificationUrl: string, clientState: string, now = new Date()): Promise<GraphSubscription> {
-  const body = JSON.stringify({ changeType: 'created', notificationUrl, resource: INBOX_RESOURCE, expirationDateTime: expiry(now), clientState, latestSupportedTlsVersion: 'v1_2' });
+/** A subscription on any resource (the Inbox's messages, a calendar's events), until `expiresAt` (each resource has its own longest life). */
+export async function createSubscription(g: GraphAccess, s: { resource: string; changeType: string; notificationUrl: string; clientState: string; expiresAt: string }): Promise<GraphSubscription> {
+  const body = JSON.stringify({ changeType: s.changeType, notificationUrl: s.notificationUrl, resource: s.resource, expirationDateTime: s.expiresAt, clientState: s.clientState, latestSupportedTlsVersion: 'v1_2' });
   return subscriptionOf(await graphRequest(g, 'POST', '/subscriptions', { body, contentType: 'application/json' }));
 }
 
-/** Extends a subscription; a subscription Graph no longer has answers 404 (ProviderHttpError): create a new one. */
-export async function renewSubscription(g: GraphAccess, id: string, now = new Date()): Promise<GraphSubscription> {
-  const res = await graphRequest(g, 'PATCH', `/subscriptions/${encodeURIComponent(id)}`, { body: JSON.stringify({ expirationDateTime: expiry(now) }), contentType: 'application/json' });
+export async function createInboxSubscription(g: GraphAccess, notificationUrl: string, clientState: string, now = new Date()): Promise<GraphSubscription> {
+  return createSubscription(g, { resource: INBOX_RESOURCE, changeType: 'created', notificationUrl, clientState, expiresAt: expiry(now) });
+}
+
+/** Extends a subscription (by default for the mail's days); a subscription Graph no longer has answers 404 (ProviderHttpError): create a new one. */
+export async function renewSubscription(g: GraphAccess, id: string, now = new Date(), expiresAt = expiry(now)): Promise<GraphSubscription> {
+  const res = await graphRequest(g, 'PATCH', `/subscriptions/${encodeURIComponent(id)}`, { body: JSON.stringify({ expirationDateTime: expiresAt }), contentType: 'application/json' });
   return subscriptionOf(res);
 }
 
