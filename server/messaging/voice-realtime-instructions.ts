@@ -1,4 +1,5 @@
 import type { AssistantRow, VoiceCallRow, VoiceCallTerms } from '@/db/schema';
+import { aboutYou } from '@/server/channels/realtime/about-you';
 
 /*
  * What the realtime model is told for each kind of call (issue 48). Only Steward writes these:
@@ -8,15 +9,6 @@ import type { AssistantRow, VoiceCallRow, VoiceCallTerms } from '@/db/schema';
  */
 
 const SPOKEN = 'This is a phone call: speak briefly and naturally, one or two sentences at a time, no lists or markdown. If you are interrupted, stop and listen.';
-
-function aboutYou(assistant: AssistantRow, persona: string[]): string[] {
-  return [
-    `You are ${assistant.name}, an AI assistant.`,
-    ...(assistant.personality?.trim() ? [`Your personality: ${assistant.personality.trim()}`] : []),
-    ...(assistant.backstory?.trim() ? [`Your background: ${assistant.backstory.trim()}`] : []),
-    ...persona,
-  ];
-}
 
 /** The owner on a proven number: the assistant works for them, with the chat's tools. */
 export function ownerInstructions(assistant: AssistantRow, ownerName: string, persona: string[]): string {

@@ -2,18 +2,14 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { assistants, chats, users, voiceCalls, type AssistantRow, type ChatRow, type UserRow, type VoiceCallRow, type VoiceCallTerms } from '@/db/schema';
-import { chatOwnerActor } from '@/server/agent/runtime/owner-actor';
-import { accountFrozen } from '@/server/agent/runtime/owner-actor';
 import { personaFor } from '@/server/agent/runtime/persona';
-import type { RealtimeTool, SessionSetup } from '@/server/channels/realtime/session';
+import type { ConversationPlan, ToolAnswer } from '@/server/channels/realtime/conversation';
+import type { RealtimeTool } from '@/server/channels/realtime/session';
 import { firstListed } from '@/server/channels/voice-providers';
 import { appendChatMessage } from '@/server/chats/messages';
 import { chatTier } from '@/server/chats/tier';
-import { chatTools } from '@/server/chats/tools';
-import type { ChatRef } from '@/server/chats/tools/registry';
+import { spokenTools } from '@/server/chats/spoken-tools';
 import { startQueuedTurns } from '@/server/chats/turn-queue';
-import { AppError } from '@/server/http/errors';
-import { logger } from '@/server/logger';
 import { routeInbound } from './inbound';
 import { appendTranscript, disclosureLine, disclosureOf, line } from './voice-calls';
 import {
@@ -41,15 +37,8 @@ import {
  * Every line of both sides goes into the call's transcript.
  */
 
-export type ToolAnswer = { output: unknown; endCall?: boolean };
-
-export type CallPlan = {
-  setup: SessionSetup;
-  heard: (text: string) => Promise<void>;
-  said: (text: string) => Promise<void>;
-  runTool: (name: string, args: unknown) => Promise<ToolAnswer>;
-  ended: () => Promise<void>;
-};
+export type { ToolAnswer };
+export type CallPlan = ConversationPlan;
 
 const endCallTool = (summary: boolean): RealtimeTool => ({
   name: 'end_call',
@@ -91,26 +80,13 @@ async function callChat(db: Db, call: VoiceCallRow, owner: UserRow): Promise<Cha
   });
 }
 
-/** A tool's refusal as the model reads it (it can correct itself); anything unexpected is logged and answered the same way. */
-function refusal(e: unknown, callId: string, name: string): ToolAnswer {
-  if (e instanceof AppError) return { output: { error: e.message, ...(Object.keys(e.extra).length ? { details: e.extra } : {}) } };
-  logger.error({ err: e, callId, tool: name }, 'voice: a tool call during a call failed');
-  return { output: { error: 'The tool failed; nothing was done.' } };
-}
-
 function ownerPlan(db: Db, call: VoiceCallRow, assistant: AssistantRow, owner: UserRow, chat: ChatRow, persona: string[], disclosure: string | null): CallPlan {
-  const tools = chatTools();
-  const ref: ChatRef = { id: chat.id, accountId: chat.accountId, userId: chat.userId, assistantId: chat.assistantId };
-  const runId = `call:${call.id}`;
-  const schemaOf = (name: string) => {
-    const t = tools.get(name)!;
-    return (t.inputJsonSchema ?? z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' })) as Record<string, unknown>;
-  };
+  const tools = spokenTools(db, chat, `call:${call.id}`, ownerNameOf(owner), ['end_call']);
   return {
     setup: {
       instructions: ownerInstructions(assistant, ownerNameOf(owner), persona),
       voice: speechVoiceOrNull(assistant, owner),
-      tools: [...tools.names().map((n) => ({ name: n, description: tools.get(n)!.description, parameters: schemaOf(n) })), endCallTool(false)],
+      tools: [...tools.tools, endCallTool(false)],
       greeting: ownerGreeting(assistant.name, ownerNameOf(owner), disclosure),
     },
     heard: async (text) => {
@@ -125,23 +101,7 @@ function ownerPlan(db: Db, call: VoiceCallRow, assistant: AssistantRow, owner: U
         await appendTranscript(tx, call.id, [line('assistant', text)]);
       });
     },
-    runTool: async (name, args) => {
-      if (name === 'end_call') return { output: { ok: true }, endCall: true };
-      const tool = tools.get(name);
-      if (!tool) return { output: { error: `There is no tool ${name}. Tools: ${[...tools.names(), 'end_call'].join(', ')}` } };
-      const parsed = tool.input.safeParse(args);
-      if (!parsed.success) return { output: { error: 'Invalid input', issues: parsed.error.issues.map((i) => ({ field: i.path.join('.'), problem: i.message })) } };
-      return db
-        .transaction(async (tx) => {
-          const actor = await chatOwnerActor(tx, ref, runId);
-          if (!actor) return { output: { error: `${ownerNameOf(owner)} can no longer act; nothing was done.` } };
-          if (accountFrozen(actor)) return { output: { error: 'The account is paused; nothing was done.' } };
-          const done = await tx.transaction((sp) => tool.handler(sp, actor, ref, parsed.data, { runId, now: new Date() }));
-          logger.info({ callId: call.id, tool: name, taskId: done.taskId }, 'voice: a tool ran during a call');
-          return { output: done.output };
-        })
-        .catch((e: unknown) => refusal(e, call.id, name));
-    },
+    runTool: async (name, args) => (name === 'end_call' ? { output: { ok: true }, endCall: true } : tools.run(name, args)),
     ended: async () => {},
   };
 }

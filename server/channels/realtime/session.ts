@@ -8,6 +8,7 @@ import { readServerEvent, type RealtimeServerEvent } from './events';
  * server that speaks it). The session is set up once (session.update): the instructions, G.711
  * μ-law both ways (Twilio's media stream is μ-law 8 kHz, so audio passes through untouched), the
  * server's voice activity detection, the caller's speech transcribed, the voice and the tools.
+ * (The hosted app's live voice asks for 16-bit PCM at 24 kHz instead: SessionSetup.format.)
  * Then the caller's audio is appended as it arrives, and the model's events are handed to the
  * bridge as they come. The connection has a handshake deadline (STEWARD_REALTIME_CONNECT_MS,
  * default 10 s): a model server that never answers ends the call politely rather than holding it.
@@ -21,7 +22,17 @@ export type SessionSetup = {
   tools: RealtimeTool[];
   /** What the assistant says first (a response asked for at once), or null to wait for the caller. */
   greeting: string | null;
+  /**
+   * The audio both ways: G.711 μ-law 8 kHz (`pcmu`, a phone call's, the default) or 16-bit PCM,
+   * mono, little-endian at 24 kHz (`pcm16`, OpenAI's `audio/pcm`: the hosted app's live voice).
+   */
+  format?: AudioFormat;
 };
+
+export type AudioFormat = 'pcmu' | 'pcm16';
+
+/** The format as the session names it (GA shape: `audio/pcm` takes only a 24 kHz rate). */
+export const formatOf = (f: AudioFormat = 'pcmu') => (f === 'pcm16' ? { type: 'audio/pcm', rate: 24_000 } : { type: 'audio/pcmu' });
 
 export type RealtimeSession = {
   appendAudio: (payload: string) => void;
@@ -49,11 +60,11 @@ export function sessionUpdate(config: RealtimeConfig, setup: SessionSetup) {
       output_modalities: ['audio'],
       audio: {
         input: {
-          format: { type: 'audio/pcmu' },
+          format: formatOf(setup.format),
           transcription: { model: config.transcribeModel },
           turn_detection: { type: 'server_vad', create_response: true, interrupt_response: true },
         },
-        output: { format: { type: 'audio/pcmu' }, ...(setup.voice ?? config.voice ? { voice: setup.voice ?? config.voice } : {}) },
+        output: { format: formatOf(setup.format), ...(setup.voice ?? config.voice ? { voice: setup.voice ?? config.voice } : {}) },
       },
       tools: setup.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters })),
       tool_choice: 'auto',
