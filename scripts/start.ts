@@ -267,6 +267,8 @@ async function main() {
   (await import('../server/workspace-live')).attachWorkspaceLive(server, sharedDatabase().db);
   // Twilio's media streams of live calls (/api/channels/twilio/media), in every mode (issue 48).
   (await import('../server/messaging/voice-media')).attachVoiceMedia(server, sharedDatabase().db);
+  // The chat page's live voice (/api/chats/{chatId}/voice/live), in every mode (issue 48).
+  (await import('../server/chats/live-voice-attach')).attachChatLiveVoice(server, sharedDatabase().db);
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const url = origin.origin;
   logger.info({ url, api: `${url}/api`, mode, dev, durable: durable ? 'built-in executor' : 'inngest server' }, 'Steward is running');

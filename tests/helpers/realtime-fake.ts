@@ -2,12 +2,14 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { loudness, tone } from './mulaw';
+import { loudnessPcm16, PCM16_BYTES_PER_MS, tonePcm16 } from './pcm16';
 import { recordedWaits } from './recorded-waits';
 
 /**
  * A loopback stand-in for an OpenAI Realtime-compatible WebSocket (OpenAI's "Realtime client
  * events" and "server events"), speaking its wire format: JSON events both ways, audio as base64
- * G.711 μ-law. It has a voice activity detector of its own (a frame is speech when it is loud):
+ * G.711 μ-law 8 kHz, or 16-bit PCM at 24 kHz when the session.update asks for `audio/pcm` (GA)
+ * or `pcm16` (beta), each way as asked. It has a voice activity detector of its own (a frame is speech when it is loud):
  * input_audio_buffer.speech_started when the caller's audio gets loud, speech_stopped after
  * `vadSilenceMs` of quiet, then the caller's words (the next scripted transcript) as
  * conversation.item.input_audio_transcription.completed, and, after `modelDelayMs`, the next
@@ -17,6 +19,11 @@ import { recordedWaits } from './recorded-waits';
  * call waits for the client's function_call_output and response.create. response.cancel stops a reply being spoken
  * (response.done, status cancelled). The stand-in never cancels on its own when the caller talks
  * over it: that is the client's job, and it is recorded.
+ *
+ * A process that cannot reach the stand-in's objects (the e2e server's Playwright specs) steers it
+ * over HTTP on the same port: POST /control/replies {replies}, POST /control/transcripts
+ * {texts}, POST /control/reset, GET /control/sessions (what each session was set up with and what
+ * happened on it).
  */
 
 /** A response: spoken words (with `audioMs` of audio), a function call, or both (the words first, as a model says goodbye and hangs up). */
@@ -43,6 +50,9 @@ export type FakeSession = {
   responses: FakeResponse[];
   cancels: number;
   functionOutputs: Array<{ callId: string; output: unknown }>;
+  /** The audio each way, as the latest session.update asked (μ-law until told otherwise). */
+  inputFormat: 'pcmu' | 'pcm16';
+  outputFormat: 'pcmu' | 'pcm16';
   closed: boolean;
   close: () => void;
 };
@@ -68,10 +78,48 @@ export async function startRealtimeFake() {
   const sessions: FakeSession[] = [];
   const { notify, until } = recordedWaits('realtime stand-in');
 
-  const server = createServer((_, res) => {
-    res.writeHead(426);
-    res.end();
+  const server = createServer((req, res) => {
+    void control(req).then(
+      (answer) => {
+        res.writeHead(answer ? 200 : 426, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer ?? {}));
+      },
+      (err: Error) => {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: err.message }));
+      },
+    );
   });
+
+  /** The HTTP steering of another process (see above); null: not a control path. */
+  async function control(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (req.method === 'GET' && path === '/control/sessions') {
+      return {
+        sessions: sessions.map((x) => ({
+          url: x.url,
+          updates: x.updates,
+          inputFormat: x.inputFormat,
+          outputFormat: x.outputFormat,
+          appendedBytes: x.appendedBytes,
+          speechStarted: x.speechStartedAt.length,
+          speechStopped: x.speechStoppedAt.length,
+          cancels: x.cancels,
+          responses: x.responses.map((r) => ({ trigger: r.trigger, say: r.reply?.say ?? null, cancelled: r.cancelled, done: r.done, audio: r.firstAudioAt !== null })),
+          closed: x.closed,
+        })),
+      };
+    }
+    if (req.method !== 'POST' || !path.startsWith('/control/')) return null;
+    let body = '';
+    for await (const chunk of req) body += String(chunk);
+    const json = (body ? JSON.parse(body) : {}) as { replies?: RealtimeReply[]; texts?: string[] };
+    if (path === '/control/replies') state.replies.push(...(json.replies ?? []));
+    else if (path === '/control/transcripts') state.callerTranscripts.push(...(json.texts ?? []));
+    else if (path === '/control/reset') reset();
+    else return null;
+    return { ok: true };
+  }
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req: IncomingMessage, socket, head) => {
     if (state.refuseNext) {
@@ -95,6 +143,8 @@ export async function startRealtimeFake() {
       responses: [],
       cancels: 0,
       functionOutputs: [],
+      inputFormat: 'pcmu',
+      outputFormat: 'pcmu',
       closed: false,
       close: () => ws.close(1011, 'stand-in closed'),
     };
@@ -138,7 +188,10 @@ export async function startRealtimeFake() {
           finishCurrent('completed');
         };
         if (reply.say === undefined) return callIfAny();
-        const audio = tone(reply.audioMs ?? 400, 330);
+        const pcm = s.outputFormat === 'pcm16';
+        const audio = pcm ? tonePcm16(reply.audioMs ?? 400, 330) : tone(reply.audioMs ?? 400, 330);
+        // 20 ms a chunk.
+        const step = pcm ? 20 * PCM16_BYTES_PER_MS : 160;
         let offset = 0;
         const chunk = () => {
           if (!current || current.id !== responseId) return;
@@ -146,8 +199,8 @@ export async function startRealtimeFake() {
             emit({ type: 'response.output_audio_transcript.done', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, transcript: reply.say });
             return callIfAny();
           }
-          const piece = audio.subarray(offset, offset + 160);
-          offset += 160;
+          const piece = audio.subarray(offset, offset + step);
+          offset += step;
           if (r.firstAudioAt === null) r.firstAudioAt = nowMs();
           emit({ type: 'response.output_audio.delta', response_id: responseId, item_id: itemId, output_index: 0, content_index: 0, delta: piece.toString('base64') });
           current.timer = setTimeout(chunk, state.paceMs);
@@ -168,18 +221,27 @@ export async function startRealtimeFake() {
       if (e.type !== 'input_audio_buffer.append') s.events.push(e);
       if (e.type === 'session.update') {
         s.updates.push(e);
+        const formatOf = (f: unknown, beta: unknown) => {
+          const type = (f as { type?: unknown } | undefined)?.type;
+          if (type === 'audio/pcm' || beta === 'pcm16') return 'pcm16' as const;
+          if (type === 'audio/pcmu' || beta === 'g711_ulaw') return 'pcmu' as const;
+          return null;
+        };
+        s.inputFormat = formatOf(e.session?.audio?.input?.format, e.session?.input_audio_format) ?? s.inputFormat;
+        s.outputFormat = formatOf(e.session?.audio?.output?.format, e.session?.output_audio_format) ?? s.outputFormat;
         emit({ type: 'session.updated', session: e.session });
       } else if (e.type === 'input_audio_buffer.append') {
         const frame = Buffer.from(String(e.audio ?? ''), 'base64');
         s.appendedBytes += frame.length;
-        const loud = loudness(frame) > state.vadThreshold;
+        const pcm = s.inputFormat === 'pcm16';
+        const loud = (pcm ? loudnessPcm16(frame) : loudness(frame)) > state.vadThreshold;
         if (loud && !speaking) {
           speaking = true;
           quietMs = 0;
           s.speechStartedAt.push(nowMs());
           emit({ type: 'input_audio_buffer.speech_started', audio_start_ms: 0, item_id: id('item') });
         } else if (speaking && !loud) {
-          quietMs += frame.length / 8;
+          quietMs += frame.length / (pcm ? PCM16_BYTES_PER_MS : 8);
           if (quietMs >= state.vadSilenceMs) {
             speaking = false;
             const at = nowMs();
@@ -220,6 +282,14 @@ export async function startRealtimeFake() {
     });
   }
 
+  function reset() {
+    state.replies.length = 0;
+    state.callerTranscripts.length = 0;
+    state.modelDelayMs = 0;
+    state.paceMs = 20;
+    state.refuseNext = null;
+  }
+
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/realtime`;
 
@@ -230,13 +300,9 @@ export async function startRealtimeFake() {
     sessions,
     until,
     env: () => ({ STEWARD_REALTIME_URL: url, STEWARD_REALTIME_MODEL: 'stand-in-realtime-1', STEWARD_REALTIME_API_KEY: 'rt-test-key' }),
-    reset: () => {
-      state.replies.length = 0;
-      state.callerTranscripts.length = 0;
-      state.modelDelayMs = 0;
-      state.paceMs = 20;
-      state.refuseNext = null;
-    },
+    /** The HTTP origin of the control paths. */
+    controlUrl: url.replace(/^ws:/, 'http:').replace(/\/v1\/realtime$/, ''),
+    reset,
     close: async () => {
       for (const c of wss.clients) c.terminate();
       wss.close();
