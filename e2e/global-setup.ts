@@ -10,6 +10,7 @@ import { dnsFile, e2eBaseUrl, mailDir } from './support/e2e-env';
 import { startMailCaptureToDir } from './support/mail-capture';
 import { startE2eModel } from './support/model-script';
 import { startAudioFake } from '../tests/helpers/audio-fake';
+import { startRealtimeFake } from '../tests/helpers/realtime-fake';
 import { startTestIdp } from './support/test-idp';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -52,6 +53,10 @@ export default async function globalSetup() {
   const audio = await startAudioFake();
   run.closers.push(audio.close);
   process.env.E2E_AUDIO_URL = audio.origin;
+  // Live voice (e2e/hosted-app-live-voice.spec.ts): the realtime speech model on loopback; specs script it over HTTP.
+  const realtime = await startRealtimeFake();
+  run.closers.push(realtime.close);
+  process.env.E2E_REALTIME_URL = realtime.controlUrl;
   const server = await startThrowawayDatabase('e2e');
   run.closers.push(server.stop);
   const { url } = server;
@@ -74,6 +79,7 @@ export default async function globalSetup() {
       STEWARD_MODEL_BASE_URL: model.baseUrl,
       STEWARD_MODEL_MEDIUM: 'scripted-e2e',
       ...audio.env(),
+      ...realtime.env(),
       // The handoff spec's sign-in site listens on loopback (e2e/handoff.spec.ts).
       STEWARD_WORKSPACE_ALLOW_PRIVATE: '127.0.0.1/32',
       // The console spec's webhook receiver listens on loopback (e2e/console-changes.spec.ts).

@@ -13,6 +13,7 @@ import { Time } from '@/app/_ui/time';
 import { useNotify } from '@/app/_ui/toast';
 import { applyEvent, loadTurn, previewOf, saveTurn, type Turn } from './turn-state';
 import { describeError, trpc } from '@/app/_lib/trpc-client';
+import { LiveTalk } from './live-talk';
 import { VoiceButton, type VoiceState } from './voice-button';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,6 +55,7 @@ export function ChatView({
   initialMessages,
   openTurn,
   voice = false,
+  live = false,
   me = 'You',
 }: {
   chat: Chat;
@@ -63,6 +65,8 @@ export function ChatView({
   openTurn: { executionId: string; status: string } | null;
   /** Live voice is set up on this deployment (transcription and speech): the hold-to-talk button is shown. */
   voice?: boolean;
+  /** The deployment has a realtime speech model: "Talk" opens a live conversation (hold to talk stays beside it). */
+  live?: boolean;
 }) {
   const [messages, setMessages] = useState(initialMessages);
   const [turn, setTurnState] = useState<Turn | null>(null);
@@ -83,6 +87,19 @@ export function ChatView({
   const spokenTurn = useRef(false);
   const player = useRef<HTMLAudioElement>(null);
   const [playedReply, setPlayedReply] = useState<string | null>(null);
+  const [talking, setTalking] = useState(false);
+
+  /** After a live conversation: its words are the chat's newest messages. */
+  const reloadMessages = async () => {
+    try {
+      const { chat: fresh } = await trpc.chats.get.query({ chatId: chat.id });
+      const perPage = 100;
+      const page = Math.max(1, Math.ceil(fresh.messageCount / perPage));
+      setMessages((await trpc.chats.messages.query({ chatId: chat.id, page, perPage })).messages);
+    } catch (e) {
+      setProblem(`The conversation could not be reloaded: ${describeError(e).message}`);
+    }
+  };
 
   /** The reply read aloud by the deployment's speech API in the assistant's voice. */
   const speakReply = async (messageId: string) => {
@@ -324,18 +341,30 @@ export function ChatView({
             </div>
           </form>
         </DropZone>
-        {voice && (
+        {(voice || live) && (
           <section aria-label="Talk to your assistant" className="mt-2 flex flex-wrap items-center gap-2">
-            <VoiceButton
-              chatId={chat.id}
-              disabled={Boolean(turn)}
-              state={voiceState}
-              setState={setVoiceState}
-              onProblem={setProblem}
-              onText={async (content) => {
-                if (current.current || !(await sendMessage(content, [], true))) setVoiceState('idle');
-              }}
-            />
+            {live && (
+              <LiveTalk
+                chatId={chat.id}
+                assistantName={assistantName}
+                disabled={Boolean(turn) || voiceState !== 'idle'}
+                onActive={setTalking}
+                onEnded={() => void reloadMessages()}
+                onProblem={setProblem}
+              />
+            )}
+            {voice && !talking && (
+              <VoiceButton
+                chatId={chat.id}
+                disabled={Boolean(turn)}
+                state={voiceState}
+                setState={setVoiceState}
+                onProblem={setProblem}
+                onText={async (content) => {
+                  if (current.current || !(await sendMessage(content, [], true))) setVoiceState('idle');
+                }}
+              />
+            )}
             <audio ref={player} data-testid="voice-reply" data-played={playedReply ?? ''} hidden />
           </section>
         )}
