@@ -9,7 +9,7 @@ import { isSelected, selectedIds } from './selection';
 
 /*
  * Reminders before events (spec 6, Sync and triggers; spec 1, `preferences.reminders`), as notices
- * (server/messaging/notices). Run every minute (inngest/functions/calendar-reminders.ts): each
+ * (server/notices). Run every minute (inngest/functions/calendar-reminders.ts): each
  * occurrence starting soon in a calendar the user reads gets one when its time has come, as
  * `level` (all-events; svc-events: only events the assistant made; none) and `recipient` say.
  * Exactly once per occurrence: the notice's dedupe key is the occurrence and its start, so a

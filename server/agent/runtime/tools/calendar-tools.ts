@@ -95,7 +95,7 @@ export const createCalendarEvent = defineTool({
 export const updateCalendarEvent = defineTool({
   name: 'update_calendar_event',
   description:
-    'Change an event of the user’s calendar (eventId from list_events, or the eventId create_calendar_event answered for an invitation): pass only the fields that change. ' +
+    'Change an event of the user’s calendar (eventId from list_events, or the eventId create_calendar_event answered for an invitation): pass only the fields that change. The id of one occurrence of a repeating event changes that occurrence only. ' +
     'Staged like send_email. If the event is changed by someone else before this is released, nothing is written and you are told (calendar_conflict): read it again and decide.',
   input: z.object({
     eventId: EventId,
@@ -113,7 +113,7 @@ export const updateCalendarEvent = defineTool({
 export const cancelCalendarEvent = defineTool({
   name: 'cancel_calendar_event',
   description:
-    'Cancel an event of the user’s calendar (eventId as for update_calendar_event); message: a few words for the attendees. Staged like send_email; the attendees are told by the calendar (or by a cancellation email for an invitation).',
+    'Cancel an event of the user’s calendar (eventId as for update_calendar_event; one occurrence’s id cancels that occurrence only); message: a few words for the attendees. Staged like send_email; the attendees are told by the calendar (or by a cancellation email for an invitation).',
   input: z.object({ eventId: EventId, message: z.string().max(2_000).optional() }),
   handler: async (db, actor, task, input, run) => stage(db, actor, task, run, staged(await stageCancel(asDb(db), actor, input))),
 });
