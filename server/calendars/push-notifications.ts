@@ -1,8 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { calendarPushChannels, type CalendarPushChannelRow } from '@/db/schema';
-import { NotificationCollection } from '@/server/channels/graph/notifications';
-import { AppError, badRequest, forbidden } from '@/server/http/errors';
+import { readNotifications, validationAnswer } from '@/server/channels/graph/notifications';
+import { badRequest, forbidden } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
 import { markPending, tokenMatches, unmarkPending } from './push';
@@ -19,8 +19,6 @@ import { markPending, tokenMatches, unmarkPending } from './push';
 /** How the sync is asked for: the engine event, sent by the composition (server/calendar-runtime.ts). */
 export type CalendarPushDeps = { requestSync(o: { connectionId: string; calendarId: string; id: string }): Promise<void> };
 
-const MAX_BODY = 1_000_000;
-const plain = (status: number, text: string) => new Response(text, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
 const empty = (status: number) => new Response(null, { status, headers: { 'Cache-Control': 'no-store' } });
 
 async function requestSyncOnce(db: Db, deps: CalendarPushDeps, channel: CalendarPushChannelRow) {
@@ -53,24 +51,15 @@ export async function googlePushNotification(db: Db, req: ApiRequest, deps: Cale
 
 export async function graphPushNotification(db: Db, req: ApiRequest, validationToken: string | undefined, deps: CalendarPushDeps): Promise<Response> {
   // Graph checks the URL when a subscription is made: the token, as plain text, within 10 seconds.
-  if (validationToken !== undefined) return plain(200, validationToken);
-  const text = await req.text();
-  if (text.length > MAX_BODY) throw new AppError(413, 'payload_too_large', 'The notification is too large');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw badRequest('body: not JSON');
-  }
-  const parsed = NotificationCollection.safeParse(json);
-  if (!parsed.success) throw badRequest('body: not a Microsoft Graph change notification collection');
-  const ids = [...new Set(parsed.data.value.map((n) => n.subscriptionId))];
+  if (validationToken !== undefined) return validationAnswer(validationToken);
+  const notifications = await readNotifications(req);
+  const ids = [...new Set(notifications.map((n) => n.subscriptionId))];
   const rows = await db
     .select()
     .from(calendarPushChannels)
     .where(and(eq(calendarPushChannels.provider, 'microsoft'), inArray(calendarPushChannels.channelId, ids)));
   const verified = new Map<string, CalendarPushChannelRow>();
-  for (const n of parsed.data.value) {
+  for (const n of notifications) {
     const channel = rows.find((r) => r.channelId === n.subscriptionId);
     if (channel && tokenMatches(n.clientState, channel.tokenHash)) verified.set(channel.id, channel);
   }

@@ -2,8 +2,8 @@ import { inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { mailboxes } from '@/db/schema';
 import { graphSettings } from '@/server/channels/graph/config';
-import { clientStateMatches, NotificationCollection } from '@/server/channels/graph/notifications';
-import { AppError, badRequest, forbidden, notFound } from '@/server/http/errors';
+import { clientStateMatches, readNotifications, validationAnswer } from '@/server/channels/graph/notifications';
+import { forbidden, notFound } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
 import { takeNotified } from './sync';
@@ -17,31 +17,20 @@ import { takeNotified } from './sync';
  * credentials the provider is off and the path answers 404.
  */
 
-const MAX_BODY = 1_000_000;
 
-const plain = (status: number, text: string) => new Response(text, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
 
 export async function graphNotifications(db: Db, req: ApiRequest, validationToken: string | undefined): Promise<Response> {
   if (!graphSettings()) throw notFound('Microsoft Graph notifications');
-  if (validationToken !== undefined) return plain(200, validationToken);
+  if (validationToken !== undefined) return validationAnswer(validationToken);
 
-  const text = await req.text();
-  if (text.length > MAX_BODY) throw new AppError(413, 'payload_too_large', 'The notification is too large');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw badRequest('body: not JSON');
-  }
-  const parsed = NotificationCollection.safeParse(json);
-  if (!parsed.success) throw badRequest('body: not a Microsoft Graph change notification collection');
+  const notifications = await readNotifications(req);
 
-  const subscriptionIds = [...new Set(parsed.data.value.map((n) => n.subscriptionId))];
+  const subscriptionIds = [...new Set(notifications.map((n) => n.subscriptionId))];
   const rows = await db.select().from(mailboxes).where(inArray(mailboxes.subscriptionId, subscriptionIds));
   const bySubscription = new Map(rows.map((r) => [r.subscriptionId!, r]));
   const work = new Map<string, { mailbox: (typeof rows)[number]; ids: string[] }>();
   let refused = 0;
-  for (const n of parsed.data.value) {
+  for (const n of notifications) {
     const mailbox = bySubscription.get(n.subscriptionId);
     if (!mailbox || !clientStateMatches(n.clientState, mailbox.clientStateHash)) {
       refused++;

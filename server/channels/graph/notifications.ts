@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { sameHash } from '@/server/access/keys';
+import { AppError, badRequest } from '@/server/http/errors';
+import type { ApiRequest } from '@/server/http/request';
 
 /*
  * What Graph posts to the notification URL (a changeNotificationCollection): each notification
@@ -28,4 +30,25 @@ export const clientStateHash = (clientState: string) => createHash('sha256').upd
 export function clientStateMatches(presented: string | null | undefined, storedHash: string | null): boolean {
   if (!presented || !storedHash) return false;
   return sameHash(clientStateHash(presented), storedHash);
+}
+
+const MAX_BODY = 1_000_000;
+
+/** Graph's check of a notification URL: the validation token, as plain text (within 10 seconds). */
+export const validationAnswer = (validationToken: string) =>
+  new Response(validationToken, { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } });
+
+/** A posted change-notification collection, read and checked (413 too large, 400 not JSON or not one). */
+export async function readNotifications(req: ApiRequest): Promise<GraphNotification[]> {
+  const text = await req.text();
+  if (text.length > MAX_BODY) throw new AppError(413, 'payload_too_large', 'The notification is too large');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw badRequest('body: not JSON');
+  }
+  const parsed = NotificationCollection.safeParse(json);
+  if (!parsed.success) throw badRequest('body: not a Microsoft Graph change notification collection');
+  return parsed.data.value;
 }
