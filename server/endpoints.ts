@@ -35,7 +35,6 @@ import { mailboxEndpoints } from '@/server/mailboxes/endpoints';
 import { calendarOAuthEndpoints } from '@/server/calendars/oauth-endpoints';
 import { calendarEndpoints } from '@/server/calendars/endpoints';
 import { calendarPushEndpoints } from '@/server/calendars/push-endpoints';
-import { calendarPushDeps } from '@/server/calendar-runtime';
 import { auditEndpoints } from '@/server/audit/endpoints';
 import { noticeEndpoints } from '@/server/notices/endpoints';
 import { slackTeamsEndpoints } from '@/server/messaging/channel-endpoints';
@@ -85,7 +84,14 @@ export const endpoints: AnyEndpoint[] = [
   ...mailboxEndpoints,
   ...calendarOAuthEndpoints,
   ...calendarEndpoints,
-  ...calendarPushEndpoints(calendarPushDeps),
+  // A verified calendar push asks the engine for that calendar's sync (inngest/functions/calendar-sync.ts);
+  // the Inngest client loads on first use (it reads the executor's keys when it loads).
+  ...calendarPushEndpoints({
+    async requestSync({ connectionId, calendarId, id }) {
+      const [{ inngest }, { calendarEvents }] = await Promise.all([import('@/inngest/client'), import('@/inngest/functions/calendar-sync')]);
+      await inngest.send(calendarEvents.calendarSyncRequested.create({ connectionId, calendarId }, { id }));
+    },
+  }),
   ...withTurnSummaries(chatTurnEndpoints),
   ...auditEndpoints,
   ...noticeEndpoints,

@@ -16,7 +16,7 @@ import { markPending, tokenMatches, unmarkPending } from './push';
  * the provider wants a quick answer), once per sync however many arrive (`markPending`).
  */
 
-/** How the sync is asked for: the engine event, sent by the composition (server/calendar-runtime.ts). */
+/** How the sync is asked for: the engine event, sent by the endpoint registry's wiring (server/endpoints.ts). */
 export type CalendarPushDeps = { requestSync(o: { connectionId: string; calendarId: string; id: string }): Promise<void> };
 
 const empty = (status: number) => new Response(null, { status, headers: { 'Cache-Control': 'no-store' } });
