@@ -148,7 +148,7 @@ test('a webhook delivery is resent from its log and arrives again, signed, with 
   const id = new URL(page.url()).pathname.split('/').at(-1)!;
   expect((await api(`/webhooks/${id}`)).body.webhook).toMatchObject({ url: receiverUrl, description: 'Receiver', status: 'enabled' });
   await page.getByRole('button', { name: 'Turn off' }).click();
-  await expect(page.getByText('Endpoint turned off.')).toBeVisible();
+  await expect(page.getByText('Endpoint turned off.', { exact: true })).toBeVisible();
   await expect.poll(async () => (await api(`/webhooks/${id}`)).body.webhook.status).toBe('disabled');
   await expect(page.getByRole('button', { name: /^Resend/ })).toHaveCount(0);
   // Nothing more for this receiver: later specs' events would only pile up retries.
