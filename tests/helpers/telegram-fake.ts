@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 
 type Bot = { id: number; token: string; username: string; webhook: { url: string; secret: string | null } | null };
 export type SentMessage = { token: string; botId: number; messageId: number; chatId: string; text: string; replyTo: number | null; buttons: Array<{ text: string; callback_data: string }>; topicId: number | null };
-export type SentDocument = { token: string; botId: number; messageId: number; chatId: string; filename: string; contentType: string; content: Buffer; caption: string | null };
+export type SentDocument = { token: string; botId: number; messageId: number; chatId: string; filename: string; contentType: string; content: Buffer; caption: string | null; topicId: number | null };
 export type TgPerson = { id: number; first_name: string; last_name?: string; username?: string };
 
 function parseMultipart(body: Buffer, contentType: string): Record<string, { value: string } | { filename: string; contentType: string; content: Buffer }> {
@@ -42,8 +42,8 @@ export async function startTelegramFake() {
   const files = new Map<string, { content: Buffer; path: string }>();
   const sent: SentMessage[] = [];
   const documents: SentDocument[] = [];
-  const answered: Array<{ callbackQueryId: string; text: string }> = [];
-  const edits: Array<{ chatId: string; messageId: number; text: string; keyboard: unknown }> = [];
+  const answered: Array<{ token: string; callbackQueryId: string; text: string }> = [];
+  const edits: Array<{ token: string; chatId: string; messageId: number; text: string; keyboard: unknown }> = [];
   const calls: Array<{ method: string; botId: number | null }> = [];
   let messageIds = 1000;
   let updateIds = 5000;
@@ -114,7 +114,18 @@ export async function startTelegramFake() {
           const doc = form?.document;
           if (!doc || 'value' in doc) return answer(400, { ok: false, error_code: 400, description: 'Bad Request: there is no document in the request' });
           const messageId = ++messageIds;
-          documents.push({ token: bot.token, botId: bot.id, messageId, chatId: String(p.chat_id), filename: doc.filename, contentType: doc.contentType, content: doc.content, caption: typeof p.caption === 'string' ? p.caption : null });
+          documents.push({
+            token: bot.token,
+            botId: bot.id,
+            messageId,
+            chatId: String(p.chat_id),
+            filename: doc.filename,
+            contentType: doc.contentType,
+            content: doc.content,
+            caption: typeof p.caption === 'string' ? p.caption : null,
+            // multipart fields are strings
+            topicId: typeof p.message_thread_id === 'string' && p.message_thread_id ? Number(p.message_thread_id) : null,
+          });
           return answer(200, { ok: true, result: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: chat(p.chat_id), document: { file_id: `sent-${messageId}`, file_name: doc.filename } } });
         }
         case 'getFile': {
@@ -123,10 +134,10 @@ export async function startTelegramFake() {
           return answer(200, { ok: true, result: { file_id: p.file_id, file_unique_id: `u${p.file_id}`, file_size: file.content.length, file_path: file.path } });
         }
         case 'answerCallbackQuery':
-          answered.push({ callbackQueryId: String(p.callback_query_id), text: String(p.text ?? '') });
+          answered.push({ token: bot.token, callbackQueryId: String(p.callback_query_id), text: String(p.text ?? '') });
           return answer(200, { ok: true, result: true });
         case 'editMessageText':
-          edits.push({ chatId: String(p.chat_id), messageId: Number(p.message_id), text: String(p.text ?? ''), keyboard: p.reply_markup ?? null });
+          edits.push({ token: bot.token, chatId: String(p.chat_id), messageId: Number(p.message_id), text: String(p.text ?? ''), keyboard: p.reply_markup ?? null });
           return answer(200, { ok: true, result: { message_id: Number(p.message_id), chat: chat(p.chat_id), date: 0, text: p.text } });
         default:
           return answer(404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
@@ -179,8 +190,11 @@ export async function startTelegramFake() {
       files.set(fileId, { content, path: `documents/file_${files.size}.bin` });
       return fileId;
     },
-    /** A message update: in the private chat with `from` unless a group chat is given. */
-    message(from: TgPerson, fields: { text?: string; chat?: { id: number; type: 'group' | 'supergroup'; title?: string }; document?: { file_id: string; file_name?: string; mime_type?: string }; caption?: string } = {}) {
+    /** A message update: in the private chat with `from` unless a group chat is given; in a topic (a forum's, or of a private chat in threaded mode) when `topic` is. */
+    message(
+      from: TgPerson,
+      fields: { text?: string; chat?: { id: number; type: 'group' | 'supergroup'; title?: string }; topic?: number; document?: { file_id: string; file_name?: string; mime_type?: string }; caption?: string } = {},
+    ) {
       const chat = fields.chat ?? { id: from.id, type: 'private' as const, first_name: from.first_name };
       return {
         update_id: ++updateIds,
@@ -189,6 +203,7 @@ export async function startTelegramFake() {
           from: { is_bot: false, ...from },
           chat,
           date: Math.floor(Date.now() / 1000),
+          ...(fields.topic ? { message_thread_id: fields.topic, is_topic_message: true } : {}),
           ...(fields.text !== undefined ? { text: fields.text } : {}),
           ...(fields.document ? { document: fields.document } : {}),
           ...(fields.caption ? { caption: fields.caption } : {}),
@@ -204,7 +219,13 @@ export async function startTelegramFake() {
           from: { is_bot: false, ...from },
           chat_instance: '1',
           data,
-          message: { message_id: on.messageId, chat: { id: Number(on.chatId), type: Number(on.chatId) < 0 ? 'group' : 'private' }, date: Math.floor(Date.now() / 1000), text: on.text },
+          message: {
+            message_id: on.messageId,
+            chat: { id: Number(on.chatId), type: Number(on.chatId) < 0 ? 'group' : 'private' },
+            date: Math.floor(Date.now() / 1000),
+            text: on.text,
+            ...(on.topicId ? { message_thread_id: on.topicId, is_topic_message: true } : {}),
+          },
         },
       };
     },

@@ -74,12 +74,14 @@ export function parseMessageRef(ref: string | null | undefined): (ParsedThread &
 
 /**
  * Who reads a chat: a private chat's id is the person's own user id (Telegram gives a 1:1 chat the
- * id of the user), so only that person; in a group, supergroup or channel, its members, whom the
- * bot cannot list.
+ * id of the user; only users have positive ids), so only that person, in a topic of it too (a bot
+ * in threaded mode has topics in private chats, still the two of them); in a group, supergroup or
+ * channel (negative ids), its members, whom the bot cannot list. parseWebhook says the same of
+ * the message that arrives there: the answer's readers must be the question's.
  */
 export function audienceOfThread(ref: ThreadRef): ThreadAudience {
   const t = parseThread(ref);
-  if (t && !t.chatId.startsWith('-') && !t.topicId) return { kind: 'direct', person: t.chatId };
+  if (t && !t.chatId.startsWith('-')) return { kind: 'direct', person: t.chatId };
   return { kind: 'room', where: t ? `the Telegram group ${t.chatId}` : 'an unknown Telegram chat' };
 }
 
