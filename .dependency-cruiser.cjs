@@ -1,6 +1,6 @@
 /**
  * The floors of Steward and the one direction imports may take (docs/architecture.md):
- *   app, server/trpc, server/*.ts (endpoints, credentials...), inngest, scripts   (entry points)
+ *   app, server/trpc, server/compose, server/*.ts (endpoints, credentials...), inngest, scripts   (entry points)
  *   feature areas, in the order of FEATURES below
  *   identity and resource areas, in the order of AREAS below
  *   server/http, server/access, server/executor, server/audit (+ logger, secrets, mail)
@@ -66,7 +66,7 @@ const AREA = folders(AREAS);
 const KERNEL = '^server/(http|access|executor|secrets|mail|audit)/|^server/logger\\.ts$';
 // Files directly in server/ (but the logger) compose the areas: endpoints.ts (the registry),
 // credentials.ts, route-handlers.ts, and any hook registration to come.
-const ENTRY = '^(app|inngest|scripts)/|^server/trpc/|^server/(?!logger\\.ts$)[^/]+$';
+const ENTRY = '^(app|inngest|scripts)/|^server/(trpc|compose)/|^server/(?!logger\\.ts$)[^/]+$';
 
 /** One rule per feature: nothing listed after it. */
 const featureRules = FEATURES.slice(0, -1).map((feature, i) => ({

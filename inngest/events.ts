@@ -30,7 +30,7 @@ export const events = {
   noticeRequested: eventType('steward/notice.requested', {
     schema: z.object({ noticeId: z.string().min(1), accountId: z.string().min(1), transactionId: z.string().min(1) }),
   }),
-  /** A task run was queued and its transaction committed: the task-run function runs it (server/runtime.ts sends it). */
+  /** A task run was queued and its transaction committed: the task-run function runs it (server/compose/engine-handovers.ts sends it). */
   taskRunRequested: eventType('steward/task.run-requested', {
     schema: z.object({ taskId: z.string().min(1), runId: z.string().min(1), accountId: z.string().min(1) }),
   }),
@@ -64,7 +64,7 @@ export const events = {
   engineHandoffsSweepDue: eventType('steward/engine-handoffs.sweep-due', { schema: z.object({}).loose() }),
   /** Hand audit events to the webhooks and drop those past retention (the cron does it every minute). */
   auditSweepDue: eventType('steward/audit.sweep-due', { schema: z.object({}).loose() }),
-  /** A chat turn was recorded and its transaction committed: chat-turn runs it (server/chat-runtime.ts sends it). */
+  /** A chat turn was recorded and its transaction committed: chat-turn runs it (server/compose/engine-wakeups.ts sends it). */
   chatTurnRequested: eventType('steward/chat.turn-requested', {
     schema: z.object({ turnId: z.string().min(1), chatId: z.string().min(1), accountId: z.string().min(1) }),
   }),

@@ -53,8 +53,7 @@ import { listBudgetsFromCli, setBudgetFromCli, topUpFromCli } from '../server/bu
 import { assignPhoneLine, dismissPhoneLine } from '../server/channels/phone-lines';
 import { ADMIN_CLI } from '../server/audit/record';
 import { addConsoleMember, listConsoleMembers, removeConsoleMember } from '../server/console/members';
-// A fulfilled phone line notifies its user (the hook the text channels' composition fills); the sweep sends the notice.
-import '../server/twilio-runtime';
+import { composeChannels } from '../server/compose';
 import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
@@ -210,6 +209,9 @@ async function main() {
   if (!command) {
     throw new AppError(400, 'bad_request', `unknown command ${name ?? '(none)'}; one of: ${Object.keys(commands).join(', ')}`);
   }
+  // A fulfilled phone line notifies its user: the channels fill that seam. The notice is sent by
+  // the sweep of the serving process (this one runs no engine).
+  composeChannels();
   const selected = await selectDatabase();
   try {
     await applyMigrations(selected.url);

@@ -14,7 +14,7 @@ import { connect, sharedDatabase } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { credentials } from '../server/credentials';
 import { endpoints } from '../server/endpoints';
-import '../server/runtime';
+import { composeRuntime } from '../server/compose';
 import { createApiCore } from '../server/http/kernel';
 import { createKernelDeps } from '../server/http/kernel-deps';
 import { createNodeServer, serveWebHandler, type WebHandler } from '../server/http/node-server';
@@ -163,6 +163,8 @@ async function stopChild(child: ChildProcess) {
 async function main() {
   // Before anything reads the environment per request (server/process-env.ts says why).
   plainProcessEnv();
+  // Every seam filled once, here (server/compose): what this process runs is read in one place.
+  composeRuntime();
   // Decided once, before anything serves: a malformed STEWARD_PUBLIC_URL stops here, and every
   // process started from here (the Next.js child, whose PORT differs) uses the same serve URL.
   const origin = publicOrigin();
@@ -197,7 +199,7 @@ async function main() {
   const inboundOff = ['off', 'false', ''].includes(process.env.STEWARD_INBOUND_SMTP_PORT.trim().toLowerCase());
   const inbound = inboundOff
     ? null
-    : await (await import('../server/inbound-mail')).startInboundMail(sharedDatabase().db).catch((err: unknown) => {
+    : await (await import('../server/messaging/inbound-mail')).startInboundMail(sharedDatabase().db).catch((err: unknown) => {
         logger.error({ err, port: process.env.STEWARD_INBOUND_SMTP_PORT }, 'inbound mail: the SMTP listener could not start; set STEWARD_INBOUND_SMTP_PORT to a free port, or off');
         return null;
       });
@@ -264,7 +266,7 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   // The handoff live view's WebSocket (/api/workspace/live/{handoffId}), in every mode.
-  (await import('../server/workspace-live')).attachWorkspaceLive(server, sharedDatabase().db);
+  (await import('../server/workspace/live/attach')).attachWorkspaceLive(server, sharedDatabase().db);
   // Twilio's media streams of live calls (/api/channels/twilio/media), in every mode (issue 48).
   (await import('../server/messaging/voice-media')).attachVoiceMedia(server, sharedDatabase().db);
   // The chat page's live voice (/api/chats/{chatId}/voice/live), in every mode (issue 48).

@@ -42,8 +42,8 @@ import { textWebhookEndpoints } from '@/server/messaging/texts-webhooks';
 import { identifierHooks } from '@/server/channels/imessage/number-lookup';
 import { voiceEndpoints } from '@/server/channels/voice-endpoints';
 import { voiceWebhookEndpoints } from '@/server/messaging/voice-webhooks';
-import { chatTurnEndpoints } from './chat-runtime';
-import { withTurnSummaries } from './chat-turn-replay';
+import { chatTurnEndpoints } from '@/server/chats/turn-endpoints';
+import { withTurnSummaries } from '@/server/chats/turn-replay';
 
 /** Every public endpoint, one list per area. Route files and the lean server serve exactly these. */
 export const endpoints: AnyEndpoint[] = [

@@ -4,7 +4,7 @@ import type { Db } from '@/db/client';
 /*
  * The engine outbox (engine_handoffs): a task run's or chat turn's row is written with it, and
  * stamped here once the engine took its event, by whoever sent it: the process that queued it
- * (server/runtime.ts for runs, server/chats/turn-queue.ts for turns) or the sweep
+ * (server/compose/engine-handovers.ts for runs, server/chats/turn-queue.ts for turns) or the sweep
  * (inngest/functions/engine-handoff-sweep.ts). Under db/ because those live on different floors.
  */
 

@@ -51,7 +51,7 @@ export const assistants = pgTable(
     updatedAt: updatedAt(),
   },
   // An assistant address is unique across the deployment, not per account: inbound mail to it
-  // must reach exactly one account (server/inbound-mail.ts).
+  // must reach exactly one account (server/messaging/inbound-mail.ts).
   (t) => [uniqueIndex('assistants_email').on(t.email).where(sql`${t.email} IS NOT NULL`), index('assistants_account').on(t.accountId)],
 );
 

@@ -146,7 +146,7 @@ export const cartDispatches = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-    // Inbound replies find the mail they answer by its Message-ID (server/inbound-mail.ts).
+    // Inbound replies find the mail they answer by its Message-ID (server/messaging/inbound-mail.ts).
   (t) => [uniqueIndex('cart_dispatches_cart_index').on(t.cartId, t.index), index('cart_dispatches_provider_message_id').on(t.providerMessageId)],
 );
 

@@ -47,7 +47,7 @@ async function purge() {
 
 /**
  * The outbox sweep (server/tasks/runs.ts, server/chats/turn-queue.ts): every minute, and when a
- * process starts (server/runtime.ts), task runs and chat turns queued longer than the grace whose
+ * process starts (server/compose/engine-handovers.ts), task runs and chat turns queued longer than the grace whose
  * event never reached the engine are sent, each with its own id as the event id (an engine that
  * already has the event keeps one; the run's first step starts a queued run once), then stamped.
  */

@@ -6,7 +6,7 @@ import { logger } from '@/server/logger';
 /*
  * What carts ask of the durable engine: execute a released cart, run a time box's timer, tell
  * the person a cart waits for them, stop a timer once the person decided. This area cannot import the engine (it sits on the entry floor),
- * so server/runtime.ts registers the sender. Without one (API tests without an executor), a cart
+ * so server/compose/engine-handovers.ts registers the sender. Without one (API tests without an executor), a cart
  * only stays in its status, as a task run stays queued without a dispatcher.
  *
  * `execute`, `time_box` and `pending_approval` are sent from inside the transaction that released the cart, carrying
@@ -28,7 +28,7 @@ type Sender = (signal: CartSignal) => Promise<void>;
 
 let sender: Sender | null = null;
 
-/** Called once at start-up by the entry floor (server/runtime.ts); null unregisters. Returns the sender it replaces. */
+/** Called once at start-up by the entry floor (server/compose/engine-handovers.ts); null unregisters. Returns the sender it replaces. */
 export function registerCartSignals(fn: Sender | null): Sender | null {
   const previous = sender;
   sender = fn;

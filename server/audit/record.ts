@@ -41,7 +41,7 @@ export const ADMIN_CLI: AuditActor = { type: 'admin_cli', id: null };
 
 /**
  * Hands a recorded event to the webhooks (`audit.event`) in the same transaction. The entry floor
- * registers it (server/runtime.ts); a process without one (the admin CLI) leaves the event for the
+ * registers it (server/compose/engine-handovers.ts); a process without one (the admin CLI) leaves the event for the
  * audit sweep, which emits what was not emitted.
  */
 export type AuditSink = (tx: Tx, event: AuditEvent) => Promise<void>;

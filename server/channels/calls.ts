@@ -3,7 +3,7 @@ import type { MessageDelivery } from './outbound';
 
 /*
  * Outbound phone calls (place_call's approved dispatches, spec 5). The provider plugs in from the
- * entry floor (server/voice-runtime.ts: Twilio's Calls API through server/messaging/voice-outbound.ts);
+ * entry floor (server/compose/channels.ts: Twilio's Calls API through server/messaging/voice-outbound.ts);
  * without one, a call is refused with the reason and never reported as placed. `accepted` means
  * the provider took the call (it is dialling): what came of it (answered, voicemail, no answer,
  * failed) reaches the task later, as an activity that wakes it.

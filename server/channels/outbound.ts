@@ -4,7 +4,7 @@ import { messagePlatforms } from '@/db/schema/channel-names';
  * Outbound messages on chat and phone channels (spec document 4: send_message's platforms).
  * A provider (Twilio for SMS and WhatsApp, Sendblue for iMessage, a Slack or Teams app acting as
  * the assistant) plugs in as an adapter for its platform, registered from the entry floor when its
- * credentials are set (server/twilio-runtime.ts). Until one is registered, a message for that
+ * credentials are set (server/compose/channels.ts). Until one is registered, a message for that
  * platform is refused with the reason, never reported as sent.
  */
 

@@ -40,7 +40,7 @@ export const toPublic = (r: RequestRow) => ({
 export type LineFulfilled = (tx: Tx, line: { accountId: string; userId: string; assistantId: string; requestId: string; number: string; channels: PhoneChannel[] }) => Promise<void>;
 let fulfilled: LineFulfilled | null = null;
 
-/** The entry floor registers what follows a fulfilled request (server/twilio-runtime.ts: a notice to the user). */
+/** The entry floor registers what follows a fulfilled request (server/compose/channels.ts: a notice to the user). */
 export function registerLineFulfilled(fn: LineFulfilled | null): void {
   fulfilled = fn;
 }

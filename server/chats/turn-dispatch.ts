@@ -1,6 +1,6 @@
 /*
  * Starting a recorded turn on the durable engine. The chats area cannot import the Inngest client
- * (it sits above it): the entry floor registers the sender (server/chat-runtime.ts), which sends
+ * (it sits above it): the entry floor registers the sender (server/compose/engine-wakeups.ts), which sends
  * the chat-turn event (inngest/functions/chat-turn.ts). With none registered a turn only stays queued.
  */
 

@@ -5,7 +5,7 @@ import type { AnyEndpoint } from '@/server/http/endpoint';
 import type { StreamSummary } from '@/server/http/idempotency';
 
 /*
- * Composition (entry floor): what a retry of POST /chats/{chatId}/process with the same
+ * What a retry of POST /chats/{chatId}/process with the same
  * Idempotency-Key gets (spec 5: streams replay nothing). While the turn the first call started is
  * queued or running: 409 idempotency_key_in_use (the kernel's answer to null). Once it ended: this
  * JSON summary of it, the final event's payload included, so a client that lost the stream learns

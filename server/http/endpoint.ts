@@ -6,6 +6,7 @@ import type { StreamSummary } from './idempotency';
 import type { KernelDeps } from './kernel-deps';
 import type { Reply, TextReply } from './reply';
 import type { ApiRequest } from './request';
+import type { PathDialect } from './error-dialects';
 
 export { Reply, reply } from './reply';
 
@@ -90,6 +91,8 @@ export type EndpointDef<PS extends Schema | undefined, QS extends Schema | undef
    * Without it a streamed answer keeps no key.
    */
   streamSummary?: StreamSummary;
+  /** Errors under this prefix in a protocol's own shape (SCIM), the kernel's own answers included (error-dialects.ts). */
+  errorDialect?: PathDialect;
   handle: (ctx: HandlerContext<Out<PS>, Out<QS>, Out<BS>, A>) => Promise<z.input<RS> | Reply<z.input<RS>> | Response | TextReply>;
 };
 

@@ -5,7 +5,7 @@ import type { AuthLevel, CallerContexts } from '@/server/access/credentials/leve
 import { logger } from '@/server/logger';
 import type { Logger } from 'pino';
 import type { AnyEndpoint } from './endpoint';
-import { errorDialectFor } from './error-dialects';
+import { dialectsOf, errorDialectFor, type ErrorDialect } from './error-dialects';
 import { AppError, BareRefusal } from './errors';
 import { boundedHeader, noteRequest } from '@/server/audit/request-meta';
 import { appliesTo, claimOrReplay, credentialScope, fingerprintOf, idempotencyKeyOf, isEventStream, peekStream, type IdempotentRequest } from './idempotency';
@@ -41,6 +41,7 @@ export function createApiHandler(endpoints: AnyEndpoint[], deps: KernelDeps): Ap
 
 export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCore {
   const router = new Router(endpoints);
+  const dialects = dialectsOf(endpoints);
   assertCredentialsFor(endpoints, deps);
 
   const handle: ApiCore = (incoming, info = {}) =>
@@ -154,7 +155,7 @@ export function createApiCore(endpoints: AnyEndpoint[], deps: KernelDeps): ApiCo
       }
     } catch (e) {
       res = errorResponse(e, logs.get());
-      const dialect = url && res instanceof TextReply ? errorDialectFor(url.pathname.slice(API_PREFIX.length)) : null;
+      const dialect = url && res instanceof TextReply ? errorDialectFor(dialects, url.pathname.slice(API_PREFIX.length)) : null;
       if (dialect && res instanceof TextReply) res = inDialect(dialect, res);
     }
     if (claim) res = await settleKey(claim, res, ep, logs);
@@ -231,7 +232,7 @@ function servedSecurely(headers: ApiRequest['headers'], origin: Origin): boolean
 }
 
 /** A standard error reply in a protocol's own error shape (error-dialects.ts). */
-function inDialect(dialect: ReturnType<typeof errorDialectFor> & {}, standard: TextReply): TextReply {
+function inDialect(dialect: ErrorDialect, standard: TextReply): TextReply {
   let message = '';
   let code: string | null = null;
   try {

@@ -1,7 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { AnyEndpoint } from './endpoint';
-import { errorDialectFor } from './error-dialects';
 import { appliesTo, KEY_PATTERN } from './idempotency';
 import { operationIds } from './operation-ids';
 
@@ -176,7 +175,7 @@ export function buildOpenApi(endpoints: AnyEndpoint[], serverUrl = '/api') {
   };
 
   for (const ep of published) {
-    const dialect = errorDialectFor(ep.path) !== null;
+    const dialect = ep.errorDialect !== undefined;
     const idempotent = takesIdempotencyKey(ep);
     const mediaType = ep.produces?.mediaType ?? 'application/json';
     const success = { description: 'Success', ...(idempotent ? { headers: REPLAYED_HEADER } : {}), content: { [mediaType]: { schema: ep.response } } };

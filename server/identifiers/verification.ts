@@ -14,7 +14,7 @@ import { consumeCodeRequest, countWrongCode, WRONG_CODES_PER_DESTINATION, wrongC
  * Proving an identifier with a one-time code (spec 1: "User-scoped callers verify through a
  * one-time-code flow in the hosted app"; spec 5: the two endpoints). An email address gets it by
  * mail; a phone by SMS, through the sender the entry floor registers when an SMS provider is
- * configured (server/twilio-runtime.ts: this area sits below the channels). Without one a phone
+ * configured (server/compose/channels.ts: this area sits below the channels). Without one a phone
  * answers 409 sms_not_configured. The same rules either way: 6 digits, hashed, single use, 10
  * minutes, 5 wrong tries per destination (a new code does not bring them back within the window),
  * 5 codes per destination every 15 minutes (verification-limit.ts).

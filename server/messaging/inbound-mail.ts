@@ -13,7 +13,8 @@ import { routeInbound } from '@/server/messaging/inbound';
 import { ingestWorkflowEvent } from '@/server/workflows/triggers/events';
 
 /*
- * Composition (entry floor): the inbound SMTP listener (kernel) routes mail to the areas above it.
+ * The inbound SMTP listener (kernel) routes mail here, to the areas it reaches: scripts/start.ts
+ * starts it with the process's database.
  * Mail is accepted for the addresses of existing assistants; the listener has already refused
  * what the drop rules refuse (mail/checks/drop-rules.ts). Each message is kept in
  * inbound_messages, once per receiving assistant, before the SMTP server answers 250, with its

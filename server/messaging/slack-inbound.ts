@@ -12,7 +12,7 @@ import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
 import { channelSender } from './channel-identities';
 import { verifiedSlackRequest } from './slack-request';
-import { ensureChannelWork, registerEventRouter } from './channel-work';
+import { ensureChannelWork } from './channel-work';
 import { routeInbound } from './inbound';
 import { watchSlackProgress } from './slack-progress';
 import { emptyOk, parseJson, parseWith } from './webhook-body';
@@ -181,4 +181,3 @@ async function nameOf(token: string, user: string): Promise<string | null> {
   return u?.profile?.display_name || u?.real_name || u?.name || null;
 }
 
-registerEventRouter('slack', routeSlackEvent);

@@ -9,7 +9,7 @@ import { postMessage } from '@/server/channels/slack/web-api';
 import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 
 /*
- * The sending half of the Slack adapter (registered by server/slack-runtime.ts). Two kinds of
+ * The sending half of the Slack adapter (registered by server/compose/channels.ts). Two kinds of
  * message go out:
  * - a chat turn's answer (replies.ts): it answers a Slack message, whose reference names the app,
  *   workspace, conversation and thread, so it is posted with that app's bot into that thread;

@@ -17,7 +17,7 @@ import { logger } from '@/server/logger';
 import { decideByButton, type ButtonPress, type PressOutcome } from './button-approvals';
 import { channelSender } from './channel-identities';
 import { markCardDecided, outcomeText, ownerCart } from './channel-approvals';
-import { ensureChannelWork, registerEventRouter } from './channel-work';
+import { ensureChannelWork } from './channel-work';
 import { routeInbound } from './inbound';
 import { emptyOk, parseJson, parseWith, rawBody } from './webhook-body';
 
@@ -160,4 +160,3 @@ export async function routeTeamsMessage(db: Db, eventRowId: string): Promise<voi
   }
 }
 
-registerEventRouter('teams', routeTeamsMessage);

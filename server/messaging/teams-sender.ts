@@ -9,7 +9,7 @@ import { parseTeamsRef } from '@/server/channels/teams/refs';
 import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 
 /*
- * The sending half of the Teams adapter (registered by server/slack-runtime.ts): a chat turn's
+ * The sending half of the Teams adapter (registered by server/compose/channels.ts): a chat turn's
  * answer as a reply to the user's message in their 1:1 chat, and a notice for a user whose
  * preferred channel is Teams as a proactive message in that chat. Both through the Bot Connector
  * (connector.ts), at the serviceUrl stored for the conversation. Without the bot's credentials, or

@@ -17,7 +17,7 @@ import { sendText } from './texts-outbound';
 /*
  * A text that reached an assistant's number (SMS, MMS, WhatsApp, iMessage), once its provider's
  * webhook was verified (texts-webhooks.ts): kept in inbound_texts, then handed to the channel
- * layer in the same transaction, as the hosted inbox does with mail (server/inbound-mail.ts):
+ * layer in the same transaction, as the hosted inbox does with mail (server/messaging/inbound-mail.ts):
  * - a webhook delivered again (same provider id) is recognised and changes nothing;
  * - the person's last message time is noted on their phone identifier (`messagingWindow`, per
  *   channel; WhatsApp's 24-hour window is judged from the stored texts themselves), and the

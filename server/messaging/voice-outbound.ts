@@ -23,7 +23,7 @@ import type { StepQuery } from './voice-inbound';
 /*
  * Calls the assistant places (place_call, spec 5), once their dispatch is released (and its undo
  * window over): approvals/delivery.ts asks the call placer registered from the entry floor
- * (server/voice-runtime.ts), which is this module's.
+ * (server/compose/channels.ts), which is this module's.
  *
  * Exactly once: the call's row (voice_calls) is written under the dispatch job's key before
  * Twilio's Calls API is asked, its CallSid after. A second attempt finds the row: placed (a sid)

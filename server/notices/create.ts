@@ -35,7 +35,7 @@ export type NewNotice = {
 type Handover = (notice: { noticeId: string; accountId: string; transactionId: string }) => void;
 let handover: Handover | null = null;
 
-/** The entry floor registers how a recorded notice reaches the engine (server/notice-runtime.ts). */
+/** The entry floor registers how a recorded notice reaches the engine (server/compose/engine-wakeups.ts). */
 export function registerNoticeHandover(fn: Handover | null): void {
   handover = fn;
 }

@@ -5,7 +5,7 @@ import { publicBase } from '@/server/channels/providers';
 import { OrgParams } from '@/server/organizations/contracts';
 import { ScimBody, ScimIdParams, ScimListQuery, ScimResourceQuery, ScimResponse, ScimTokenResponse } from './contracts';
 import { resourceType, resourceTypes, schema, schemas, serviceProviderConfig } from './discovery';
-import { scimHandle, scimJson } from './errors';
+import { scimErrorDialect, scimHandle, scimJson } from './errors';
 import { createScimGroup, deleteScimGroup, getScimGroup, listScimGroups, patchScimGroup, replaceScimGroup } from './groups';
 import { project } from './projection';
 import { readListQuery, readSelection } from './query';
@@ -39,7 +39,7 @@ function resource(status: number, schemaOf: ResourceSchema, shown: Shown, query:
   return scimJson(status, schemaOf === USER ? wireUser(projected) : projected, headers);
 }
 
-export const scimEndpoints = [
+const endpoints = [
   defineEndpoint({
     tags: ['Organizations'],
     auth: 'any',
@@ -199,3 +199,6 @@ export const scimEndpoints = [
     handle: ({ db, scim, params }) => scimHandle(async () => (await deleteScimGroup(db, scim, params.id), empty())),
   }),
 ];
+
+// Everything under /scim/v2 answers errors in SCIM's shape, the kernel's own answers included.
+export const scimEndpoints = endpoints.map((ep) => (ep.path.startsWith('/scim/v2/') ? { ...ep, errorDialect: scimErrorDialect } : ep));

@@ -1,5 +1,5 @@
 import { AppError, badRequest, databaseRefusal } from '@/server/http/errors';
-import { registerErrorDialect } from '@/server/http/error-dialects';
+import type { PathDialect } from '@/server/http/error-dialects';
 import { TextReply } from '@/server/http/reply';
 
 export const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
@@ -43,6 +43,7 @@ export async function scimHandle(fn: () => Promise<TextReply>): Promise<TextRepl
  * Errors the kernel answers itself under /scim/v2 (unknown path, wrong method, malformed JSON,
  * rate limits) in SCIM's shape too; their headers (Allow, Retry-After) are kept.
  */
-registerErrorDialect('/scim/v2/', ({ status, message, headers }) =>
-  scimJson(status, scimError(status, message, status === 400 ? 'invalidSyntax' : undefined), headers),
-);
+export const scimErrorDialect: PathDialect = {
+  prefix: '/scim/v2/',
+  format: ({ status, message, headers }) => scimJson(status, scimError(status, message, status === 400 ? 'invalidSyntax' : undefined), headers),
+};

@@ -5,7 +5,7 @@ import type { TaskRow } from '@/db/schema';
  * Who hears that a task's work ended (completed, failed, given up...), inside the transaction that
  * ended it: the workflows area (queued firings may start, `system` triggers of other workflows
  * fire). Features above tasks cannot be imported here, so they register from the entry floor
- * (server/task-hooks.ts).
+ * (server/compose/area-hooks.ts).
  */
 export type TaskEnded = (tx: Tx, task: TaskRow, from: TaskRow['status']) => Promise<void>;
 

@@ -9,7 +9,7 @@ import { addressesName } from './followers';
 
 /*
  * The tasks area's answers to the questions lower areas ask about tasks (they cannot import this
- * floor): registered at start-up by server/task-hooks.ts.
+ * floor): registered at start-up by server/compose/area-hooks.ts.
  */
 
 const open = notInArray(tasks.status, [...ENDED_STATUSES]);

@@ -3,7 +3,7 @@ import type { TaskRow, TaskStatus } from '@/db/schema';
 
 /*
  * A task's status changed (move.ts, in the transaction of the change). Higher floors register what
- * follows (server/task-hooks.ts: a notice when a task fails or runs out of credits); this area
+ * follows (server/compose/area-hooks.ts: a notice when a task fails or runs out of credits); this area
  * cannot import them. Without a registration nothing follows.
  */
 

@@ -41,7 +41,7 @@ function toExecuting(task: TaskRow): TaskChange | null {
  * POST /tasks/{taskId}/process (spec document 2, process semantics): the message is saved to
  * the task first. During a run it goes to that run (never a second one); on a scheduled task
  * it is required, attached, and the task keeps its time; otherwise the task wakes or resumes
- * and a run is queued. The run starts once this transaction commits (runs.ts dispatcher, registered by server/runtime.ts).
+ * and a run is queued. The run starts once this transaction commits (runs.ts dispatcher, registered by server/compose/engine-handovers.ts).
  * `platform`: where the message came from (the API, or a channel the owner wrote on).
  */
 export async function processTask(db: Db, actor: Actor, id: string, input: z.infer<typeof ProcessTaskBody>, opts: { platform?: string } = {}) {

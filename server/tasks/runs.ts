@@ -4,7 +4,7 @@ import { engineHandoffs, taskRuns, type TaskRow, type TaskRunRow } from '@/db/sc
 
 /*
  * Run history. queueRun records a run `queued` and hands it to the registered dispatcher, which
- * starts it (the agent runtime's durable function, registered from server/runtime.ts); the
+ * starts it (the agent runtime's durable function, registered from server/compose/engine-handovers.ts); the
  * runtime moves the row to running/finished/failed itself. With no dispatcher registered the
  * run only stays queued: this area cannot import the runtime or Inngest (they sit above it).
  *
@@ -28,7 +28,7 @@ export type RunDispatcher = (run: QueuedRun) => void;
 
 let dispatcher: RunDispatcher | null = null;
 
-/** Called once at start-up by the entry floor (server/runtime.ts). */
+/** Called once at start-up by the entry floor (server/compose/engine-handovers.ts). */
 export function registerRunDispatcher(fn: RunDispatcher | null): void {
   dispatcher = fn;
 }

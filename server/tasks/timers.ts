@@ -8,7 +8,7 @@ import type { TaskRow } from '@/db/schema';
  * alarm or scheduled time, the time is handed to the engine, which sleeps until then and wakes that
  * one task (inngest/functions/task-timer.ts), so it starts within moments of its time instead of at
  * the next minute's sweep. The sweep (wakeups.ts) stays the safety net for a lost handover. The
- * engine sits above this area: the entry floor registers the handover (server/timer-runtime.ts).
+ * engine sits above this area: the entry floor registers the handover (server/compose/engine-wakeups.ts).
  */
 
 export type TaskTimer = { taskId: string; accountId: string; at: string; transactionId: string };

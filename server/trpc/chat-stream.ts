@@ -11,8 +11,7 @@ import { errorResponse, toResponse } from '@/server/http/reply';
 import { withApiHeaders } from '@/server/http/response-headers';
 import { decodeJsonBody, parseOrThrow } from '@/server/http/validate';
 import { logger } from '@/server/logger';
-// A turn is handed to the durable engine: the same composition as the API's process call.
-import '@/server/chat-runtime';
+import { composeRuntime } from '@/server/compose';
 import { portalContext, type PortalContext } from './context';
 import { crossSiteRefusal } from './csrf';
 
@@ -24,6 +23,9 @@ import { crossSiteRefusal } from './csrf';
  * user, through the same chats services and the same SSE framing: event ids, replay after
  * Last-Event-ID, then the live rest (docs/chat-streaming.md).
  */
+
+// A turn is handed to the durable engine: the same composition as the API's process call.
+composeRuntime();
 
 type Signed = { ctx: PortalContext & { actor: NonNullable<PortalContext['actor']> & { user: NonNullable<NonNullable<PortalContext['actor']>['user']> } } };
 

@@ -3,11 +3,13 @@ import { sharedDatabase } from '@/db/client';
 import { errorResponse, toResponse } from '@/server/http/reply';
 import { withApiHeaders } from '@/server/http/response-headers';
 import { logger } from '@/server/logger';
-// The hosted app's decisions (approve a cart) start durable work: the same composition as the API.
-import '@/server/runtime';
+import { composeRuntime } from '@/server/compose';
 import { appRouter } from './app-router';
 import { portalContext, type PortalContext } from './context';
 import { crossSiteRefusal } from './csrf';
+
+// The hosted app's decisions (approve a cart) start durable work: the same composition as the API.
+composeRuntime();
 
 /** /api/trpc/*: the hosted app's procedures for the account on this host. */
 export async function trpcHandler(req: Request): Promise<Response> {

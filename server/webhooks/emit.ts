@@ -27,7 +27,7 @@ type Sender = (handover: { deliveryIds: string[]; transactionId: string }) => vo
 let sender: Sender | null = null;
 
 /**
- * The entry floor (server/runtime.ts) registers how deliveries reach the durable engine. Without
+ * The entry floor (server/compose/engine-handovers.ts) registers how deliveries reach the durable engine. Without
  * one (API tests without an executor) rows stay pending, as a task run stays queued.
  */
 export function registerWebhookSender(fn: Sender | null): Sender | null {

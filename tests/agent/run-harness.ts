@@ -36,7 +36,7 @@ export function useRunHarness() {
       INNGEST_EVENT_KEY: eventKey,
       DATABASE_URL: app().database.pool.options.connectionString as string,
     });
-    await import('@/server/runtime');
+    (await import('@/server/compose')).composeRuntime();
     const { inngest } = await import('@/inngest/client');
     const { functions } = await import('@/inngest/functions');
     await serveAndRegister(app(), inngest, functions);

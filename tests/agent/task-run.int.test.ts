@@ -6,7 +6,7 @@ import type { ScriptedModel } from '../helpers/scripted-model';
 import { MODEL, useRunHarness } from './run-harness';
 
 /**
- * Task runs end to end: the REST API queues a run, server/runtime.ts sends its event once the
+ * Task runs end to end: the REST API queues a run, server/compose/engine-handovers.ts sends its event once the
  * transaction commits, the built-in executor drives the production task-run function through
  * /api/inngest, and the function talks to a scripted OpenAI-compatible server over real HTTP.
  */

@@ -28,7 +28,7 @@ const db = () => app().database.db;
 const mail: CapturedMail[] = [];
 let closeMail: () => Promise<void>;
 beforeAll(async () => {
-  // The tRPC handler loads the serving composition (server/runtime.ts), whose senders need an
+  // The tRPC handler loads the serving composition (server/compose/engine-handovers.ts), whose senders need an
   // executor this file does not run: decisions here are checked in the database, not executed.
   await import('@/server/trpc/handler');
   const [{ registerCartSignals }, { registerRunDispatcher }] = await Promise.all([import('@/server/approvals/signals'), import('@/server/tasks/runs')]);

@@ -1,6 +1,5 @@
 import { endpoints } from '@/server/endpoints';
 import type { AnyEndpoint } from '@/server/http/endpoint';
-import { errorDialectFor } from '@/server/http/error-dialects';
 import { buildOpenApi } from '@/server/http/openapi';
 
 /*
@@ -62,10 +61,10 @@ export function answerProblem(ep: AnyEndpoint, res: { status: number; text: stri
   return errorShapeProblem(ep, res.status, body);
 }
 
-export function errorShapeProblem(ep: Pick<AnyEndpoint, 'path'>, status: number, body: unknown): string | null {
+export function errorShapeProblem(ep: Pick<AnyEndpoint, 'path' | 'errorDialect'>, status: number, body: unknown): string | null {
   const b = body as Record<string, unknown> | null;
   if (!b || typeof b !== 'object' || Array.isArray(b)) return `a ${status} whose body is not an object`;
-  if (errorDialectFor(ep.path)) {
+  if (ep.errorDialect) {
     const scim = Array.isArray(b.schemas) && b.schemas.includes('urn:ietf:params:scim:api:messages:2.0:Error') && String(b.status) === String(status);
     // A credential refused before SCIM's dialect applies answers the Refusal shape.
     if (scim || ((status === 401 || status === 429) && b.ok === false)) return null;

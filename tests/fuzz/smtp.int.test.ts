@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inboundMailRouter } from '@/server/inbound-mail';
+import { inboundMailRouter } from '@/server/messaging/inbound-mail';
 import { startInboundListener, type InboundListener } from '@/server/mail/inbound-listener';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
 import { useTestServer } from '../helpers/server';

@@ -3,14 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '@/db/client';
 import { credentials } from '@/server/credentials';
-// The composition every serving process has: the tasks area's answers to lower areas' hooks.
-import '@/server/task-hooks';
+import { composeServices } from '@/server/compose';
 import { endpoints as allEndpoints } from '@/server/endpoints';
 import type { AnyEndpoint } from '@/server/http/endpoint';
 import { createApiCore } from '@/server/http/kernel';
 import { createKernelDeps, type KernelDeps } from '@/server/http/kernel-deps';
 import { createNodeServer, type Fallback, type WebHandler } from '@/server/http/node-server';
 import { createTestDatabase } from './database';
+
+// What every serving process composes, but the handovers to an engine tests run themselves (server/compose).
+composeServices();
 
 export type TestServer = {
   /** Origin + /api, like the spec's base_url. */

@@ -3,11 +3,13 @@
 import type { AddressInfo } from 'node:net';
 import { connect } from '@/db/client';
 import { credentials } from '@/server/credentials';
-import '@/server/task-hooks';
+import { composeServices } from '@/server/compose';
 import { endpoints } from '@/server/endpoints';
 import { createApiCore } from '@/server/http/kernel';
 import { createKernelDeps } from '@/server/http/kernel-deps';
 import { createNodeServer } from '@/server/http/node-server';
+
+composeServices();
 
 const database = connect(process.env.DATABASE_URL!);
 const kernel = createKernelDeps(database, credentials);

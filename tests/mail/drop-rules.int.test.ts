@@ -2,7 +2,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboundMessages } from '@/db/schema';
-import { inboundMailRouter } from '@/server/inbound-mail';
+import { inboundMailRouter } from '@/server/messaging/inbound-mail';
 import { mayAutoReply } from '@/server/mail/checks/automated';
 import { mailChecksConfig } from '@/server/mail/checks';
 import { startInboundListener, type InboundListener } from '@/server/mail/inbound-listener';

@@ -4,7 +4,7 @@ import nodemailer from 'nodemailer';
 import { generate } from 'selfsigned';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assistants, inboundMessages, taskActivities, tasks } from '@/db/schema';
-import { inboundMailRouter } from '@/server/inbound-mail';
+import { inboundMailRouter } from '@/server/messaging/inbound-mail';
 import { startInboundListener, type InboundListener } from '@/server/mail/inbound-listener';
 import { call, newAccount } from '../helpers/client';
 import { useRunHarness } from '../agent/run-harness';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { inboundMailRouter } from '@/server/inbound-mail';
+import { inboundMailRouter } from '@/server/messaging/inbound-mail';
 import { startInboundListener, type InboundListener } from '@/server/mail/inbound-listener';
 import { useCartHarness } from '../approvals/execution-harness';
 import { startMailDns } from '../mail/loopback-dns';

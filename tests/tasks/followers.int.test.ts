@@ -6,9 +6,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { taskActivities, tasks } from '@/db/schema';
 import { localStorage, useFileStorage } from '@/server/files/storage';
 import { ListTasksResponse, TaskDetailEnvelope, TaskEnvelope } from '@/server/tasks/contracts';
-import '@/server/task-hooks';
+import { composeServices } from '@/server/compose';
 import { call, newAccount, newUser, uniqueEmail, userKey, type AccountFixture } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
+
+composeServices();
 
 /*
  * Followers (spec 2: a task's `followers` emails; spec 4: the owner is always a follower): a

@@ -2,13 +2,15 @@ import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { executorRuns, memories, taskRuns, tasks, type WaitingOnContact } from '@/db/schema';
 import { TaskDetailEnvelope } from '@/server/tasks/contracts';
-import '@/server/task-hooks';
+import { composeServices } from '@/server/compose';
 import { call, newAccount, newUser, userKey, type AccountFixture } from '../helpers/client';
 import type { ModelRequest, ScriptedModel, ScriptedReply } from '../helpers/scripted-model';
 import { useRunHarness } from '../agent/run-harness';
 
+composeServices();
+
 /*
- * What lower areas ask the tasks area (server/task-hooks.ts): releasing an assistant counts and
+ * What lower areas ask the tasks area (server/compose/area-hooks.ts): releasing an assistant counts and
  * hands on its open tasks, a contact merge moves the tasks waiting on the merged contact; and what
  * happens to a user's tasks when they change teams or are deleted, through real runs (the built-in
  * executor driving the production task-run function against the scripted model).

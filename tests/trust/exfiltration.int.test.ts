@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carts, tasks, workflowFirings } from '@/db/schema';
-import { inboundMailRouter } from '@/server/inbound-mail';
+import { inboundMailRouter } from '@/server/messaging/inbound-mail';
 import { startInboundListener, type InboundListener } from '@/server/mail/inbound-listener';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';

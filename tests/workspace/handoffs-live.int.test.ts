@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { handoffs, users } from '@/db/schema';
 import { sessionSetCookie } from '@/server/sign-in/session';
-import { attachWorkspaceLive } from '@/server/workspace-live';
+import { attachWorkspaceLive } from '@/server/workspace/live/attach';
 import { peekWorkspace, stopAllWorkspaces } from '@/server/workspace/browser/manager';
 import { assertAgentHasControl } from '@/server/workspace/control';
 import { registerHandoffBrowser, workspaceBrowser } from '@/server/workspace/handoffs/browser-seam';
@@ -18,7 +18,7 @@ import { useRunHarness } from '../agent/run-harness';
 
 /*
  * The live view: the session link's single-use token opening the WebSocket served beside the
- * API (server/workspace-live.ts), frames of the user's real Chromium, the person's clicks and
+ * API (server/workspace/live/attach.ts), frames of the user's real Chromium, the person's clicks and
  * keys reaching the page, and the handoff answered from the view. The task asks for the handoff
  * in a real run (scripted model), to a sign-in page on loopback.
  */

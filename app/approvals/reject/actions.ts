@@ -4,9 +4,11 @@ import { TRPCError } from '@trpc/server';
 import { RejectToken } from '@/server/approvals/reject-link';
 import { AppError } from '@/server/http/errors';
 import { logger } from '@/server/logger';
-// Rejecting wakes the task: the same serving composition as /api/trpc (server/trpc/handler.ts) loads.
-import '@/server/runtime';
+import { composeRuntime } from '@/server/compose';
 import { rejectCaller } from './caller';
+
+// Rejecting wakes the task: the same serving composition as /api/trpc (server/trpc/handler.ts).
+composeRuntime();
 
 export type RejectOutcome = { ok: true } | { ok: false; message: string };
 

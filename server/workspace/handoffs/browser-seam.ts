@@ -19,7 +19,7 @@ export type HandoffBrowser = {
 /**
  * The per-user Chromium of server/workspace/browser, in whichever process holds it
  * (nodes/follow.ts); the live view's page is this process's, since the live view's WebSocket
- * was forwarded to the holder (server/workspace-live.ts).
+ * was forwarded to the holder (server/workspace/live/attach.ts).
  */
 export const workspaceBrowser: HandoffBrowser = {
   async start(accountId, userId) {

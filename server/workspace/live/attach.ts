@@ -5,12 +5,12 @@ import type { Db } from '@/db/client';
 import { claimsNode, forwardUpgrade, NODE_SIGNATURE, nodeLinkConfig, NodeUnreachable, verifyNodeCall } from '@/server/http/node-link';
 import { refuseUpgrade as refuse, serveUpgrade } from '@/server/http/upgrades';
 import { logger } from '@/server/logger';
-import { admit, handoffOwner, LIVE_PATH } from '@/server/workspace/live/connect';
-import { runLiveSession } from '@/server/workspace/live/session';
+import { admit, handoffOwner, LIVE_PATH } from './connect';
+import { runLiveSession } from './session';
 import { holderRefused, liveViewHolder, releaseIfIdle } from '@/server/workspace/nodes/follow';
 
 /*
- * Composition (entry floor): the handoff live view's WebSocket, served by the process's own
+ * The handoff live view's WebSocket, served by the process's own
  * http.Server (scripts/start.ts attaches it in every mode: lean, dev, next) at
  * /api/workspace/live/{handoffId}?token=…. Only an admitted single-use token upgrades; any
  * other upgrade request on that path is answered with an HTTP status and closed (other paths:

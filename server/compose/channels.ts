@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { textChannels, users } from '@/db/schema';
+import { registerCallPlacer } from '@/server/channels/calls';
+import { sendblueConfig } from '@/server/channels/imessage/sendblue';
+import { registerChannelAdapter } from '@/server/channels/outbound';
+import { activeLineFor, registerLineFulfilled } from '@/server/channels/phone-lines';
+import { registerChannelSender } from '@/server/channels/senders';
+import { teamsBotConfig } from '@/server/channels/teams/config';
+import { twilioConfig } from '@/server/channels/twilio/config';
+import { registerPhoneCodeSender } from '@/server/identifiers/verification';
+import { registerEventRouter } from '@/server/messaging/channel-work';
+import { slackDispatchAdapter, teamsDispatchAdapter } from '@/server/messaging/chat-dispatches';
+import { routeSlackEvent } from '@/server/messaging/slack-inbound';
+import { slackSender } from '@/server/messaging/slack-sender';
+import { routeTeamsMessage } from '@/server/messaging/teams-inbound';
+import { teamsSender } from '@/server/messaging/teams-sender';
+import { textChannelSender, textDispatchAdapter } from '@/server/messaging/text-sender';
+import { sendText } from '@/server/messaging/texts-outbound';
+import { twilioCallPlacer } from '@/server/messaging/voice-outbound';
+import { createNotice, markNoticeChannelReachable } from '@/server/notices/create';
+
+/*
+ * The channels that predate the port (server/channels/adapter.ts; Telegram is on it and needs no
+ * wiring) plugged into the layers below that cannot import them. Every adapter reads its
+ * provider's configuration when it sends, so a provider whose credentials are unset answers
+ * `no provider configured for <channel>` and nothing is sent. The senders read the deployment's
+ * database (`db`), as the engine's functions do.
+ */
+
+/** Texts: chat replies, notices and send_message dispatches for sms, whatsapp (Twilio) and imessage (Sendblue); SMS codes; phone lines. */
+function wireTexts(db: () => Db): void {
+  for (const channel of textChannels) {
+    registerChannelSender(textChannelSender(channel, db));
+    registerChannelAdapter(textDispatchAdapter(channel, db));
+  }
+  // Notices may go to a text channel whose provider is configured when the process starts.
+  if (twilioConfig()) {
+    markNoticeChannelReachable('sms');
+    markNoticeChannelReachable('whatsapp');
+  }
+  if (sendblueConfig()) markNoticeChannelReachable('imessage');
+
+  // SMS verification codes for phone identifiers.
+  registerPhoneCodeSender({
+    configured: () => twilioConfig() !== null,
+    async send(database, code) {
+      const config = twilioConfig();
+      if (!config) return { status: 'not_configured', reason: 'no SMS provider is configured on this deployment' };
+      // From the user's own assistant's line when it has one, else Steward's sender.
+      const [user] = await database.select({ assistantId: users.primaryAssistantId }).from(users).where(eq(users.id, code.userId));
+      const from = (user?.assistantId ? await activeLineFor(database, user.assistantId, 'sms') : null) ?? config.smsFrom;
+      if (!from) return { status: 'not_configured', reason: 'there is no number to send codes from (STEWARD_TWILIO_SMS_FROM, or a phone line of the user’s assistant)' };
+      const delivery = await sendText(database, {
+        accountId: code.accountId,
+        channel: 'sms',
+        from,
+        to: code.to,
+        body: code.text,
+        purpose: 'code',
+        intentKey: `code:${code.identifierId}:${randomUUID()}`,
+      });
+      if (delivery.state === 'failed' || delivery.state === 'unknown') return { status: 'failed', reason: delivery.reason };
+      return { status: 'sent' };
+    },
+  });
+
+  // A fulfilled phone-line request becomes a notice to its user.
+  registerLineFulfilled(async (tx, line) => {
+    const list = line.channels.join(', ');
+    await createNotice(tx, {
+      accountId: line.accountId,
+      userId: line.userId,
+      kind: 'phone_line',
+      dedupeKey: `phone_line:${line.requestId}`,
+      subject: `Your assistant's number is ready: ${line.number}`,
+      text: `Your assistant can now be reached at ${line.number} (${list}). Text it from your verified number to talk to it.`,
+      linkPath: '/',
+    });
+  });
+
+  // place_call's approved dispatches are dialled through Twilio's Calls API, which reads Twilio's
+  // configuration when it dials: without Twilio it answers `no provider configured for voice`.
+  registerCallPlacer(twilioCallPlacer(db));
+}
+
+/**
+ * Slack and Teams: their senders answer chat turns in the thread a message came from and carry
+ * notices to a user who chose Slack or Teams; send_message's approved dispatches go out as the
+ * assistant's own app (Slack) or the deployment's bot (Teams). Provider events whose routing after
+ * the answer was lost are routed again by the channel sweep (server/messaging/channel-work.ts),
+ * through each provider's router.
+ */
+function wireSlackAndTeams(db: () => Db): void {
+  registerChannelSender(slackSender(db));
+  registerChannelSender(teamsSender(db));
+  registerChannelAdapter(slackDispatchAdapter(db));
+  registerChannelAdapter(teamsDispatchAdapter(db));
+  registerEventRouter('slack', routeSlackEvent);
+  registerEventRouter('teams', routeTeamsMessage);
+  markNoticeChannelReachable('slack');
+  // Teams is the deployment's bot: without its credentials a notice for Teams falls back to email.
+  if (teamsBotConfig()) markNoticeChannelReachable('teams');
+}
+
+export function wireChannels(db: () => Db): void {
+  wireTexts(db);
+  wireSlackAndTeams(db);
+}
