@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { calendarConnections, calendarGrants } from '@/db/schema';
+import { calendarConnections, calendarGrants, calendarPushChannels } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { badRequest, notFound } from '@/server/http/errors';
 import { checkOutboundUrl } from '@/server/http/outbound-url';
@@ -9,10 +9,11 @@ import { sealJson } from '@/server/secrets/sealed';
 import { calendarAccessGranted } from './access';
 import { CALDAV_ALLOW } from './caldav/fetch';
 import { caldavProvider } from './caldav/provider';
-import { CALDAV_SECRET, providerForConnection } from './connection-provider';
+import { CALDAV_SECRET } from './connection-provider';
 import { presentOAuthConnection } from './oauth-connect';
-import { CalendarUnreachable } from './provider';
-import { stopPush } from './push';
+import { detachedProviderFor } from './oauth-providers';
+import { CalendarUnreachable, type CalendarProvider } from './provider';
+import { dropConnectionPush, stopDropped } from './push';
 import { recordCalendars, syncConnection } from './sync';
 
 /*
@@ -62,12 +63,24 @@ export async function listConnections(db: Db, actor: UserActor) {
 export async function deleteConnection(db: Db, actor: UserActor, id: string) {
   const [row] = await db.select().from(calendarConnections).where(and(eq(calendarConnections.id, id), eq(calendarConnections.userId, actor.user.id)));
   if (!row) throw notFound('Calendar connection');
-  // The provider stops notifying (watch channels, subscriptions) while the grant still works.
-  await stopPush(db, row.id, row.provider === 'caldav' ? null : await providerForConnection(db, row).catch(() => null));
-  await db.transaction(async (tx) => {
+  // Its push channels go with it, then the provider is told to stop them (./push.ts). The grant goes
+  // in the same commit, so the stops use an access token taken now, while it still works.
+  const pushed = await db.select({ id: calendarPushChannels.id }).from(calendarPushChannels).where(eq(calendarPushChannels.connectionId, row.id));
+  let stopper: CalendarProvider | null = null;
+  if (pushed.length && row.provider !== 'caldav') {
+    try {
+      stopper = await detachedProviderFor(db, row);
+    } catch (err) {
+      logger.warn({ err, connectionId: row.id }, 'calendar push: no token to stop the channels with (they expire by themselves)');
+    }
+  }
+  const dropped = await db.transaction(async (tx) => {
+    const channels = await dropConnectionPush(tx, row.id);
     await tx.delete(calendarConnections).where(eq(calendarConnections.id, row.id));
     if (row.grantId) await tx.delete(calendarGrants).where(and(eq(calendarGrants.id, row.grantId), eq(calendarGrants.userId, actor.user.id)));
+    return channels;
   });
+  await stopDropped(dropped, async () => stopper);
   logger.info({ connectionId: row.id, userId: actor.user.id, provider: row.provider }, 'calendar disconnected');
   return { ok: true as const };
 }

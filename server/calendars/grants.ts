@@ -36,6 +36,9 @@ export function grantHolder(grantId: string, provider: CalendarGrantProvider): T
   };
 }
 
+/** How an adapter makes a provider call: with an access token good for it. */
+export type CalendarAccessCall = <T>(call: (accessToken: string) => Promise<T>) => Promise<T>;
+
 /** Runs a provider call with the grant's access token (refreshed when due, once more after a 401). */
 export const withGrant = <T>(db: Tx, grant: Pick<CalendarGrantRow, 'id' | 'provider'>, call: (accessToken: string) => Promise<T>) => withCalendarAccess(db, grantHolder(grant.id, grant.provider), call);
 

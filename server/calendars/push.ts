@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { Db } from '@/db/client';
-import { calendarPushChannels, type CalendarConnectionRow, type CalendarPushChannelRow, type CalendarRow } from '@/db/schema';
+import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@/db/client';
+import { calendarPushChannels, calendars, type CalendarConnectionRow, type CalendarPushChannelRow, type CalendarRow } from '@/db/schema';
 import { sameHash } from '@/server/access/keys';
 import { publicOrigin } from '@/server/http/public-origin';
 import { logger } from '@/server/logger';
@@ -10,7 +10,8 @@ import { isSelected } from './selection';
 
 /*
  * Provider push for the calendars read (spec 6: "on provider push where available"): a Google
- * watch channel or a Graph subscription per selected calendar, kept by the periodic sync. Only
+ * watch channel or a Graph subscription per selected calendar, made and renewed by the periodic
+ * sync, stopped by the change that ends it (a calendar no longer read, a connection removed). Only
  * when the deployment's public URL is https (both providers post only to https addresses); a
  * provider that refuses leaves that calendar to polling, which goes on in every case (a lost
  * notification is caught by the next poll). A notification (./push-notifications.ts) starts that
@@ -37,14 +38,19 @@ export function pushAddress(provider: string): string | null {
 
 const channelOf = (row: CalendarPushChannelRow): PushChannel => ({ channelId: row.channelId, resourceId: row.resourceId, expiresAt: row.expiresAt });
 
+/** A channel whose row is gone stopped at the provider; a failure is logged (no row names it, so its notifications are refused until it expires). */
+async function stopChannel(provider: CalendarProvider | null, row: CalendarPushChannelRow) {
+  try {
+    if (!provider?.stopWatch) throw new Error('no provider to stop it with');
+    await provider.stopWatch(channelOf(row));
+  } catch (err) {
+    logger.warn({ err, calendarId: row.calendarId, connectionId: row.connectionId }, 'calendar push: a channel could not be stopped (it expires by itself)');
+  }
+}
+
 async function stop(db: Db, provider: CalendarProvider, row: CalendarPushChannelRow) {
   await db.delete(calendarPushChannels).where(eq(calendarPushChannels.id, row.id));
-  try {
-    await provider.stopWatch?.(channelOf(row));
-  } catch (err) {
-    // It expires by itself; its notifications are refused meanwhile (no row names it).
-    logger.warn({ err, calendarId: row.calendarId }, 'calendar push: a channel could not be stopped');
-  }
+  await stopChannel(provider, row);
 }
 
 /**
@@ -99,12 +105,36 @@ async function watch(db: Db, connection: Pick<CalendarConnectionRow, 'id' | 'pro
   }
 }
 
-/** Every channel of a connection stopped (it is being removed). */
-export async function stopPush(db: Db, connectionId: string, provider: CalendarProvider | null): Promise<void> {
-  const rows = await db.select().from(calendarPushChannels).where(eq(calendarPushChannels.connectionId, connectionId));
-  for (const row of rows) {
-    if (provider) await stop(db, provider, row);
-    else await db.delete(calendarPushChannels).where(eq(calendarPushChannels.id, row.id));
+/*
+ * Stopping with the change (a calendar no longer read, a connection removed): the rows go in the
+ * transaction that makes the change, so from its commit on a notification names no channel and is
+ * refused (nothing synced); the provider is told after the commit, best-effort (`stopDropped`).
+ */
+
+/** The channels of the user's calendars that `selected` no longer reads, deleted in the caller's transaction; answers them for `stopDropped`. */
+export async function dropUnreadPush(tx: Tx, userId: string, selected: string[]): Promise<CalendarPushChannelRow[]> {
+  // An empty list reads every calendar.
+  if (!selected.length) return [];
+  const owned = tx.select({ id: calendars.id }).from(calendars).where(eq(calendars.userId, userId));
+  return tx
+    .delete(calendarPushChannels)
+    .where(and(inArray(calendarPushChannels.calendarId, owned), notInArray(calendarPushChannels.calendarId, selected)))
+    .returning();
+}
+
+/** Every channel of a connection, deleted in the transaction that removes it; answers them for `stopDropped`. */
+export async function dropConnectionPush(tx: Tx, connectionId: string): Promise<CalendarPushChannelRow[]> {
+  return tx.delete(calendarPushChannels).where(eq(calendarPushChannels.connectionId, connectionId)).returning();
+}
+
+/** Dropped channels stopped at their providers, after the commit; `providerOf` null (or failing): logged, left to expire. Never throws. */
+export async function stopDropped(rows: CalendarPushChannelRow[], providerOf: (connectionId: string) => Promise<CalendarProvider | null>): Promise<void> {
+  for (const connectionId of new Set(rows.map((r) => r.connectionId))) {
+    const provider = await providerOf(connectionId).catch((err: unknown) => {
+      logger.warn({ err, connectionId }, 'calendar push: no provider to stop the channels with');
+      return null;
+    });
+    for (const row of rows) if (row.connectionId === connectionId) await stopChannel(provider, row);
   }
 }
 

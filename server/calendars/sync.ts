@@ -9,7 +9,7 @@ import { rangeEndOf } from './expand';
 import { providerForConnection } from './connection-provider';
 import { CalendarUnreachable, type CalendarProvider, type RemoteCalendar, type RemoteEvent, type SyncResult } from './provider';
 import { clearPending, keepPush } from './push';
-import { selectedIds } from './selection';
+import { isSelected, selectedIds } from './selection';
 
 /*
  * The local copy of a user's calendars, kept fresh (spec 6, Sync and triggers): each connection's
@@ -276,7 +276,7 @@ export async function syncConnection(db: Db, connectionId: string, o: { now?: Da
 
 /**
  * One calendar synced because its provider pushed a change (./push-notifications.ts): only its
- * changes since its cursor, firing as any sync does. The connection's state and its interval are
+ * changes since its cursor, firing as any sync does; nothing at all for a calendar not read. The connection's state and its interval are
  * the periodic sync's: a failure here is logged and left to it.
  */
 async function syncPushedCalendar(db: Db, connection: CalendarConnectionRow, calendarId: string, o: { now: Date; provider?: CalendarProvider }, outcome: SyncOutcome): Promise<SyncOutcome> {
@@ -284,11 +284,17 @@ async function syncPushedCalendar(db: Db, connection: CalendarConnectionRow, cal
   if (!calendar) return { ...outcome, error: 'not_found' };
   try {
     await clearPending(db, connection.id, calendarId);
-    const provider = o.provider ?? (await providerForConnection(db, connection));
     const [user] = await db.select({ preferences: users.preferences }).from(users).where(eq(users.id, connection.userId));
     const selected = selectedIds(user?.preferences);
+    // No longer read (a notification that came before its channel was stopped): the provider is
+    // not asked and nothing is stored; the periodic sync alone looks at that calendar now.
+    if (!isSelected(selected, calendar.id)) {
+      logger.info({ connectionId: connection.id, calendarId }, 'calendar push: a notification for a calendar no longer read is ignored');
+      return { ...outcome, ok: true };
+    }
+    const provider = o.provider ?? (await providerForConnection(db, connection));
     const result = await provider.sync({ remoteId: calendar.remoteId, cursor: calendar.syncCursor, timezone: calendar.timezone });
-    const fire = connection.lastSyncedAt !== null && calendar.syncCursor !== null && (selected.length === 0 || selected.includes(calendar.id));
+    const fire = connection.lastSyncedAt !== null && calendar.syncCursor !== null;
     const applied = await applySync(db, connection, calendar, calendar.syncCursor, result, { fire, now: o.now });
     return { ...outcome, ok: true, calendars: 1, changed: applied?.changed ?? 0, deleted: applied?.deleted ?? 0, fired: applied?.fired ?? 0 };
   } catch (e) {

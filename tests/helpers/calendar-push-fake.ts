@@ -38,6 +38,8 @@ export function pushPoster() {
     settled: async () => {
       while (pending.size) await Promise.all([...pending]);
     },
+    /** A post made before, sent again as it was (a notification late or repeated in flight); answers Steward's status. */
+    replay: async (p: PushPost) => (await post(p.address, p.headers, p.body)).status,
     /** Posts to `publicOrigin` go to `listening` instead (the proxy in front of the deployment). */
     route(publicOrigin: string, listening: string) {
       routes.set(new URL(publicOrigin).origin, listening.replace(/\/+$/, ''));

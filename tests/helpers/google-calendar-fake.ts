@@ -22,7 +22,8 @@ import { generatedInstance, instanceIdOf, originalStartOf, parseInstanceId } fro
  * deleted by its instance id (an exception is then stored: ./google-calendar-fake-instances.ts).
  * Push: events.watch makes a channel (an https address only; a unique id), which gets its `sync`
  * message at once and an `exists` message after every change to the calendar's events, with the
- * channel's id, token and resource id in X-Goog-* headers; channels.stop ends it.
+ * channel's id, token and resource id in X-Goog-* headers; channels.stop ends it (each stop is
+ * recorded; `refuseStop` makes it fail and the channel go on notifying).
  */
 
 export const GOOGLE_CALENDAR_SCOPE = 'https://www.googleapis.com/auth/calendar';
@@ -96,6 +97,9 @@ export async function startGoogleCalendarFake(opts: { oauth?: FakeOAuth; clientI
   const channels = new Map<string, Channel>();
   const push = pushPoster();
   let watchRefusal: { status: number; reason: string; message: string } | null = null;
+  let stopRefusal: { status: number; reason: string; message: string } | null = null;
+  /** Every channels.stop asked for, with the id and resource id it named and the status answered. */
+  const stops: Array<{ id: string | null; resourceId: string | null; status: number }> = [];
 
   function message(c: Channel, state: 'sync' | 'exists', o: { token?: string | null } = {}) {
     const token = o.token !== undefined ? o.token : c.token;
@@ -265,7 +269,10 @@ export async function startGoogleCalendarFake(opts: { oauth?: FakeOAuth; clientI
     if (req.method === 'POST' && path === '/channels/stop') {
       const body = JSON.parse((await readBody(req)).toString('utf8') || '{}') as { id?: string; resourceId?: string };
       const c = body.id ? channels.get(body.id) : undefined;
-      if (!c || c.resourceId !== body.resourceId || c.user !== user) return googleError(res, 404, 'notFound', `Channel '${body.id}' not found for project`);
+      const known = c !== undefined && c.resourceId === body.resourceId && c.user === user;
+      stops.push({ id: body.id ?? null, resourceId: body.resourceId ?? null, status: stopRefusal?.status ?? (known ? 204 : 404) });
+      if (stopRefusal) return googleError(res, stopRefusal.status, stopRefusal.reason, stopRefusal.message);
+      if (!c || !known) return googleError(res, 404, 'notFound', `Channel '${body.id}' not found for project`);
       channels.delete(c.id);
       return res.writeHead(204).end();
     }
@@ -450,6 +457,13 @@ export async function startGoogleCalendarFake(opts: { oauth?: FakeOAuth; clientI
     refuseWatch(refusal: { status: number; reason: string; message: string } | null) {
       watchRefusal = refusal;
     },
+    /** channels.stop answers this refusal and the channel stays open (null: channels are stopped). */
+    refuseStop(refusal: { status: number; reason: string; message: string } | null) {
+      stopRefusal = refusal;
+    },
+    stops,
+    /** A notification posted before (one of `pushes`), sent again as it was, even on a channel stopped since; answers Steward's status. */
+    replayPush: push.replay,
     /** A notification on an open channel, sent now, with another token to forge one; answers Steward's status. */
     async notify(channelId: string, o: { token?: string | null; state?: 'sync' | 'exists' } = {}): Promise<number> {
       const c = channels.get(channelId);

@@ -7,8 +7,9 @@ import { pushPoster } from './calendar-push-fake';
  * The Graph calendar stand-in's subscriptions on a calendar's events (`me/calendars/{id}/events`;
  * others are the mail stand-in's): made after the validation handshake (the token posted to the
  * notification URL must come back as text/plain within 10 seconds), at most 4,230 minutes long,
- * renewed (PATCH) and deleted; after every change to the calendar's events, each subscription is
- * posted a changeNotificationCollection with its clientState.
+ * renewed (PATCH) and deleted (each DELETE recorded; `refuseDelete` makes it fail); after every
+ * change to the calendar's events, each subscription is posted a changeNotificationCollection
+ * with its clientState.
  */
 
 const graphError = (res: http.ServerResponse, status: number, code: string, message: string) => sendJson(res, status, { error: { code, message } });
@@ -18,6 +19,9 @@ export function graphCalendarSubscriptions(o: { accountOf: (authorization: strin
   const subscriptions = new Map<string, Subscription>();
   const push = pushPoster();
   const validations: Array<{ status: number; echoed: string; contentType: string | null }> = [];
+  /** Every DELETE /subscriptions/{id} on a calendar's subscription, with the status answered. */
+  const deletions: Array<{ id: string; status: number }> = [];
+  let deleteRefusal: { status: number; code: string; message: string } | null = null;
 
   const notification = (sub: Subscription, eventId: string, changeType: string, clientState = sub.clientState) =>
     JSON.stringify({
@@ -71,6 +75,8 @@ export function graphCalendarSubscriptions(o: { accountOf: (authorization: strin
     if (!sub) return false;
     if (sub.user !== acct.address) return graphError(res, 404, 'ResourceNotFound', 'The object was not found.'), true;
     if (req.method === 'DELETE') {
+      deletions.push({ id: sub.id, status: deleteRefusal?.status ?? 204 });
+      if (deleteRefusal) return graphError(res, deleteRefusal.status, deleteRefusal.code, deleteRefusal.message), true;
       subscriptions.delete(sub.id);
       res.writeHead(204).end();
       return true;
@@ -91,6 +97,12 @@ export function graphCalendarSubscriptions(o: { accountOf: (authorization: strin
     route,
     list: () => [...subscriptions.values()].map((x) => ({ ...x })),
     validations,
+    deletions,
+    /** DELETE answers this refusal and the subscription stays (null: subscriptions are deleted). */
+    refuseDelete(refusal: { status: number; code: string; message: string } | null) {
+      deleteRefusal = refusal;
+    },
+    replay: push.replay,
     pushes: push.posts,
     settled: push.settled,
     routePush: push.route,

@@ -515,6 +515,12 @@ export async function startGraphCalendarFake(opts: { mail?: GraphFake; clientId?
     routePush: subs.routePush,
     /** A notification on a subscription, sent now (another `clientState` forges one); answers Steward's status. */
     notify: subs.notify,
+    /** Every DELETE of a calendar subscription, with the status answered. */
+    subscriptionDeletions: subs.deletions,
+    /** Deleting a subscription answers this refusal and it stays (null: they are deleted). */
+    refuseSubscriptionDelete: subs.refuseDelete,
+    /** A notification posted before (one of `pushes`), sent again as it was, even for a subscription deleted since; answers Steward's status. */
+    replayPush: subs.replay,
     /** Graph forgets the sync state of this calendar: every delta link handed out so far answers 410. */
     expireDeltaTokens(address: string, calendarId: string) {
       account(address).calendars.get(calendarId)!.tokenFloor = ++seq;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Tx } from '@/db/client';
 import type { CalendarGrantRow } from '@/db/schema';
 import { ProviderHttpError } from '@/server/channels/providers';
-import { withGrant } from '../grants';
+import { withGrant, type CalendarAccessCall } from '../grants';
 import { CalendarAuthError } from '../oauth-tokens';
 import { CalendarConflict, CalendarUnreachable, type CalendarProvider, type EventDraft, type OccurrenceRef, type RemoteCalendar, type RemoteEvent, type SyncResult } from '../provider';
 import {
@@ -97,9 +97,15 @@ async function unchangedInstance(g: GoogleCalendarAccess, calendarId: string, re
   return instance;
 }
 
-export function googleProvider(db: Tx, grant: Pick<CalendarGrantRow, 'id' | 'provider'>, now: () => Date = () => new Date()): CalendarProvider {
+/** `access`: how a call gets its token (the grant's, refreshed as needed, unless a caller holds one already). */
+export function googleProvider(
+  db: Tx,
+  grant: Pick<CalendarGrantRow, 'id' | 'provider'>,
+  now: () => Date = () => new Date(),
+  access: CalendarAccessCall = (fn) => withGrant(db, grant, fn),
+): CalendarProvider {
   const apiUrl = googleCalendarApiUrl();
-  const call = <T>(fn: (g: GoogleCalendarAccess) => Promise<T>) => withGrant(db, grant, (accessToken) => fn({ apiUrl, accessToken }));
+  const call = <T>(fn: (g: GoogleCalendarAccess) => Promise<T>) => access((accessToken) => fn({ apiUrl, accessToken }));
   const normalize = (e: GoogleEvent, tz: string | null): RemoteEvent => {
     const r = fromGoogle(e, tz);
     if (!r) throw new CalendarUnreachable(`Google Calendar answered with event ${e.id} without usable times`);

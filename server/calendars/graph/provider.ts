@@ -4,7 +4,7 @@ import type { CalendarGrantRow } from '@/db/schema';
 import { graphConfig } from '@/server/channels/graph/config';
 import { createSubscription, deleteSubscription, renewSubscription } from '@/server/channels/graph/subscriptions';
 import { ProviderHttpError } from '@/server/channels/providers';
-import { withGrant } from '../grants';
+import { withGrant, type CalendarAccessCall } from '../grants';
 import { CalendarAuthError } from '../oauth-tokens';
 import { CalendarConflict, CalendarUnreachable, type CalendarProvider, type EventDraft, type RemoteCalendar, type RemoteEvent, type SyncResult } from '../provider';
 import {
@@ -74,8 +74,14 @@ function bodyOf(draft: Partial<EventDraft>): Record<string, unknown> {
   return body;
 }
 
-export function graphProvider(db: Tx, grant: Pick<CalendarGrantRow, 'id' | 'provider'>, now: () => Date = () => new Date()): CalendarProvider {
-  const call = <T>(fn: (g: GraphCalendarAccess) => Promise<T>) => withGrant(db, grant, (accessToken) => fn({ cfg: graphConfig(), accessToken }));
+/** `access`: how a call gets its token (the grant's, refreshed as needed, unless a caller holds one already). */
+export function graphProvider(
+  db: Tx,
+  grant: Pick<CalendarGrantRow, 'id' | 'provider'>,
+  now: () => Date = () => new Date(),
+  access: CalendarAccessCall = (fn) => withGrant(db, grant, fn),
+): CalendarProvider {
+  const call = <T>(fn: (g: GraphCalendarAccess) => Promise<T>) => access((accessToken) => fn({ cfg: graphConfig(), accessToken }));
   const normalize = (e: GraphEvent): RemoteEvent => {
     const r = fromGraph(e);
     if (!r) throw new CalendarUnreachable(`Microsoft Graph answered with event ${e.id} without usable times`);
