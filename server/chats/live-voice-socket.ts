@@ -7,6 +7,7 @@ import type { RealtimeConfig } from '@/server/channels/realtime/config';
 import { openConversation, type Conversation } from '@/server/channels/realtime/conversation';
 import { logger } from '@/server/logger';
 import { planLiveChat } from './live-voice-plan';
+import { liveUsage } from './live-voice-usage';
 
 /*
  * The browser's side of a live voice conversation (issue 48): the chat page's WebSocket, after
@@ -19,12 +20,21 @@ import { planLiveChat } from './live-voice-plan';
  * order; text frames are JSON: `ready` (the model listens), `clear` (the person spoke over the
  * assistant: drop what has not played, at once), `mark` (the end of a reply's audio so far: send it
  * back once played), `caption` (`who`: person | assistant, `text`), and `ended` (`reason`) before
- * the socket closes. A conversation lasts at most MAX_MS.
+ * the socket closes. A conversation lasts at most MAX_MS, and while a budget covering the person
+ * has room (live-voice-usage.ts): a spent one ends it, closing 1000 with the budget named.
  */
 
 const MAX_MS = 30 * 60_000;
 
 const Incoming = z.discriminatedUnion('type', [z.object({ type: z.literal('mark'), name: z.string().max(100) }), z.object({ type: z.literal('end') })]);
+
+/** The reason as a close frame can carry it (at most 123 bytes of UTF-8), cut at a character with an ellipsis. */
+export function closeReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  const chars = Array.from(reason);
+  while (Buffer.byteLength(chars.join('')) > 120) chars.pop();
+  return `${chars.join('')}…`;
+}
 
 export type LiveParts = { chat: ChatRow; assistant: AssistantRow; owner: UserRow };
 
@@ -40,7 +50,8 @@ export function runLiveVoice(db: Db, ws: WebSocket, parts: LiveParts, realtime: 
     };
     const close = (code: number, reason: string) => {
       sendJson({ type: 'ended', reason });
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
+      // A close frame's reason is at most 123 bytes (RFC 6455); the whole of it went in `ended`.
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, closeReason(reason));
     };
     const limit = setTimeout(() => close(1000, 'the conversation reached its time limit'), MAX_MS);
 
@@ -52,9 +63,26 @@ export function runLiveVoice(db: Db, ws: WebSocket, parts: LiveParts, realtime: 
       // Still opening: open() sees `finished` and ends there.
     };
 
+    const usage = liveUsage(db, parts.chat, sessionId, realtime);
+    /** Ends a conversation that never got a model session: what its usage held is let go. */
+    const abandon = () => usage.close().catch((err: unknown) => logger.error({ err, ...log }, 'voice: a live conversation’s reservation could not be released'));
+
     const open = async () => {
-      const plan = await planLiveChat(db, parts, sessionId);
-      if (finished) return resolve();
+      const spent = await usage.begin();
+      if (spent || finished) {
+        if (spent) {
+          finished = true;
+          clearTimeout(limit);
+          close(1000, spent);
+        }
+        await abandon();
+        return resolve();
+      }
+      const plan = await planLiveChat(db, parts, sessionId, usage, (reason) => close(1000, reason));
+      if (finished) {
+        await abandon();
+        return resolve();
+      }
       let c: Conversation;
       try {
         c = await openConversation(
@@ -80,6 +108,7 @@ export function runLiveVoice(db: Db, ws: WebSocket, parts: LiveParts, realtime: 
         finished = true;
         clearTimeout(limit);
         close(1011, 'the voice model could not be reached');
+        await abandon();
         return resolve();
       }
       conversation = c;
@@ -115,7 +144,7 @@ export function runLiveVoice(db: Db, ws: WebSocket, parts: LiveParts, realtime: 
       finished = true;
       clearTimeout(limit);
       close(1011, 'failed');
-      resolve();
+      void abandon().then(() => resolve());
     });
   });
 }

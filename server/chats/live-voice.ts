@@ -8,6 +8,7 @@ import { siteOrigin } from '@/server/hosted/origin';
 import { portalToken } from '@/server/sign-in/portal-actor';
 import { findChatForActor } from './access';
 import { liveVoiceToken, readLiveVoiceToken, spendLiveVoiceToken } from './live-voice-token';
+import { liveBudgetMessage, spentBudgetOf } from './live-voice-usage';
 
 /*
  * Live voice on the chat page (issue 48): the person talks with their assistant in both
@@ -21,7 +22,8 @@ import { liveVoiceToken, readLiveVoiceToken, spendLiveVoiceToken } from './live-
  * this chat (401 otherwise); the chat is still the token's person's (404); the upgrade's Origin is
  * the account's hosted origin (403: a page elsewhere cannot talk through the person's session,
  * cross-site WebSocket hijacking); the person is still active (403); a browser signed in to the
- * hosted app as someone else is refused (403); and the token is spent (401 the second time).
+ * hosted app as someone else is refused (403); no budget covering the person is spent (402, and
+ * the page is told so when it asks for the token); and the token is spent (401 the second time).
  */
 
 export const LIVE_VOICE_PATH = /^\/api\/chats\/([A-Za-z0-9_-]{1,100})\/voice\/live$/;
@@ -46,13 +48,15 @@ export async function offerLiveVoice(db: Db, actor: Actor, input: { chatId: stri
   const user = requireUser(actor);
   const chat = await findChatForActor(db, actor, input.chatId);
   if (!realtimeConfig()) return { available: false, reason: NOT_CONFIGURED };
+  const spent = await spentBudgetOf(db, chat.accountId, chat.userId, now);
+  if (spent) return { available: false, reason: liveBudgetMessage(spent) };
   const { token, expiresAt } = await liveVoiceToken(db, { accountId: chat.accountId, userId: user.id, chatId: chat.id }, now);
   return { available: true, path: liveVoicePath(chat.id), token, expiresAt: expiresAt.toISOString(), sampleRate: LIVE_SAMPLE_RATE };
 }
 
 export type LiveVoiceAdmission =
   | { ok: true; chat: ChatRow; assistant: AssistantRow; owner: UserRow; account: AccountRow }
-  | { ok: false; status: 401 | 403 | 404; reason: string };
+  | { ok: false; status: 401 | 402 | 403 | 404; reason: string };
 
 /** Whether an upgrade's Origin allows it for a page served on `site`: absent (not a browser: the token decides), or exactly that origin. */
 const originAllowed = (origin: string | null, site: string) => origin === null || origin === site;
@@ -73,6 +77,9 @@ export async function admitLiveVoice(db: Db, chatId: string, token: string, head
   if (row.owner.status !== 'active') return { ok: false, status: 403, reason: 'the user is not active' };
   const signedIn = await portalToken(db, row.account, headers, site.secure);
   if (signedIn && signedIn.sub !== claims.userId) return { ok: false, status: 403, reason: 'this token was issued to another user' };
+  // The model is not opened for someone whose budget is spent (the token stays good for a top-up).
+  const spent = await spentBudgetOf(db, row.chat.accountId, row.chat.userId, now);
+  if (spent) return { ok: false, status: 402, reason: liveBudgetMessage(spent) };
   if (!spendLiveVoiceToken(claims, now)) return { ok: false, status: 401, reason: 'this live voice token was already used' };
   return { ok: true, chat: row.chat, assistant: row.assistant, owner: row.owner, account: row.account };
 }

@@ -18,7 +18,10 @@ import { recordedWaits } from './recorded-waits';
  * function call (response.function_call_arguments.done), or words then a call; the reply after a
  * call waits for the client's function_call_output and response.create. response.cancel stops a reply being spoken
  * (response.done, status cancelled). The stand-in never cancels on its own when the caller talks
- * over it: that is the client's job, and it is recorded.
+ * over it: that is the client's job, and it is recorded. Every response.done carries `usage`
+ * (state.usage: input and output tokens, cached input in input_token_details), as OpenAI's does.
+ * Message items the client adds (conversation.item.create with a `message`: the history before
+ * the conversation) are recorded in order as `items` {role, text}.
  *
  * A process that cannot reach the stand-in's objects (the e2e server's Playwright specs) steers it
  * over HTTP on the same port: POST /control/replies {replies}, POST /control/transcripts
@@ -50,6 +53,8 @@ export type FakeSession = {
   responses: FakeResponse[];
   cancels: number;
   functionOutputs: Array<{ callId: string; output: unknown }>;
+  /** Message items the client created, in order (each content part's text joined). */
+  items: Array<{ role: string; text: string; contentTypes: string[] }>;
   /** The audio each way, as the latest session.update asked (μ-law until told otherwise). */
   inputFormat: 'pcmu' | 'pcm16';
   outputFormat: 'pcmu' | 'pcm16';
@@ -58,6 +63,7 @@ export type FakeSession = {
 };
 
 const nowMs = () => performance.now();
+const DEFAULT_USAGE = { inputTokens: 120, outputTokens: 40, cachedTokens: 0 };
 let ids = 0;
 const id = (p: string) => `${p}_${Date.now().toString(36)}${(++ids).toString(36)}`;
 
@@ -74,6 +80,8 @@ export async function startRealtimeFake() {
     vadThreshold: 400,
     /** Refuse the next connection's handshake with this HTTP status. */
     refuseNext: null as number | null,
+    /** What every response.done reports it used. */
+    usage: { ...DEFAULT_USAGE },
   };
   const sessions: FakeSession[] = [];
   const { notify, until } = recordedWaits('realtime stand-in');
@@ -106,6 +114,7 @@ export async function startRealtimeFake() {
           speechStopped: x.speechStoppedAt.length,
           cancels: x.cancels,
           responses: x.responses.map((r) => ({ trigger: r.trigger, say: r.reply?.say ?? null, cancelled: r.cancelled, done: r.done, audio: r.firstAudioAt !== null })),
+          items: x.items,
           closed: x.closed,
         })),
       };
@@ -143,6 +152,7 @@ export async function startRealtimeFake() {
       responses: [],
       cancels: 0,
       functionOutputs: [],
+      items: [],
       inputFormat: 'pcmu',
       outputFormat: 'pcmu',
       closed: false,
@@ -166,7 +176,9 @@ export async function startRealtimeFake() {
       if (c.timer) clearTimeout(c.timer);
       c.r.done = true;
       c.r.cancelled = status === 'cancelled';
-      emit({ type: 'response.done', response: { id: c.id, object: 'realtime.response', status, usage: { input_tokens: 120, output_tokens: 40 } } });
+      const u = state.usage;
+      const usage = { total_tokens: u.inputTokens + u.outputTokens, input_tokens: u.inputTokens, output_tokens: u.outputTokens, input_token_details: { cached_tokens: u.cachedTokens } };
+      emit({ type: 'response.done', response: { id: c.id, object: 'realtime.response', status, usage } });
       notify();
     };
 
@@ -272,6 +284,11 @@ export async function startRealtimeFake() {
         s.functionOutputs.push({ callId: String(e.item.call_id), output });
         emit({ type: 'conversation.item.created', item: { id: id('item'), type: 'function_call_output', call_id: e.item.call_id } });
         notify();
+      } else if (e.type === 'conversation.item.create' && e.item?.type === 'message') {
+        const parts = (Array.isArray(e.item.content) ? e.item.content : []) as Array<{ type?: unknown; text?: unknown }>;
+        s.items.push({ role: String(e.item.role), text: parts.map((p) => String(p.text ?? '')).join(''), contentTypes: parts.map((p) => String(p.type)) });
+        emit({ type: 'conversation.item.created', item: { id: id('item'), type: 'message', role: e.item.role, content: parts } });
+        notify();
       }
     });
     ws.on('close', () => {
@@ -288,6 +305,7 @@ export async function startRealtimeFake() {
     state.modelDelayMs = 0;
     state.paceMs = 20;
     state.refuseNext = null;
+    state.usage = { ...DEFAULT_USAGE };
   }
 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

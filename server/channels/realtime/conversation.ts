@@ -1,6 +1,6 @@
 import { logger } from '@/server/logger';
 import type { RealtimeConfig } from './config';
-import type { RealtimeServerEvent } from './events';
+import type { RealtimeServerEvent, RealtimeUsage } from './events';
 import { openRealtimeSession, type RealtimeSession, type SessionSetup } from './session';
 
 /*
@@ -15,6 +15,8 @@ import { openRealtimeSession, type RealtimeSession, type SessionSetup } from './
  *   the listener is told to `clear` its playback at once, then the response is cancelled;
  * - the words of both sides, tool calls and the end go to the conversation's plan, one after
  *   another in the order the events came (a database queue), and to the listener as captions;
+ * - each response's usage (response.done) goes to the plan, in the same order, when it has a
+ *   `used` (the hosted app's live voice records it as the chat's model usage);
  * - end_call: the goodbye plays out (its mark comes back, or GOODBYE_MS passes), then the listener
  *   hangs up.
  */
@@ -30,6 +32,8 @@ export type ConversationPlan = {
   heard: (text: string) => Promise<void>;
   said: (text: string) => Promise<void>;
   runTool: (name: string, args: unknown) => Promise<ToolAnswer>;
+  /** A response's tokens, as the model reported them (optional: a phone call counts minutes instead). */
+  used?: (usage: RealtimeUsage) => Promise<void>;
   ended: () => Promise<void>;
 };
 
@@ -109,11 +113,14 @@ export async function openConversation(config: RealtimeConfig, plan: Conversatio
       case 'response_created':
         responding = true;
         return;
-      case 'response_done':
+      case 'response_done': {
         responding = false;
         markPlayback();
+        const { usage } = e;
+        if (usage && plan.used) later(() => plan.used!(usage));
         if (endAfterPlayback && unplayedMarks === 0) hangUp();
         return;
+      }
       case 'caller_transcript': {
         const text = e.text.trim();
         if (!text) return;

@@ -18,7 +18,14 @@ export const ResponseDone = Base.extend({
     .object({
       id: z.string().optional(),
       status: z.string().optional(),
-      usage: z.object({ input_tokens: z.number().optional(), output_tokens: z.number().optional() }).loose().nullish(),
+      usage: z
+        .object({
+          input_tokens: z.number().optional(),
+          output_tokens: z.number().optional(),
+          input_token_details: z.object({ cached_tokens: z.number().optional() }).loose().nullish(),
+        })
+        .loose()
+        .nullish(),
     })
     .loose()
     .optional(),
@@ -33,9 +40,18 @@ export type RealtimeServerEvent =
   | { kind: 'assistant_transcript'; text: string }
   | { kind: 'function_call'; callId: string; name: string; arguments: string }
   | { kind: 'response_created' }
-  | { kind: 'response_done'; status: string | null; usage: { inputTokens: number; outputTokens: number } | null }
+  | { kind: 'response_done'; status: string | null; usage: RealtimeUsage | null }
   | { kind: 'error'; message: string; code: string | null }
   | { kind: 'other'; type: string };
+
+/**
+ * A response's tokens as the model reported them (response.done's `usage`): `inputTokens` counts
+ * everything the response read, `cachedTokens` (input_token_details.cached_tokens) the part of it
+ * served from the model's cache. Audio and text tokens are not told apart.
+ */
+export type RealtimeUsage = { inputTokens: number; outputTokens: number; cachedTokens: number };
+
+const count = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
 
 /** One frame from the model server, as the bridge reads it (null: not JSON, ignored). */
 export function readServerEvent(raw: string): RealtimeServerEvent | null {
@@ -76,7 +92,8 @@ export function readServerEvent(raw: string): RealtimeServerEvent | null {
     case 'response.done': {
       const e = ResponseDone.safeParse(json);
       const u = e.success ? e.data.response?.usage : null;
-      return { kind: 'response_done', status: (e.success ? e.data.response?.status : null) ?? null, usage: u ? { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0 } : null };
+      const usage = u ? { inputTokens: count(u.input_tokens), outputTokens: count(u.output_tokens), cachedTokens: Math.min(count(u.input_token_details?.cached_tokens), count(u.input_tokens)) } : null;
+      return { kind: 'response_done', status: (e.success ? e.data.response?.status : null) ?? null, usage };
     }
     case 'error': {
       const e = ErrorEvent.safeParse(json);

@@ -27,7 +27,21 @@ export type SessionSetup = {
    * mono, little-endian at 24 kHz (`pcm16`, OpenAI's `audio/pcm`: the hosted app's live voice).
    */
   format?: AudioFormat;
+  /**
+   * What was said before this conversation (the chat's recent messages, oldest first), given to
+   * the model as conversation items once the session is set up: the person's (and, wrapped as
+   * untrusted data, anyone else's) as `user` text, the assistant's as its own.
+   */
+  history?: HistoryItem[];
 };
+
+export type HistoryItem = { role: 'user' | 'assistant'; text: string };
+
+/** A history line as the GA conversation.item.create takes it: `input_text` for the user, `output_text` for the assistant. */
+export const historyItem = (h: HistoryItem) => ({
+  type: 'conversation.item.create',
+  item: { type: 'message', role: h.role, content: [{ type: h.role === 'user' ? 'input_text' : 'output_text', text: h.text }] },
+});
 
 export type AudioFormat = 'pcmu' | 'pcm16';
 
@@ -99,6 +113,7 @@ export function openRealtimeSession(
     ws.on('open', () => {
       opened = true;
       send(sessionUpdate(config, setup));
+      for (const h of setup.history ?? []) send(historyItem(h));
       if (setup.greeting) send({ type: 'response.create', response: { instructions: setup.greeting } });
       resolve({
         appendAudio: (payload) => send({ type: 'input_audio_buffer.append', audio: payload }),
