@@ -86,6 +86,7 @@ export async function functionRegistered(pool: { query(sql: string, values: unkn
 export type Spread = { p50: number; p90: number; p99: number; n: number };
 
 export function spread(samples: number[]): Spread {
+  if (!samples.length) throw new Error('nothing to measure: no sample was taken');
   const s = [...samples].sort((a, b) => a - b);
   const at = (q: number) => Number(s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)].toFixed(1));
   return { p50: at(0.5), p90: at(0.9), p99: at(0.99), n: s.length };
