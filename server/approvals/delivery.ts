@@ -205,7 +205,7 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
   const messageId = row.providerMessageId ?? messageIdFor(job.key, content.from);
   // A message on a channel of the port (Telegram) goes through its adapter, files included when it carries them.
   if (row.type === 'message' && portAdapter(content.platform)) return sendPortDispatch(db, job, content);
-  // Files travel as attachments of an email, or as media links of a text (MMS, WhatsApp); no other action carries them.
+  // Files travel as attachments of an email, or with a message (links or bytes, as its channel takes them); no other action carries them.
   if (content.files.length && row.type !== 'email' && row.type !== 'message') return { outcome: 'failed', reason: `A ${row.type.replace('_', ' ')} cannot carry files: nothing was sent` };
   if (row.type === 'email') {
     if (!content.from) return { outcome: 'failed', reason: 'The sender has no email address: nothing was sent' };
@@ -258,18 +258,19 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     if (content.to.length !== 1) return { outcome: 'failed', reason: 'A message goes to exactly one recipient' };
     // From the staging assistant's own line on the platform; the adapter records its intent under the job's key (a retry never sends again).
     const [cart] = await db.select({ accountId: carts.accountId, assistantId: carts.assistantId }).from(carts).where(eq(carts.id, job.cartId));
-    // The files the person approved: as links the provider fetches for a text (MMS, WhatsApp), as
-    // bytes uploaded with the message on Slack; one gone since fails the message whole.
+    // The files the person approved: as links the provider fetches for a text through Twilio (MMS,
+    // WhatsApp), as bytes uploaded with the message on Slack and iMessage (Sendblue fetches no
+    // signed links: channels/imessage/media.ts); one gone since fails the message whole.
     let mediaUrls: string[] | undefined;
     let files: MailAttachment[] | undefined;
     if (content.files.length) {
       const owner = await ownerOf(db, job.cartId);
       if (!owner) return { outcome: 'failed', reason: 'Not sent: the cart has no owner' };
-      if ((textChannels as readonly string[]).includes(content.platform ?? '')) {
+      if (content.platform !== 'imessage' && (textChannels as readonly string[]).includes(content.platform ?? '')) {
         const links = await mediaLinks(db, owner, content.files, now);
         if ('problem' in links) return { outcome: 'failed', reason: `Not sent: ${links.problem}` };
         mediaUrls = links.urls;
-      } else if (content.platform === 'slack') {
+      } else if (content.platform === 'slack' || content.platform === 'imessage') {
         const read = await mailAttachments(db, owner, content.files);
         if ('problem' in read) return { outcome: 'failed', reason: `Not sent: ${read.problem}` };
         files = read.attachments;

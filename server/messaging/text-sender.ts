@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { inboundTexts, notices, tasks, users, type TextChannel } from '@/db/schema';
 import { failedDelivery as failed, type ChannelSenderAdapter, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
 import type { ChannelAdapter, MessageDelivery, OutboundMessage } from '@/server/channels/outbound';
+import { imessageFilesProblem } from '@/server/channels/imessage/media';
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { E164 } from '@/server/channels/twilio/payloads';
@@ -88,13 +89,17 @@ const asMessageDelivery = (d: Delivery): MessageDelivery => (d.state === 'failed
 
 const GROUP = 'group:';
 
+/** The files of a dispatch, however they came (links for Twilio, bytes for Sendblue). */
+const fileCount = (m: OutboundMessage) => (m.mediaUrls?.length ?? 0) + (m.files?.length ?? 0);
+
 /**
- * What a text to one number can carry (Twilio's limits): an MMS up to 10 files, a WhatsApp
- * message one; iMessage (Sendblue) carries none through Steward yet. Null when it fits.
+ * What a text to one number can carry: an MMS up to 10 files, a WhatsApp message one (Twilio's
+ * limits); an iMessage one file of at most 5 MB (Sendblue's: one media_url per send). Null when it fits.
  */
-function mediaProblem(channel: TextChannel, files: number): string | null {
+function mediaProblem(channel: TextChannel, m: OutboundMessage): string | null {
+  const files = fileCount(m);
   if (!files) return null;
-  if (channel === 'imessage') return 'An iMessage sent by Steward carries no files yet';
+  if (channel === 'imessage') return imessageFilesProblem(m.files?.length ? m.files : files);
   const most = channel === 'whatsapp' ? 1 : 10;
   return files > most ? `A ${channel} message carries at most ${most} file${most === 1 ? '' : 's'}` : null;
 }
@@ -102,7 +107,7 @@ function mediaProblem(channel: TextChannel, files: number): string | null {
 /** A dispatch into a group conversation: only one the assistant's line on this channel has received from (it is a member). */
 async function sendToGroup(db: Db, channel: TextChannel, m: OutboundMessage): Promise<MessageDelivery> {
   const groupId = m.to.slice(GROUP.length);
-  if (m.mediaUrls?.length) return { outcome: 'failed', reason: `A message into a ${channel} group carries no files: nothing was sent` };
+  if (fileCount(m)) return { outcome: 'failed', reason: `A message into a ${channel} group carries no files: nothing was sent` };
   if (!m.template && m.body.length > MAX_TEXT) return { outcome: 'failed', reason: `A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent` };
   const from = await activeLineFor(db, m.assistantId!, channel);
   if (!from) return { outcome: 'failed', reason: `The assistant has no ${channel} number (ask for a phone line): nothing was sent` };
@@ -128,7 +133,7 @@ export function textDispatchAdapter(channel: TextChannel, db: () => Db): Channel
       const to = m.to.replace(/[\s().-]/g, '');
       if (!E164.test(to)) return { outcome: 'failed', reason: `${m.to} is not a phone number in E.164 form (+ and the country code): nothing was sent` };
       if (!m.template && m.body.length > MAX_TEXT) return { outcome: 'failed', reason: `A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent` };
-      const media = mediaProblem(channel, m.mediaUrls?.length ?? 0);
+      const media = mediaProblem(channel, m);
       if (media) return { outcome: 'failed', reason: `${media}: nothing was sent` };
       const from = await activeLineFor(db(), m.assistantId, channel);
       if (!from) return { outcome: 'failed', reason: `The assistant has no ${channel} number (ask for a phone line): nothing was sent` };
@@ -144,6 +149,7 @@ export function textDispatchAdapter(channel: TextChannel, db: () => Db): Channel
           dispatchId: m.dispatchId ?? null,
           template: m.template ?? null,
           ...(m.mediaUrls?.length ? { mediaUrls: m.mediaUrls } : {}),
+          ...(m.files?.length ? { files: m.files } : {}),
         }),
       );
     },

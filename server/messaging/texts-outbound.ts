@@ -2,6 +2,7 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { inboundTexts, outboundTexts, textOptOuts, type OutboundTextRow, type TextChannel } from '@/db/schema';
 import { failedDelivery as failed, type Delivery } from '@/server/channels/message';
+import { imessageFilesProblem, sendblueUploadFile, type SendblueFile } from '@/server/channels/imessage/media';
 import { sendblueConfig, sendblueSend } from '@/server/channels/imessage/sendblue';
 import { createMessage, TWILIO_OPTED_OUT, TWILIO_OUTSIDE_WINDOW, type TwilioSend } from '@/server/channels/twilio/api';
 import { twilioConfig } from '@/server/channels/twilio/config';
@@ -18,7 +19,9 @@ import { logger } from '@/server/logger';
  * - the intent is recorded under a key of what is sent before the provider is called; a second
  *   attempt finds it and never calls again (a lost answer stays `unknown`, which the provider's
  *   status callback can still settle: its URL names the intent);
- * - the provider's id is recorded after. Nothing reports a delivery that did not happen.
+ * - the provider's id is recorded after. Nothing reports a delivery that did not happen;
+ * - files: Twilio fetches them by signed links (MMS, WhatsApp); an iMessage's one file is uploaded
+ *   to Sendblue after the intent and goes as the send's media_url (channels/imessage/media.ts).
  */
 
 export const WHATSAPP_WINDOW_MS = 24 * 3_600_000;
@@ -42,6 +45,8 @@ export type TextSend = {
   template?: { id: string; variables: Record<string, string> } | null;
   /** Files as links the provider fetches (MMS, WhatsApp media): Twilio only. */
   mediaUrls?: string[];
+  /** A file as bytes, uploaded to Sendblue and sent as the message's media_url: iMessage to one person only (at most one). */
+  files?: SendblueFile[];
   /** Outside the WhatsApp window, this template carries the message instead of failing (notices). */
   windowTemplate?: { id: string; variables: Record<string, string> } | null;
 };
@@ -85,7 +90,15 @@ async function callProvider(t: TextSend, ref: string, template: TextSend['templa
   if (t.channel === 'imessage') {
     const config = sendblueConfig();
     if (!config) return null;
-    const sent = await sendblueSend(config, { from: t.from, to: t.groupId ? null : t.to, groupId: t.groupId ?? null, content: t.body, statusCallback: statusUrl('sendblue', ref) });
+    // The file first (an upload shows nobody anything), then the words and its media_url in one send.
+    let mediaUrl: string | null = null;
+    const [file] = t.files ?? [];
+    if (file) {
+      const up = await sendblueUploadFile(config, file);
+      if (!up.ok) return { ok: false, definite: true, code: null, reason: `${up.reason}: nothing was sent` };
+      mediaUrl = up.mediaUrl;
+    }
+    const sent = await sendblueSend(config, { from: t.from, to: t.groupId ? null : t.to, groupId: t.groupId ?? null, content: t.body, statusCallback: statusUrl('sendblue', ref), mediaUrl });
     return sent.ok ? { ok: true, id: sent.handle, status: sent.status } : { ok: false, definite: sent.definite, code: null, reason: sent.reason };
   }
   const config = twilioConfig();
@@ -104,8 +117,18 @@ async function callProvider(t: TextSend, ref: string, template: TextSend['templa
 
 export const textProviderConfigured = (channel: TextChannel) => (channel === 'imessage' ? sendblueConfig() !== null : twilioConfig() !== null);
 
+/** Files in the form the channel's provider takes them (links for Twilio, bytes for Sendblue), within its limits; null when they fit. */
+function filesProblem(t: TextSend): string | null {
+  if (t.channel !== 'imessage') return t.files?.length ? `A ${t.channel} message takes its files as links, not bytes` : null;
+  if (t.mediaUrls?.length) return 'An iMessage takes its file as bytes (Sendblue fetches no signed links)';
+  if (t.files?.length && t.groupId) return 'A message into an imessage group carries no files';
+  return imessageFilesProblem(t.files ?? []);
+}
+
 export async function sendText(db: Db, t: TextSend, now = new Date()): Promise<Delivery> {
   if (!textProviderConfigured(t.channel)) return failed(`no provider configured for ${t.channel}`);
+  const files = filesProblem(t);
+  if (files) return failed(`${files}: nothing was sent`);
   if (!t.groupId && (await isOptedOut(db, t.from, t.to))) return failed(optedOutReason(t.to, t.from));
   let template = t.template ?? null;
   if (t.channel === 'whatsapp' && !template && !(await whatsappWindowOpen(db, t.from, t.to, now))) {

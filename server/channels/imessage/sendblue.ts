@@ -67,12 +67,13 @@ export type SendblueSend = { ok: true; handle: string; status: string } | { ok: 
 
 export async function sendblueSend(
   c: SendblueConfig,
-  m: { from: string; to: string | null; groupId?: string | null; content: string; statusCallback: string },
+  m: { from: string; to: string | null; groupId?: string | null; content: string; statusCallback: string; mediaUrl?: string | null },
 ): Promise<SendblueSend> {
   const group = Boolean(m.groupId);
+  // A file goes as the one media_url of a send to one person, with the words (media.ts); groups carry none through Steward.
   const body = group
     ? { from_number: m.from, group_id: m.groupId, content: m.content, status_callback: m.statusCallback }
-    : { from_number: m.from, number: m.to, content: m.content, status_callback: m.statusCallback };
+    : { from_number: m.from, number: m.to, content: m.content, status_callback: m.statusCallback, ...(m.mediaUrl ? { media_url: m.mediaUrl } : {}) };
   const a = await providerRequest({
     method: 'POST',
     url: new URL(`${c.apiUrl}/api/${group ? 'send-group-message' : 'send-message'}`),
@@ -83,7 +84,8 @@ export async function sendblueSend(
   if (a.status >= 500) return { ok: false, definite: false, reason: `Sendblue answered ${a.status}: the message may or may not have been sent` };
   const sent = SendAnswer.safeParse(jsonOf(a));
   if (a.status >= 200 && a.status < 300 && sent.success && sent.data.status !== 'ERROR') return { ok: true, handle: sent.data.message_handle, status: (sent.data.status ?? 'QUEUED').toLowerCase() };
-  const why = sent.success ? sent.data.error_message : (jsonOf(a) as { message?: string } | null)?.message;
+  const answer = jsonOf(a) as { error_message?: unknown; message?: unknown } | null;
+  const why = sent.success ? sent.data.error_message : (answer?.error_message ?? answer?.message);
   return { ok: false, definite: true, reason: `Sendblue refused it (${a.status}${why ? `: ${String(why).slice(0, 300)}` : ''})` };
 }
 

@@ -99,7 +99,7 @@ export const sendMessage = defineTool({
   description:
     `Send a text message on ${MESSAGE_PLATFORMS.join(', ')} to one recipient (a phone number in E.164 for sms, whatsapp and imessage; a user or channel id for slack and teams). ` +
     'Like send_email it is staged and released when this run ends, as the user’s autonomy settings say. ' +
-    'attachments: fileIds of the user’s files to send with it (sms: up to 10, whatsapp: 1, together at most 5 MB; slack and telegram: up to 10; teams and imessage carry none yet).',
+    'attachments: fileIds of the user’s files to send with it (sms: up to 10, whatsapp: 1, together at most 5 MB; slack and telegram: up to 10; imessage: 1, at most 5 MB, to one person; teams carries none yet).',
   input: z.object({
     platform: z.enum(MESSAGE_PLATFORMS, { message: `must be one of ${MESSAGE_PLATFORMS.join(', ')}` }),
     to: z.string().trim().min(1, 'must not be empty').max(320),
