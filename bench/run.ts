@@ -8,7 +8,7 @@
  * server and database the run started is stopped on any way out (an error, Ctrl-C, SIGTERM).
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -109,9 +109,11 @@ async function benchExecutorIfPresent(): Promise<unknown> {
  * Further benchmark sections, one module each (bench/<name>.ts exporting `bench()`): each starts
  * what it measures and its baseline itself, in this same run, and returns its keys for
  * bench/results.json under its name (`tasks.list.ratio` is `{ tasks: { list: { ratio } } }`).
- * BENCH_ONLY=tasks,carts,lists,workspace,trust,idempotency,executor,cluster,memory,console runs just those sections (the
- * HTTP figures above still run; BENCH_ONLY=none runs the HTTP figures alone). BENCH_HTTP_MODES=lean
- * measures the lean path only.
+ * BENCH_ONLY=tasks,carts,lists,workspace,trust,idempotency,executor,cluster,memory,console runs just those sections
+ * (`endpoints` names the HTTP figures above; BENCH_ONLY=none is the HTTP figures alone) and merges
+ * them into the results.json already there: the sections it did not run keep their figures, a
+ * section it ran keeps the keys it did not measure (sms's figures join channels'), and `partial`
+ * says what this run measured. BENCH_HTTP_MODES=lean measures the lean path only.
  */
 const WRITTEN_UNDER: Record<string, string> = { sms: 'channels', slack: 'channels', telegram: 'channels', shell: 'workspace' };
 const SECTIONS = ['tasks', 'carts', 'lists', 'workspace', 'chats', 'skills', 'trust', 'idempotency', 'channels', 'hosted', 'shell', 'slack', 'sms', 'telegram', 'voice', 'cluster', 'memory', 'console', 'calendar'];
@@ -119,8 +121,8 @@ const SECTIONS = ['tasks', 'carts', 'lists', 'workspace', 'chats', 'skills', 'tr
 async function main() {
   stopEverythingOnExit();
   const failures: string[] = [];
-  const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
-  const endpoints = await part('endpoints', httpFigures, failures);
+  const only = process.env.BENCH_ONLY?.split(',').map((s) => (s.trim() === 'none' ? 'endpoints' : s.trim()));
+  const endpoints = !only || only.includes('endpoints') ? await part('endpoints', httpFigures, failures) : null;
   const executor = !only || only.includes('executor') ? await part('executor', benchExecutorIfPresent, failures) : null;
   const sections: Record<string, unknown> = {};
   for (const name of SECTIONS) {
@@ -142,7 +144,7 @@ async function main() {
     sections[into] = { ...(target as object | undefined), ...figures };
     delete sections[name];
   }
-  const report = {
+  const full = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
     load: { connections: CONNECTIONS, durationSeconds: DURATION },
@@ -153,10 +155,35 @@ async function main() {
     ...sections,
     ...(failures.length ? { failed: failures } : {}),
   };
+  const report = only ? mergedInto(previousReport(), full, only) : full;
   writeFileSync(path.join(root, 'bench', 'results.json'), JSON.stringify(report, null, 2) + '\n');
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   await stopEverything();
   process.exit(failures.length ? 1 : 0);
+}
+
+type Report = Record<string, unknown>;
+const isFigures = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !('error' in v);
+
+function previousReport(): Report {
+  try {
+    return JSON.parse(readFileSync(path.join(root, 'bench', 'results.json'), 'utf8')) as Report;
+  } catch {
+    return {};
+  }
+}
+
+/** A partial run (BENCH_ONLY) over the last full report: only what it measured changes. */
+function mergedInto(previous: Report, run: Report, only: string[]): Report {
+  const merged: Report = { ...previous };
+  for (const [key, value] of Object.entries(run)) {
+    if (value === null || value === undefined || key === 'failed') continue;
+    merged[key] = isFigures(value) && isFigures(previous[key]) ? { ...previous[key], ...value } : value;
+  }
+  if (run.failed) merged.failed = run.failed;
+  else delete merged.failed;
+  merged.partial = { date: run.date, measured: only, since: previous.partial ? (previous.partial as { since?: unknown }).since : previous.date };
+  return merged;
 }
 
 main().catch(async (e) => {
