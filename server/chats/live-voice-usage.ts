@@ -1,5 +1,5 @@
 import { desc, eq } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { chatMessages, chatTurns, type ChatRow } from '@/db/schema';
 import { newId } from '@/db/schema/columns';
 import { targetsFor } from '@/server/budgets/coverage';
@@ -8,11 +8,13 @@ import { figures, keyOf, limitOf, readUsageRows } from '@/server/budgets/usage-r
 import type { RealtimeConfig } from '@/server/channels/realtime/config';
 import type { RealtimeUsage } from '@/server/channels/realtime/events';
 import { realtimePriceTable } from '@/server/channels/realtime/price';
-import { recordCallUsage, type TokenCounts } from '@/server/models/model-calls';
+import { recordCallUsage, type ModelCallUsage, type TokenCounts } from '@/server/models/model-calls';
 import { creditsFor } from '@/server/models/prices';
 
 /*
- * What a live voice conversation on the chat page costs, and the budgets it answers to (issue 48).
+ * What a live conversation with the realtime model costs, and the budgets it answers to (issue
+ * 48): a live voice conversation on the chat page, and a realtime phone call
+ * (server/messaging/voice-bridge.ts), each counted on its chat.
  *
  * Usage: the conversation is one turn of its chat (a chat_turns row, recorded `completed` when its
  * first response is counted, so no stream waits on it and no engine runs it), and each of the
@@ -29,6 +31,11 @@ import { creditsFor } from '@/server/models/prices';
  * server/budgets/reserve.ts) and settles it with the response's actual cost when its usage comes.
  * When the next reservation finds a budget spent, the conversation ends, naming it. A budget is
  * then exceeded by at most the response under way, as with text.
+ *
+ * A call without a chat at its start (someone leaving a message: their chat is opened by the
+ * message, at the end; a placed call: a task's, with no chat at all) is charged to its owner's
+ * budgets response by response all the same; its rows are written on the chat it ends up on, if
+ * any (close).
  */
 
 /** A budget covering the person that is spent now (reservations in flight aside), or null: read only, as GET /credits reads it. */
@@ -46,10 +53,10 @@ export async function spentBudgetOf(db: Db, accountId: string, userId: string, n
   return null;
 }
 
-/** How a spent budget is named to the person on the chat page: before a conversation, or ending one (`during`). */
-export function liveBudgetMessage(b: SpentBudget, during = false): string {
+/** How a spent budget is named: before a conversation, or ending one (`during`); `what` names the conversation (the chat page's, a call's). */
+export function liveBudgetMessage(b: SpentBudget, during = false, what = 'Live voice'): string {
   const which = b.memberUserId ? `your share of the team budget ${b.budgetId}` : `the ${b.scope} budget ${b.budgetId}`;
-  return `${during ? 'Live voice stopped' : 'Live voice cannot start'}: ${which} has no credits left (${b.spentCredits} of ${b.limitCredits} credits spent). Ask an administrator to top it up (POST /api/budgets/${b.budgetId}/top-up).`;
+  return `${what} ${during ? 'stopped' : 'cannot start'}: ${which} has no credits left (${b.spentCredits} of ${b.limitCredits} credits spent). Ask an administrator to top it up (POST /api/budgets/${b.budgetId}/top-up).`;
 }
 
 export type LiveUsage = {
@@ -57,9 +64,24 @@ export type LiveUsage = {
   begin: () => Promise<string | null>;
   /** Records a response and holds the next one's reservation; a spent budget's message when the conversation must end. */
   record: (usage: RealtimeUsage) => Promise<string | null>;
-  /** The conversation ended: a reservation still held is released, the turn's end stamped. Once. */
-  close: () => Promise<void>;
+  /**
+   * The conversation ended: a reservation still held is released, the turn's end stamped. Once.
+   * `chatId`: the chat a conversation that had none at its start ended up on (a stranger's call,
+   * whose message opens it at the end): the responses counted so far are written there.
+   */
+  close: (chatId?: string | null) => Promise<void>;
 };
+
+/**
+ * Who pays for a conversation and where its usage is kept: the chat (`id`), or none yet (a call
+ * whose chat is known only at its end, or never: a placed call has a task, not a chat). Without a
+ * chat, each response is charged to the budgets when it comes and its row waits for close().
+ */
+export type UsageHome = Pick<ChatRow, 'accountId' | 'userId' | 'modelTier'> & { id: string | null };
+
+/** The reservations' prefix (`live:<session>:<n>`, `call:<callId>:<n>`) and what a spent budget's message calls the conversation. */
+export type UsageNames = { ref: string; what: string };
+const LIVE_NAMES: UsageNames = { ref: 'live', what: 'Live voice' };
 
 /** A response's tokens as the usage rows keep them (four disjoint counts). */
 export const tokensOf = (u: RealtimeUsage): TokenCounts => ({
@@ -69,7 +91,7 @@ export const tokensOf = (u: RealtimeUsage): TokenCounts => ({
   cacheCreationTokens: 0,
 });
 
-export function liveUsage(db: Db, chat: Pick<ChatRow, 'id' | 'accountId' | 'userId' | 'modelTier'>, sessionId: string, realtime: RealtimeConfig): LiveUsage {
+export function liveUsage(db: Db, chat: UsageHome, sessionId: string, realtime: RealtimeConfig, names: UsageNames = LIVE_NAMES): LiveUsage {
   const tier = chat.modelTier;
   const prices = realtimePriceTable(tier);
   const startedAt = new Date();
@@ -78,13 +100,26 @@ export function liveUsage(db: Db, chat: Pick<ChatRow, 'id' | 'accountId' | 'user
   let responses = 0;
   let held: string | null = null;
   let closed = false;
+  /** Responses charged while the conversation had no chat, written on the chat it ends up on (close). */
+  const unwritten: ModelCallUsage[] = [];
 
   /** Holds response `n`'s estimate: null, or the spent budget's message. */
   const reserve = async (n: number, during = true): Promise<string | null> => {
-    const r = await reserveCall(db, { accountId: chat.accountId, userId: chat.userId, tier, ref: `live:${sessionId}:${n}` });
+    const r = await reserveCall(db, { accountId: chat.accountId, userId: chat.userId, tier, ref: `${names.ref}:${sessionId}:${n}` });
     if (r.kind === 'reserved') held = r.ref;
     // `busy`: calls in flight may spend what is left; nothing is held and the next response asks again.
-    return r.kind === 'exhausted' ? liveBudgetMessage(r.budget, during) : null;
+    return r.kind === 'exhausted' ? liveBudgetMessage(r.budget, during, names.what) : null;
+  };
+
+  /** The conversation's turn on `chatId`, written once (completed: no engine runs it) or its end moved on. */
+  const stampTurn = async (tx: Tx, chatId: string, now: Date) => {
+    if (turnWritten) return void (await tx.update(chatTurns).set({ endedAt: now }).where(eq(chatTurns.id, turnId)));
+    // The turn answers the newest message when the conversation is first counted: normally the person's first words.
+    const [newest] = await tx.select({ id: chatMessages.id }).from(chatMessages).where(eq(chatMessages.chatId, chatId)).orderBy(desc(chatMessages.createdAt), desc(chatMessages.id)).limit(1);
+    await tx
+      .insert(chatTurns)
+      .values({ id: turnId, chatId, accountId: chat.accountId, userId: chat.userId, messageId: newest?.id ?? sessionId, modelTier: tier, status: 'completed', startedAt, endedAt: now })
+      .onConflictDoNothing();
   };
 
   return {
@@ -100,32 +135,40 @@ export function liveUsage(db: Db, chat: Pick<ChatRow, 'id' | 'accountId' | 'user
       const priced = creditsFor(tier, tokens, { billable: true }, prices);
       const call = { seq: n - 1, modelTier: tier, model: realtime.model, usage: tokens, chargedCredits: priced.chargedCredits, isBillable: priced.isBillable };
       const now = new Date();
-      await db.transaction(async (tx) => {
-        if (!turnWritten) {
-          // The turn answers the newest message when the conversation is first counted: normally the person's first words.
-          const [newest] = await tx.select({ id: chatMessages.id }).from(chatMessages).where(eq(chatMessages.chatId, chat.id)).orderBy(desc(chatMessages.createdAt), desc(chatMessages.id)).limit(1);
-          await tx
-            .insert(chatTurns)
-            .values({ id: turnId, chatId: chat.id, accountId: chat.accountId, userId: chat.userId, messageId: newest?.id ?? sessionId, modelTier: tier, status: 'completed', startedAt, endedAt: now })
-            .onConflictDoNothing();
-        } else await tx.update(chatTurns).set({ endedAt: now }).where(eq(chatTurns.id, turnId));
-        if (!ref) return void (await recordCallUsage(tx, { turnId }, call, null));
-        const { id, also } = await recordCallUsage(tx, { turnId }, call, settlementSql(ref, tier, priced.chargedCredits, now));
-        if (id) await settledAlerts(tx, also ?? [], now);
-        else await settleCall(tx, ref, tier, priced.chargedCredits, now);
-      });
-      turnWritten = true;
+      const chatId = chat.id;
+      if (!chatId) {
+        // No chat yet: the budgets are charged now, the row waits for the chat (close).
+        unwritten.push(call);
+        if (ref) await db.transaction((tx) => settleCall(tx, ref, tier, priced.chargedCredits, now));
+      } else {
+        await db.transaction(async (tx) => {
+          await stampTurn(tx, chatId, now);
+          if (!ref) return void (await recordCallUsage(tx, { turnId }, call, null));
+          const { id, also } = await recordCallUsage(tx, { turnId }, call, settlementSql(ref, tier, priced.chargedCredits, now));
+          if (id) await settledAlerts(tx, also ?? [], now);
+          else await settleCall(tx, ref, tier, priced.chargedCredits, now);
+        });
+        turnWritten = true;
+      }
       if (closed) return null;
       return reserve(n + 1);
     },
 
-    async close() {
+    async close(chatId) {
       if (closed) return;
       closed = true;
       const ref = held;
       held = null;
       if (ref) await db.transaction((tx) => releaseCall(tx, ref));
-      if (turnWritten) await db.update(chatTurns).set({ endedAt: new Date() }).where(eq(chatTurns.id, turnId));
+      const home = chat.id ?? chatId;
+      if (!chat.id && home && unwritten.length) {
+        // Already charged when they came (record): only the rows are written now.
+        await db.transaction(async (tx) => {
+          await stampTurn(tx, home, new Date());
+          for (const call of unwritten) await recordCallUsage(tx, { turnId }, call, null);
+        });
+        turnWritten = true;
+      } else if (turnWritten) await db.update(chatTurns).set({ endedAt: new Date() }).where(eq(chatTurns.id, turnId));
     },
   };
 }

@@ -4,10 +4,12 @@ import type { Db } from '@/db/client';
 import { voiceCalls, type VoiceCallRow } from '@/db/schema';
 import type { RealtimeConfig } from '@/server/channels/realtime/config';
 import { openConversation, type Conversation } from '@/server/channels/realtime/conversation';
+import { liveUsage, type LiveUsage, type UsageNames } from '@/server/chats/live-voice-usage';
 import { MediaMessage, outClear, outMark, outMedia } from '@/server/channels/twilio/media-payloads';
 import { logger } from '@/server/logger';
 import { verifyStreamToken } from './voice-stream-token';
-import { planCall } from './voice-realtime-plan';
+import { BUDGET_SPENT } from './voice-calls';
+import { planCall, type CallPlan } from './voice-realtime-plan';
 
 /*
  * One Twilio media stream bridged to the realtime model (issue 48): the Twilio side of it. The
@@ -28,9 +30,19 @@ import { planCall } from './voice-realtime-plan';
  * end_call (the stream is closed once its goodbye has played, and Twilio follows the TwiML after
  * <Connect>: the `streamed` step hangs up), or the model's session fails (the call is marked so and
  * the `streamed` step carries the call on in turns).
+ *
+ * Usage and budgets (chats/live-voice-usage.ts, as the chat page's live voice): each response.done
+ * is a model call of the call's chat, charged to the budgets covering the owner, the next response
+ * held ahead. A budget spent at the start opens no model session; one spent during the call ends
+ * the stream after the response that spent it. Either way the row's reason says `budget_spent`
+ * before the stream closes, and the `streamed` step goes on without the model (voice-inbound.ts,
+ * voice-outbound.ts).
  */
 
 const START_MS = 10_000;
+
+/** A call's reservations are `call:<callId>:<n>`; a spent budget's message names the call. */
+const CALL_USAGE: UsageNames = { ref: 'call', what: 'The live call' };
 
 export type BridgeOptions = { realtime: RealtimeConfig; now?: () => Date };
 
@@ -82,13 +94,60 @@ export function runMediaStream(db: Db, ws: WebSocket, opts: BridgeOptions): Prom
         .then(() => resolve());
     };
 
+    /** A budget covering the owner is spent: the call's row says so (for the `streamed` step, written first), and the stream ends. */
+    const budgetSpent = async (admitted: VoiceCallRow, message: string) => {
+      logger.info({ callId: admitted.id, reason: message }, 'voice: a live call stopped, a budget is spent');
+      await db.update(voiceCalls).set({ reason: `${BUDGET_SPENT}: ${message}`.slice(0, 500) }).where(eq(voiceCalls.id, admitted.id));
+      close(1000, 'budget spent');
+      finish(null);
+    };
+
+    /** The model cannot serve this call: the row says so and the `streamed` step carries the call on in turns. */
+    const cannotOpen = async (admitted: VoiceCallRow, err: unknown, ended: () => Promise<void>) => {
+      logger.warn({ err, callId: admitted.id }, 'voice: the realtime model could not be reached; the call goes on in turns');
+      const reason = (err as Error).message;
+      await db.update(voiceCalls).set({ reason: `realtime_failed: ${reason}`.slice(0, 500) }).where(eq(voiceCalls.id, admitted.id));
+      await ended();
+      finished = true;
+      close(1011, 'model unavailable');
+      resolve();
+    };
+
     const open = async (admitted: VoiceCallRow, streamSid: string) => {
-      const plan = await planCall(db, admitted);
-      if (!plan) {
+      const planned = await planCall(db, admitted);
+      if (!planned) {
         close(1000, 'no conversation on this call');
         return resolve();
       }
+      // Each response is a model call of the call's chat, charged to the owner's budgets (chats/live-voice-usage.ts).
+      let usage: LiveUsage;
+      try {
+        usage = liveUsage(db, planned.home, admitted.id, opts.realtime, CALL_USAGE);
+      } catch (err) {
+        // STEWARD_REALTIME_PRICE is malformed: as a model that cannot be reached, never a dropped call.
+        return cannotOpen(admitted, err, planned.plan.ended);
+      }
+      const plan: CallPlan = {
+        ...planned.plan,
+        used: async (u) => {
+          const spent = await usage.record(u);
+          if (spent) await budgetSpent(admitted, spent);
+        },
+        ended: async () => {
+          await planned.plan.ended();
+          // A message's chat is opened by its end (the plan's), so the call's chat is read after it.
+          const [row] = await db.select({ chatId: voiceCalls.chatId }).from(voiceCalls).where(eq(voiceCalls.id, admitted.id));
+          await usage.close(row?.chatId ?? null);
+        },
+      };
       if (finished) {
+        await plan.ended();
+        return resolve();
+      }
+      // Admission: no model session while a budget covering the owner is spent; the call goes on without one.
+      const spent = await usage.begin();
+      if (spent || finished) {
+        if (spent) await budgetSpent(admitted, spent);
         await plan.ended();
         return resolve();
       }
@@ -111,13 +170,7 @@ export function runMediaStream(db: Db, ws: WebSocket, opts: BridgeOptions): Prom
           { callId: admitted.id },
         );
       } catch (err) {
-        logger.warn({ err, callId: admitted.id }, 'voice: the realtime model could not be reached; the call goes on in turns');
-        const reason = (err as Error).message;
-        await db.update(voiceCalls).set({ reason: `realtime_failed: ${reason}`.slice(0, 500) }).where(eq(voiceCalls.id, admitted.id));
-        await plan.ended();
-        finished = true;
-        close(1011, 'model unavailable');
-        return resolve();
+        return cannotOpen(admitted, err, plan.ended);
       }
       conversation = c;
       if (finished) wrapUp(c);

@@ -44,6 +44,13 @@ export async function streamVerbs(db: Db, call: VoiceCallRow, preface: Verb[] = 
 }
 
 /**
+ * The start of a live call's reason when a budget covering its owner was spent (voice-bridge.ts):
+ * the model was not opened, or was closed; the `streamed` step goes on without it.
+ */
+export const BUDGET_SPENT = 'budget_spent';
+export const budgetSpent = (call: Pick<VoiceCallRow, 'reason'>) => Boolean(call.reason?.startsWith(`${BUDGET_SPENT}:`));
+
+/**
  * How long a webhook waits for a chat turn's reply before answering with a holding line and a
  * redirect to the `wait` step (STEWARD_VOICE_REPLY_WAIT_MS, default 9 s): Twilio gives a webhook
  * 15 seconds, and the answer must reach it before then.
@@ -89,6 +96,16 @@ export async function appendTranscript(tx: Tx, callId: string, lines: Transcript
     .update(voiceCalls)
     .set({ transcript: sql`${voiceCalls.transcript} || ${JSON.stringify(lines)}::jsonb` })
     .where(eq(voiceCalls.id, callId));
+}
+
+/** Appends lines said once in a call (a repeated webhook finds its first line there and adds nothing). */
+export async function appendTranscriptOnce(tx: Tx, callId: string, lines: TranscriptLine[]): Promise<void> {
+  if (!lines.length) return;
+  const first = JSON.stringify([{ speaker: lines[0]!.speaker, text: lines[0]!.text }]);
+  await tx
+    .update(voiceCalls)
+    .set({ transcript: sql`${voiceCalls.transcript} || ${JSON.stringify(lines)}::jsonb` })
+    .where(and(eq(voiceCalls.id, callId), sql`NOT (${voiceCalls.transcript} @> ${first}::jsonb)`));
 }
 
 /** The call a step's URL names, checked against the CallSid Twilio signed: a step of another call is refused. */

@@ -16,6 +16,8 @@ import { routeInbound } from './inbound';
 import {
   answer,
   appendTranscript,
+  appendTranscriptOnce,
+  budgetSpent,
   callContext,
   callOfStep,
   disclosureLine,
@@ -267,14 +269,28 @@ async function strangerMessage(db: Db, ctx: CallContext, said: string, q: StepQu
 /**
  * POST /channels/twilio/voice/streamed: a live call's media stream ended without the caller
  * hanging up. The assistant ended it (end_call): goodbye. The realtime model failed: the call goes
- * on in turns, from where it was.
+ * on in turns, from where it was. A budget covering the owner is spent (voice-bridge.ts): the
+ * owner hears so and goodbye, as a turn refused by the budget says (speakTurn); someone leaving a
+ * message goes on in turns, which take a message without a model.
  */
 export async function inboundStreamed(db: Db, ctx: CallContext): Promise<string> {
   const call = ctx.call;
-  if (!realtimeFailed(call)) return answer(ctx, [GOODBYE]);
   const mode = modeOf(call);
+  const spent = budgetSpent(call);
+  if (spent && mode === 'owner') {
+    const sorry = 'Sorry, I cannot talk right now: your credits for this period are used up. Goodbye.';
+    await appendTranscriptOnce(db, call.id, [line('assistant', sorry)]);
+    return answer(ctx, [{ say: sorry }, GOODBYE]);
+  }
+  if (!realtimeFailed(call) && !spent) return answer(ctx, [GOODBYE]);
   if (mode !== 'owner' && mode !== 'message') return answer(ctx, [GOODBYE]);
   await db.update(voiceCalls).set({ media: 'turns' }).where(eq(voiceCalls.id, call.id));
+  // A caller the model never greeted (the budget was spent before it was opened) hears the turns' greeting.
+  if (spent && !call.transcript.length) {
+    const verbs = greeting(ctx, mode);
+    await appendTranscriptOnce(db, call.id, verbs.flatMap((v) => ('gather' in v ? v.gather.say : [])).map((t) => line('assistant', t)));
+    return answer(ctx, verbs);
+  }
   const ask = mode === 'owner' ? 'Sorry, the line had a problem. What can I do for you?' : 'Sorry, the line had a problem. Please tell me your message.';
   return answer(ctx, [{ gather: { action: stepUrl('speech', { call: call.id, n: call.exchanges + 1 }), say: [ask] } }]);
 }

@@ -15,7 +15,7 @@ import { badRequest, notFound } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { MAX_MESSAGE_CHARS } from '@/server/tasks/contracts';
 import { runForReply } from '@/server/tasks/inbound-reply';
-import { answer, appendTranscript, callContext, callOfStep, disclosureLine, line, stepUrl, streamVerbs, type CallContext } from './voice-calls';
+import { answer, appendTranscript, appendTranscriptOnce, BUDGET_SPENT, budgetSpent, callContext, callOfStep, disclosureLine, line, stepUrl, streamVerbs, type CallContext } from './voice-calls';
 import { realtimeFailed } from './voice-inbound';
 import { DEFAULT_TERMS } from './voice-realtime-instructions';
 import type { StepQuery } from './voice-inbound';
@@ -210,6 +210,8 @@ export function callReport(call: VoiceCallRow, outcome: VoiceCallOutcome, durati
     `Outcome from ${call.toNumber} of the call you placed: ${outcome === 'voicemail' && call.terms?.onMachine === 'hangup' ? 'an answering machine answered, and no message was left (as approved)' : OUTCOME_TEXT[outcome]}${durationSec ? ` (${durationSec} s)` : ''}${reason ? `; ${reason}` : ''}.`,
     ...(call.purpose ? [`Purpose: ${call.purpose}`] : []),
   ];
+  // A budget that stopped the live conversation (voice-bridge.ts): the rest of the call was the approved words in turns.
+  if (budgetSpent(call)) lines.push(`${call.reason!.slice(BUDGET_SPENT.length + 1).trim()} The rest of the call was the approved words.`);
   if (call.summary) lines.push(`Summary: ${call.summary}`);
   if (call.media === 'realtime') {
     lines.push(call.commitments.length ? `Agreed within the approved bounds: ${call.commitments.join('; ')}` : 'Agreed: nothing.');
@@ -262,11 +264,18 @@ export async function statusStep(db: Db, p: VoiceParams, q: Pick<StepQuery, 'cal
     .where(and(eq(voiceCalls.id, call.id), isNull(voiceCalls.endedAt)));
 }
 
-/** POST /channels/twilio/voice/streamed for a placed call: goodbye, or (the model failed) the approved words in turns. */
-export async function outboundStreamed(db: Db, ctx: CallContext): Promise<string> {
+/**
+ * POST /channels/twilio/voice/streamed for a placed call: goodbye, or (the model failed, or a budget
+ * covering the owner is spent: voice-bridge.ts) the approved words in turns, which need no model.
+ */
+export async function outboundStreamed(db: Db, ctx: CallContext, now = new Date()): Promise<string> {
   const call = ctx.call;
-  if (!realtimeFailed(call)) return answer(ctx, [{ hangup: true }]);
+  const spent = budgetSpent(call);
+  if (!realtimeFailed(call) && !spent) return answer(ctx, [{ hangup: true }]);
   await db.update(voiceCalls).set({ media: 'turns' }).where(eq(voiceCalls.id, call.id));
   const script = call.script?.trim() || call.purpose || 'Hello.';
-  return answer(ctx, [{ gather: { action: stepUrl('reply', { call: call.id, n: call.exchanges + 1 }), timeoutSec: 6, say: [`Sorry, the line had a problem. ${script}`] } }]);
+  // A callee the model never spoke to (the budget was spent before it was opened) hears the approved words as a call in turns begins.
+  const say = spent && !call.transcript.length ? [...(ctx.disclosure ? [disclosureLine(ctx.ownerName)] : []), script] : [`Sorry, the line had a problem. ${script}`];
+  if (spent && !call.transcript.length) await appendTranscriptOnce(db, call.id, say.map((t) => line('assistant', t, now)));
+  return answer(ctx, [{ gather: { action: stepUrl('reply', { call: call.id, n: call.exchanges + 1 }), timeoutSec: 6, say } }]);
 }

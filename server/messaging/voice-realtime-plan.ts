@@ -7,6 +7,7 @@ import type { ConversationPlan, ToolAnswer } from '@/server/channels/realtime/co
 import type { RealtimeTool } from '@/server/channels/realtime/session';
 import { firstListed } from '@/server/channels/voice-providers';
 import { appendChatMessage } from '@/server/chats/messages';
+import type { UsageHome } from '@/server/chats/live-voice-usage';
 import { chatTier } from '@/server/chats/tier';
 import { spokenTools } from '@/server/chats/spoken-tools';
 import { startQueuedTurns } from '@/server/chats/turn-queue';
@@ -200,13 +201,27 @@ function outboundPlan(db: Db, call: VoiceCallRow, assistant: AssistantRow, owner
 /** The assistant's own `openai` voice (the realtime model speaks OpenAI's voices), else its owner's, else the configured or the server's default. */
 const speechVoiceOrNull = (assistant: AssistantRow, owner: UserRow | null): string | null => firstListed([assistant, owner], 'openai');
 
+/**
+ * A call's plan, and who pays for its model and where its usage is kept (chats/live-voice-usage.ts):
+ * always the owner, at the tier a chat of theirs has; on the call's chat, which the owner's call has
+ * from its start, a message only once it is taken (at the end), and a placed call never (a task's).
+ */
+export type PlannedCall = { plan: CallPlan; home: UsageHome };
+
 /** The plan for a call whose stream authenticated, or null when the call may not be conversed with. */
-export async function planCall(db: Db, call: VoiceCallRow): Promise<CallPlan | null> {
+export async function planCall(db: Db, call: VoiceCallRow): Promise<PlannedCall | null> {
   const { assistant, owner } = await parties(db, call);
   if (!owner) return null;
   const disclosure = disclosureOf(assistant) ? disclosureLine(ownerNameOf(owner)) : null;
-  if (call.direction === 'outbound') return outboundPlan(db, call, assistant, owner, (await personaFor(db, assistant, owner)).lines, disclosure);
+  const payer = { accountId: call.accountId, userId: owner.id };
+  if (call.direction === 'outbound') {
+    const plan = outboundPlan(db, call, assistant, owner, (await personaFor(db, assistant, owner)).lines, disclosure);
+    return { plan, home: { ...payer, id: null, modelTier: await chatTier(db, owner) } };
+  }
   if (call.outcome === 'refused') return null;
-  if (call.caller === 'owner') return ownerPlan(db, call, assistant, owner, await callChat(db, call, owner), (await personaFor(db, assistant, owner)).lines, disclosure);
-  return messagePlan(db, call, assistant, owner, disclosure);
+  if (call.caller === 'owner') {
+    const chat = await callChat(db, call, owner);
+    return { plan: ownerPlan(db, call, assistant, owner, chat, (await personaFor(db, assistant, owner)).lines, disclosure), home: { ...payer, id: chat.id, modelTier: chat.modelTier } };
+  }
+  return { plan: messagePlan(db, call, assistant, owner, disclosure), home: { ...payer, id: null, modelTier: await chatTier(db, owner) } };
 }

@@ -181,6 +181,8 @@ describe('what the model knows of the chat', () => {
     const page = listen(ws);
     await page.until(() => page.events.find((e) => e.type === 'ready'), 'ready');
     const session = realtime.sessions.at(-1)!;
+    // The items are sent before the page hears `ready`; the stand-in reads them off its socket a little later.
+    await page.until(() => session.items.length >= 20, 'the history at the stand-in');
     expect(session.items).toHaveLength(20);
     expect(session.items.slice(-3)).toEqual([
       { role: 'user', text: 'Can you find me a dentist near the office?', contentTypes: ['input_text'] },

@@ -16,7 +16,7 @@ import { openRealtimeSession, type RealtimeSession, type SessionSetup } from './
  * - the words of both sides, tool calls and the end go to the conversation's plan, one after
  *   another in the order the events came (a database queue), and to the listener as captions;
  * - each response's usage (response.done) goes to the plan, in the same order, when it has a
- *   `used` (the hosted app's live voice records it as the chat's model usage);
+ *   `used` (both record it as the model usage of the conversation's chat: chats/live-voice-usage.ts);
  * - end_call: the goodbye plays out (its mark comes back, or GOODBYE_MS passes), then the listener
  *   hangs up.
  */
@@ -32,7 +32,7 @@ export type ConversationPlan = {
   heard: (text: string) => Promise<void>;
   said: (text: string) => Promise<void>;
   runTool: (name: string, args: unknown) => Promise<ToolAnswer>;
-  /** A response's tokens, as the model reported them (optional: a phone call counts minutes instead). */
+  /** A response's tokens, as the model reported them (optional: a plan that counts nothing leaves it out). */
   used?: (usage: RealtimeUsage) => Promise<void>;
   ended: () => Promise<void>;
 };
