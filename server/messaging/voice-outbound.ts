@@ -11,6 +11,7 @@ import { twilioConfig } from '@/server/channels/twilio/config';
 import { E164 } from '@/server/channels/twilio/payloads';
 import type { Verb } from '@/server/channels/twilio/twiml';
 import type { VoiceParams } from '@/server/channels/twilio/voice-payloads';
+import { chargeCallMinutes } from '@/server/budgets/call-minutes';
 import { badRequest, notFound } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { MAX_MESSAGE_CHARS } from '@/server/tasks/contracts';
@@ -243,6 +244,8 @@ async function finishOutbound(db: Db, callId: string, status: VoiceCallStatus, p
       activityId = activity!.id;
     }
     await tx.update(voiceCalls).set({ status, outcome, answeredBy, durationSec, reason: reason ?? call.reason, endedAt: now, reportedActivityId: activityId }).where(eq(voiceCalls.id, call.id));
+    // Phone time in the owner's budgets, once per call (STEWARD_VOICE_MINUTE_PRICE; budgets/call-minutes.ts).
+    await chargeCallMinutes(tx, { ...call, durationSec }, now);
   });
 }
 
@@ -258,10 +261,15 @@ export async function statusStep(db: Db, p: VoiceParams, q: Pick<StepQuery, 'cal
     return;
   }
   if (call.direction === 'outbound') return finishOutbound(db, call.id, status, p, now);
-  await db
-    .update(voiceCalls)
-    .set({ status, durationSec: p.CallDuration ?? null, endedAt: now, outcome: sql`coalesce(${voiceCalls.outcome}, 'answered')` })
-    .where(and(eq(voiceCalls.id, call.id), isNull(voiceCalls.endedAt)));
+  // The call is closed and its minutes charged together: only the delivery that closes it charges them.
+  await db.transaction(async (tx) => {
+    const [ended] = await tx
+      .update(voiceCalls)
+      .set({ status, durationSec: p.CallDuration ?? null, endedAt: now, outcome: sql`coalesce(${voiceCalls.outcome}, 'answered')` })
+      .where(and(eq(voiceCalls.id, call.id), isNull(voiceCalls.endedAt)))
+      .returning();
+    if (ended) await chargeCallMinutes(tx, ended, now);
+  });
 }
 
 /**
