@@ -1,15 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { calendarEvents, calendarPushChannels } from '@/db/schema';
 import { setHostedDomain } from '@/server/hosted/accounts';
 import { syncConnection } from '@/server/calendars/sync';
-import { useRunHarness } from '../agent/run-harness';
 import { connectCalendars } from '../helpers/calendar-oauth';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
-import { startGraphCalendarFake, type GraphCalendarFake } from '../helpers/graph-calendar-fake';
-import { startGraphFake, type GraphFake } from '../helpers/graph-fake';
+import type { GraphCalendarFake } from '../helpers/graph-calendar-fake';
+import type { GraphFake } from '../helpers/graph-fake';
 import { hostedCaller } from '../helpers/hosted-caller';
-import { useCalendarStandIns } from './stand-ins';
+import { usePushWorld } from './push-world';
 
 /**
  * Provider push stops with the change that ends it (issue 43): a calendar the user no longer reads
@@ -21,47 +20,18 @@ import { useCalendarStandIns } from './stand-ins';
  * before the calendar was deselected reads nothing either. Choosing the calendar again makes its
  * channel at the next periodic sync, as every channel is made.
  */
-const h = useRunHarness();
-const { app, until } = h;
-const db = () => h.db();
-const providers = useCalendarStandIns();
+const PUBLIC = 'https://steward-push-stop.test';
+const world = usePushWorld(PUBLIC);
+const { app, until, db, providers, inHours, httpsFromNow, httpAgain } = world;
 let mail: GraphFake;
 let graph: GraphCalendarFake;
-const PUBLIC = 'https://steward-push-stop.test';
-const saved: Record<string, string | undefined> = {};
-const GRAPH_ENV = ['MICROSOFT_CLIENT_ID', 'MICROSOFT_CLIENT_SECRET', 'STEWARD_MICROSOFT_LOGIN_URL', 'STEWARD_GRAPH_API_URL', 'MICROSOFT_TENANT'];
-
-beforeAll(async () => {
-  mail = await startGraphFake();
-  graph = await startGraphCalendarFake({ mail });
-  for (const k of [...GRAPH_ENV, 'STEWARD_PUBLIC_URL']) saved[k] = process.env[k];
-  Object.assign(process.env, graph.env);
-});
-afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  await graph?.close();
-  await mail?.close();
+beforeAll(() => {
+  mail = world.mail();
+  graph = world.graph();
 });
 
-const HOUR = 3_600_000;
-const inHours = (n: number) => new Date(Math.floor(Date.now() / HOUR) * HOUR + n * HOUR);
 const settle = () => new Promise((r) => setTimeout(r, 1_500));
 let n = 0;
-
-/** The public URL is https from here on (connecting went through the test server's own URL). */
-function httpsFromNow() {
-  process.env.STEWARD_PUBLIC_URL = PUBLIC;
-  const listening = new URL(app().baseUrl).origin;
-  providers.gcal.routePush(PUBLIC, listening);
-  graph.routePush(PUBLIC, listening);
-}
-function httpAgain() {
-  if (saved.STEWARD_PUBLIC_URL === undefined) delete process.env.STEWARD_PUBLIC_URL;
-  else process.env.STEWARD_PUBLIC_URL = saved.STEWARD_PUBLIC_URL;
-}
 
 /** A user of a hosted account: their key and the hosted page's procedures. */
 async function person() {

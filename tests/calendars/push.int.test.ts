@@ -1,13 +1,12 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { calendarPushChannels, workflowFirings } from '@/db/schema';
 import { syncConnection } from '@/server/calendars/sync';
-import { useRunHarness } from '../agent/run-harness';
 import { connectCalendars } from '../helpers/calendar-oauth';
 import { call, newAccount, newUser, userKey } from '../helpers/client';
-import { startGraphCalendarFake, type GraphCalendarFake } from '../helpers/graph-calendar-fake';
-import { startGraphFake, type GraphFake } from '../helpers/graph-fake';
-import { useCalendarStandIns } from './stand-ins';
+import type { GraphCalendarFake } from '../helpers/graph-calendar-fake';
+import type { GraphFake } from '../helpers/graph-fake';
+import { usePushWorld } from './push-world';
 
 /**
  * Provider push (issue 43): when the deployment's public URL is https, the periodic sync gives
@@ -19,46 +18,17 @@ import { useCalendarStandIns } from './stand-ins';
  * stops the channels. The stand-ins post to the public https origin, routed to the test server as
  * the deployment's TLS proxy would.
  */
-const h = useRunHarness();
-const { app, until } = h;
-const db = () => h.db();
-const providers = useCalendarStandIns();
+const PUBLIC = 'https://steward-push.test';
+const world = usePushWorld(PUBLIC);
+const { app, until, db, providers, inHours, httpsFromNow, httpAgain } = world;
 let mail: GraphFake;
 let graph: GraphCalendarFake;
-const PUBLIC = 'https://steward-push.test';
-const saved: Record<string, string | undefined> = {};
-const GRAPH_ENV = ['MICROSOFT_CLIENT_ID', 'MICROSOFT_CLIENT_SECRET', 'STEWARD_MICROSOFT_LOGIN_URL', 'STEWARD_GRAPH_API_URL', 'MICROSOFT_TENANT'];
-
-beforeAll(async () => {
-  mail = await startGraphFake();
-  graph = await startGraphCalendarFake({ mail });
-  for (const k of [...GRAPH_ENV, 'STEWARD_PUBLIC_URL']) saved[k] = process.env[k];
-  Object.assign(process.env, graph.env);
-});
-afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  await graph?.close();
-  await mail?.close();
+beforeAll(() => {
+  mail = world.mail();
+  graph = world.graph();
 });
 
-const HOUR = 3_600_000;
-const inHours = (h: number) => new Date(Math.floor(Date.now() / HOUR) * HOUR + h * HOUR);
 let n = 0;
-
-/** The public URL is https from here on (connecting went through the test server's own URL). */
-function httpsFromNow() {
-  process.env.STEWARD_PUBLIC_URL = PUBLIC;
-  const listening = new URL(app().baseUrl).origin;
-  providers.gcal.routePush(PUBLIC, listening);
-  graph.routePush(PUBLIC, listening);
-}
-function httpAgain() {
-  if (saved.STEWARD_PUBLIC_URL === undefined) delete process.env.STEWARD_PUBLIC_URL;
-  else process.env.STEWARD_PUBLIC_URL = saved.STEWARD_PUBLIC_URL;
-}
 
 async function userWithWorkflow() {
   const account = await newAccount(app());
