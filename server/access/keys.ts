@@ -10,6 +10,10 @@ export function generateApiKey(): { key: string; hash: string; prefix: string } 
 /** SHA-256 in hex; the one-shot `hash` (no Hash object) is a third of createHash's cost, and every API request pays it. */
 export const hashSecret = (secret: string) => hash('sha256', secret, 'hex');
 
+/** Whether a presented secret (a webhook's token, a subscription's clientState) is the one whose hash is kept; constant time, and nothing presented or kept is no. */
+export const matchesSecretHash = (presented: string | null | undefined, storedHash: string | null | undefined): boolean =>
+  Boolean(presented && storedHash) && sameHash(hashSecret(presented!), storedHash!);
+
 /** Constant-time comparison of two hex hashes. */
 export function sameHash(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');

@@ -1,11 +1,12 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { calendarPushChannels, type CalendarPushChannelRow } from '@/db/schema';
+import { matchesSecretHash } from '@/server/access/keys';
 import { readNotifications, validationAnswer } from '@/server/channels/graph/notifications';
 import { badRequest, forbidden } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
-import { markPending, tokenMatches, unmarkPending } from './push';
+import { markPending, unmarkPending } from './push';
 
 /*
  * The notifications providers post to (POST /api/calendars/push/google, /microsoft). Each is
@@ -40,7 +41,7 @@ export async function googlePushNotification(db: Db, req: ApiRequest, deps: Cale
     .select()
     .from(calendarPushChannels)
     .where(and(eq(calendarPushChannels.provider, 'google'), eq(calendarPushChannels.channelId, channelId)));
-  if (!channel || !tokenMatches(req.headers.get('x-goog-channel-token'), channel.tokenHash)) {
+  if (!channel || !matchesSecretHash(req.headers.get('x-goog-channel-token'), channel.tokenHash)) {
     logger.warn({ channelId }, 'calendar push: a Google notification refused (unknown channel or wrong token)');
     throw forbidden('X-Goog-Channel-Token: does not match the channel', 'invalid_channel_token');
   }
@@ -61,7 +62,7 @@ export async function graphPushNotification(db: Db, req: ApiRequest, validationT
   const verified = new Map<string, CalendarPushChannelRow>();
   for (const n of notifications) {
     const channel = rows.find((r) => r.channelId === n.subscriptionId);
-    if (channel && tokenMatches(n.clientState, channel.tokenHash)) verified.set(channel.id, channel);
+    if (channel && matchesSecretHash(n.clientState, channel.tokenHash)) verified.set(channel.id, channel);
   }
   if (!verified.size) {
     logger.warn({ subscriptionIds: ids }, 'calendar push: Graph notifications refused (unknown subscription or wrong clientState)');

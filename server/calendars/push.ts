@@ -1,8 +1,8 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { calendarPushChannels, calendars, type CalendarConnectionRow, type CalendarPushChannelRow, type CalendarRow } from '@/db/schema';
-import { sameHash } from '@/server/access/keys';
+import { hashSecret } from '@/server/access/keys';
 import { publicOrigin } from '@/server/http/public-origin';
 import { logger } from '@/server/logger';
 import type { CalendarProvider, PushChannel } from './provider';
@@ -23,11 +23,6 @@ type PushProvider = keyof typeof PUSH_PATHS;
 
 /** Renewed when less than this is left (the periodic sync runs every few minutes). */
 const RENEW_WITHIN_MS = 86_400_000;
-
-export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
-
-/** Whether a presented token is the one whose hash the channel keeps (constant time). */
-export const tokenMatches = (presented: string | null | undefined, stored: string) => Boolean(presented) && sameHash(tokenHash(presented!), stored);
 
 /** Where a provider posts notifications, or null when the public URL is not https (no push then). */
 export function pushAddress(provider: string): string | null {
@@ -86,7 +81,7 @@ export async function keepPush(db: Db, connection: Pick<CalendarConnectionRow, '
 async function watch(db: Db, connection: Pick<CalendarConnectionRow, 'id' | 'provider'>, calendar: CalendarRow, provider: CalendarProvider, address: string, now: Date, replaced: CalendarPushChannelRow | null) {
   const token = randomBytes(32).toString('base64url');
   const channelId = randomUUID();
-  const values = { calendarId: calendar.id, connectionId: connection.id, provider: connection.provider as PushProvider, channelId, resourceId: null, tokenHash: tokenHash(token), expiresAt: now, pendingSince: null, updatedAt: now };
+  const values = { calendarId: calendar.id, connectionId: connection.id, provider: connection.provider as PushProvider, channelId, resourceId: null, tokenHash: hashSecret(token), expiresAt: now, pendingSince: null, updatedAt: now };
   const [row] = await db.insert(calendarPushChannels).values(values).onConflictDoUpdate({ target: calendarPushChannels.calendarId, set: values }).returning();
   let made: PushChannel;
   try {

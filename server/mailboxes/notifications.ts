@@ -2,7 +2,8 @@ import { inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { mailboxes } from '@/db/schema';
 import { graphSettings } from '@/server/channels/graph/config';
-import { clientStateMatches, readNotifications, validationAnswer } from '@/server/channels/graph/notifications';
+import { matchesSecretHash } from '@/server/access/keys';
+import { readNotifications, validationAnswer } from '@/server/channels/graph/notifications';
 import { forbidden, notFound } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
@@ -32,7 +33,7 @@ export async function graphNotifications(db: Db, req: ApiRequest, validationToke
   let refused = 0;
   for (const n of notifications) {
     const mailbox = bySubscription.get(n.subscriptionId);
-    if (!mailbox || !clientStateMatches(n.clientState, mailbox.clientStateHash)) {
+    if (!mailbox || !matchesSecretHash(n.clientState, mailbox.clientStateHash)) {
       refused++;
       continue;
     }

@@ -4,7 +4,7 @@ import type { Db } from '@/db/client';
 import { mailboxes, type MailboxRow } from '@/db/schema';
 import { graphInboxDelta, type GraphAccess } from '@/server/channels/graph/api';
 import { graphConfig } from '@/server/channels/graph/config';
-import { clientStateHash } from '@/server/channels/graph/notifications';
+import { hashSecret } from '@/server/access/keys';
 import { createInboxSubscription, renewSubscription } from '@/server/channels/graph/subscriptions';
 import { ProviderHttpError } from '@/server/channels/providers';
 import { publicOrigin } from '@/server/http/public-origin';
@@ -36,7 +36,7 @@ async function keepSubscription(db: Db, mailbox: MailboxRow, g: GraphAccess, now
     }
     // The clientState proves each notification: only its hash is kept, written before Graph can send any.
     const clientState = randomBytes(32).toString('base64url');
-    await db.update(mailboxes).set({ clientStateHash: clientStateHash(clientState), subscriptionId: null, subscriptionExpiresAt: null }).where(eq(mailboxes.id, mailbox.id));
+    await db.update(mailboxes).set({ clientStateHash: hashSecret(clientState), subscriptionId: null, subscriptionExpiresAt: null }).where(eq(mailboxes.id, mailbox.id));
     const created = await createInboxSubscription(g, `${publicOrigin().origin}${GRAPH_NOTIFICATION_PATH}`, clientState, now);
     await db.update(mailboxes).set({ subscriptionId: created.id, subscriptionExpiresAt: created.expiresAt }).where(eq(mailboxes.id, mailbox.id));
     return null;

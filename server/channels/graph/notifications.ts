@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { sameHash } from '@/server/access/keys';
 import { AppError, badRequest } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 
@@ -8,7 +6,7 @@ import type { ApiRequest } from '@/server/http/request';
  * What Graph posts to the notification URL (a changeNotificationCollection): each notification
  * names its subscription and carries the clientState given when it was created, which is the
  * only thing that proves it came from Graph for that subscription. Steward keeps the clientState
- * as a SHA-256 hash and compares in constant time.
+ * as a SHA-256 hash and compares in constant time (hashSecret and matchesSecretHash, access/keys.ts).
  */
 
 const Notification = z
@@ -23,14 +21,6 @@ const Notification = z
   .loose();
 export const NotificationCollection = z.object({ value: z.array(Notification).min(1).max(1000) }).loose();
 export type GraphNotification = z.infer<typeof Notification>;
-
-export const clientStateHash = (clientState: string) => createHash('sha256').update(clientState, 'utf8').digest('hex');
-
-/** Whether a notification's clientState is the one whose hash the subscription keeps. */
-export function clientStateMatches(presented: string | null | undefined, storedHash: string | null): boolean {
-  if (!presented || !storedHash) return false;
-  return sameHash(clientStateHash(presented), storedHash);
-}
 
 const MAX_BODY = 1_000_000;
 
