@@ -238,7 +238,8 @@ describe('shell_run', () => {
       sh('echo back'),
     );
     const single = toolResult(llm.requests, 'shell_run', 0).value;
-    expect(single.stderr).toContain('File size limit exceeded');
+    // The file size limit stops it and the shell says so, unless under load the quota watcher's measurement came first.
+    expect(`${single.stderr}\n${single.note ?? ''}`).toMatch(/File size limit exceeded|Stopped: the workspace reached its disk quota/);
     expect(Number(single.stdout.trim().split('\n').at(-1))).toBeLessThanOrEqual(40 * 1024 * 1024);
     const filler = toolResult(llm.requests, 'shell_run', 1).value;
     const refusedAt = toolResult(llm.requests, 'file_write', 0).value.details.usedBytes as number;
