@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assistants } from '@/db/schema';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
-import { startSendblueFake, type SendblueFake } from '../helpers/sendblue-fake';
+import { useSendblueFake, type SendblueFake } from '../helpers/sendblue-fake';
 import { PNG, upload } from '../files/documents';
 
 /*
@@ -17,22 +17,10 @@ import { PNG, upload } from '../files/documents';
  */
 
 const h = useCartHarness();
+const standIn = useSendblueFake();
 let sendblue: SendblueFake;
-const saved: Record<string, string | undefined> = {};
-beforeAll(async () => {
-  sendblue = await startSendblueFake();
-  const env = { ...sendblue.env, STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.0/8' };
-  for (const [k, v] of Object.entries(env)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-});
-afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  await sendblue?.close();
+beforeAll(() => {
+  sendblue = standIn();
 });
 
 const number = (prefix: string) => `${prefix}${String(Math.floor(Math.random() * 9000) + 1000)}`;

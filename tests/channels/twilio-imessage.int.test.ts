@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assistants, chatMessages, chats, inboundTexts } from '@/db/schema';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
-import { startSendblueFake, type SendblueFake } from '../helpers/sendblue-fake';
+import { useSendblueFake, type SendblueFake } from '../helpers/sendblue-fake';
 
 /*
  * iMessage behind the same adapter shape, through Sendblue: a loopback stand-in speaking Sendblue's
@@ -16,22 +16,10 @@ import { startSendblueFake, type SendblueFake } from '../helpers/sendblue-fake';
  */
 
 const h = useCartHarness();
+const standIn = useSendblueFake();
 let sendblue: SendblueFake;
-const saved: Record<string, string | undefined> = {};
-beforeAll(async () => {
-  sendblue = await startSendblueFake();
-  const env = { ...sendblue.env, STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.0/8' };
-  for (const [k, v] of Object.entries(env)) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-});
-afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  await sendblue?.close();
+beforeAll(() => {
+  sendblue = standIn();
 });
 
 /** Sendblue posting a received message to Steward. */

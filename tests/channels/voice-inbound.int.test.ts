@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assistants, chats, taskActivities, tasks, voiceCalls } from '@/db/schema';
-import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
+import { voiceLineOwner } from '../helpers/voice-line-owner';
 import { startTwilioFake, type TwilioFake } from '../helpers/twilio-fake';
 
 /*
@@ -44,17 +44,10 @@ beforeEach(() => {
 
 /** A user whose assistant has a voice line, and who has a verified phone. */
 async function owner(opts: { talkToStrangers?: boolean } = {}) {
-  const acct = await newAccount(h.app());
-  const p = await h.person(acct);
-  const phone = nextNumber();
-  expect((await call(h.app(), '/identifiers', { key: acct.key, body: { type: 'phone', value: phone, userId: p.id, verified: true } })).status).toBe(201);
-  const request = await call(h.app(), '/phone-line-requests', { key: p.key, body: { requestedChannels: { sms: true, voice: true } } });
-  expect(request.status, JSON.stringify(request.body)).toBe(201);
-  const line = nextNumber();
-  await assignPhoneLine(h.db(), { requestId: request.body.request.id, number: line, channels: 'sms,voice' });
+  const p = await voiceLineOwner(h, nextNumber);
   await h.db().update(assistants).set({ talkToStrangers: opts.talkToStrangers ?? false }).where(eq(assistants.id, p.assistantId));
   const assistant = (await call(h.app(), `/assistants/${p.assistantId}`, { key: p.key })).body.assistant;
-  return { ...p, phone, line, acctKey: acct.key, assistantName: assistant.name as string };
+  return { ...p, assistantName: assistant.name as string };
 }
 
 const callRow = async (sid: string) => (await h.db().select().from(voiceCalls).where(eq(voiceCalls.callSid, sid)))[0];

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { voiceCalls } from '@/db/schema';
-import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { sweepCalls } from '@/server/messaging/voice-sweep';
 import { useCartHarness } from '../approvals/execution-harness';
-import { call, newAccount } from '../helpers/client';
+import { call } from '../helpers/client';
+import { voiceLineOwner } from '../helpers/voice-line-owner';
 import { startTwilioFake, type TwilioFake } from '../helpers/twilio-fake';
 
 /*
@@ -46,17 +46,10 @@ beforeEach(() => setEnv({ STEWARD_VOICE_MINUTE_PRICE: String(PRICE) }));
 
 /** An owner with a voice line and a verified phone, and a budget (account key) covering them. */
 async function ownerWithBudget() {
-  const acct = await newAccount(h.app());
-  const p = await h.person(acct);
-  const phone = nextNumber();
-  expect((await call(h.app(), '/identifiers', { key: acct.key, body: { type: 'phone', value: phone, userId: p.id, verified: true } })).status).toBe(201);
-  const request = await call(h.app(), '/phone-line-requests', { key: p.key, body: { requestedChannels: { sms: true, voice: true } } });
-  expect(request.status, JSON.stringify(request.body)).toBe(201);
-  const line = nextNumber();
-  await assignPhoneLine(h.db(), { requestId: request.body.request.id, number: line, channels: 'sms,voice' });
-  const budget = await call(h.app(), '/budgets', { key: acct.key, body: { scope: 'user', scopeId: p.id, period: 'none', limitCredits: 100, alertThresholds: [1] } });
+  const p = await voiceLineOwner(h, nextNumber);
+  const budget = await call(h.app(), '/budgets', { key: p.acctKey, body: { scope: 'user', scopeId: p.id, period: 'none', limitCredits: 100, alertThresholds: [1] } });
   expect(budget.status, JSON.stringify(budget.body)).toBe(201);
-  return { ...p, phone, line, acctKey: acct.key, budgetId: budget.body.budget.id as string };
+  return { ...p, budgetId: budget.body.budget.id as string };
 }
 
 /** The owner calls and hangs up at the first <Gather>: no question, no model call. */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * A loopback Sendblue (iMessage): its send API (POST /api/send-message to one number,
@@ -127,3 +128,27 @@ export async function startSendblueFake(opts: { key?: string; secret?: string; w
 }
 
 export type SendblueFake = Awaited<ReturnType<typeof startSendblueFake>>;
+
+/**
+ * The stand-in for a test file: started before its tests with Steward pointed at it (and loopback
+ * allowed as a provider address), the environment put back and the stand-in closed after them.
+ */
+export function useSendblueFake(): () => SendblueFake {
+  let fake: SendblueFake | undefined;
+  const saved: Record<string, string | undefined> = {};
+  beforeAll(async () => {
+    fake = await startSendblueFake();
+    for (const [k, v] of Object.entries({ ...fake.env, STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.0/8' })) {
+      saved[k] = process.env[k];
+      process.env[k] = v;
+    }
+  });
+  afterAll(async () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    await fake?.close();
+  });
+  return () => fake!;
+}

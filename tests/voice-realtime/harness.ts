@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { assistants, voiceCalls } from '@/db/schema';
-import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { attachVoiceMedia } from '@/server/messaging/voice-media';
 import { useCartHarness } from '../approvals/execution-harness';
-import { call, newAccount } from '../helpers/client';
+import { call } from '../helpers/client';
+import { voiceLineOwner } from '../helpers/voice-line-owner';
 import { startRealtimeFake, type RealtimeFake } from '../helpers/realtime-fake';
 import { connectMediaStream, type MediaStream } from '../helpers/twilio-media-fake';
 import { startTwilioFake, type TwilioFake } from '../helpers/twilio-fake';
@@ -66,17 +66,10 @@ export function useRealtimeHarness(numberPrefix: string) {
 
   /** A user whose assistant has a voice line, and who has a verified phone. */
   async function owner(opts: { talkToStrangers?: boolean } = {}) {
-    const acct = await newAccount(h.app());
-    const p = await h.person(acct);
-    const phone = nextNumber();
-    expect((await call(h.app(), '/identifiers', { key: acct.key, body: { type: 'phone', value: phone, userId: p.id, verified: true } })).status).toBe(201);
-    const request = await call(h.app(), '/phone-line-requests', { key: p.key, body: { requestedChannels: { sms: true, voice: true } } });
-    expect(request.status, JSON.stringify(request.body)).toBe(201);
-    const line = nextNumber();
-    await assignPhoneLine(h.db(), { requestId: request.body.request.id, number: line, channels: 'sms,voice' });
+    const p = await voiceLineOwner(h, nextNumber);
     await h.db().update(assistants).set({ talkToStrangers: opts.talkToStrangers ?? false }).where(eq(assistants.id, p.assistantId));
     const assistant = (await call(h.app(), `/assistants/${p.assistantId}`, { key: p.key })).body.assistant;
-    return { ...p, acctKey: acct.key, phone, line, assistantName: assistant.name as string };
+    return { ...p, assistantName: assistant.name as string };
   }
 
   const callRow = async (sid: string) => (await h.db().select().from(voiceCalls).where(eq(voiceCalls.callSid, sid)))[0];
