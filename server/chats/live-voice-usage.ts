@@ -2,9 +2,7 @@ import { desc, eq } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { chatMessages, chatTurns, type ChatRow } from '@/db/schema';
 import { newId } from '@/db/schema/columns';
-import { targetsFor } from '@/server/budgets/coverage';
 import { releaseCall, reserveCall, settleCall, settledAlerts, settlementSql, type SpentBudget } from '@/server/budgets/reserve';
-import { figures, keyOf, limitOf, readUsageRows } from '@/server/budgets/usage-rows';
 import type { RealtimeConfig } from '@/server/channels/realtime/config';
 import type { RealtimeUsage } from '@/server/channels/realtime/events';
 import { realtimePriceTable } from '@/server/channels/realtime/price';
@@ -25,7 +23,7 @@ import { creditsFor } from '@/server/models/prices';
  * /chats/{chatId}/usage, the console and budgets see it as they see a typed turn.
  *
  * Budgets: a conversation starts only when no budget covering the person is spent (admission,
- * spentBudgetOf); the realtime model answers on its own (server-side voice detection), so a
+ * budgets/room.ts spentBudgetOf); the realtime model answers on its own (server-side voice detection), so a
  * response cannot be reserved just before it is made as a text model call is: the conversation
  * instead holds the next response's reservation ahead (`live:<session>:<n>`, the estimate of
  * server/budgets/reserve.ts) and settles it with the response's actual cost when its usage comes.
@@ -37,21 +35,6 @@ import { creditsFor } from '@/server/models/prices';
  * budgets response by response all the same; its rows are written on the chat it ends up on, if
  * any (close).
  */
-
-/** A budget covering the person that is spent now (reservations in flight aside), or null: read only, as GET /credits reads it. */
-export async function spentBudgetOf(db: Db, accountId: string, userId: string, now = new Date()): Promise<SpentBudget | null> {
-  const targets = await targetsFor(db, accountId, userId, now);
-  const rows = await readUsageRows(db, targets);
-  for (const t of targets) {
-    const row = rows.get(keyOf(t));
-    const spent = figures(row).spent;
-    const limit = limitOf(t, row);
-    if (spent >= limit) {
-      return { budgetId: t.budgetId, scope: t.budget.scope, scopeId: t.budget.scopeId, period: t.budget.period, memberUserId: t.memberUserId || null, spentCredits: spent, limitCredits: limit };
-    }
-  }
-  return null;
-}
 
 /** How a spent budget is named: before a conversation, or ending one (`during`); `what` names the conversation (the chat page's, a call's). */
 export function liveBudgetMessage(b: SpentBudget, during = false, what = 'Live voice'): string {

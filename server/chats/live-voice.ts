@@ -8,7 +8,8 @@ import { siteOrigin } from '@/server/hosted/origin';
 import { portalToken } from '@/server/sign-in/portal-actor';
 import { findChatForActor } from './access';
 import { liveVoiceToken, readLiveVoiceToken, spendLiveVoiceToken } from './live-voice-token';
-import { liveBudgetMessage, spentBudgetOf } from './live-voice-usage';
+import { spentBudgetOf } from '@/server/budgets/room';
+import { liveBudgetMessage } from './live-voice-usage';
 
 /*
  * Live voice on the chat page (issue 48): the person talks with their assistant in both
