@@ -1,12 +1,8 @@
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
-import { calendarConnections } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { invalidFields } from '@/server/http/errors';
 import { updateProfile } from '@/server/users/profile';
-import { providerForConnection } from './connection-provider';
-import { dropUnreadPush, stopDropped } from './push';
 import { listUserCalendars } from './read';
 
 /*
@@ -14,9 +10,10 @@ import { listUserCalendars } from './read';
  * hosted Calendar page does it: the ids must be the acting user's own calendars, at least one is
  * read (an empty list means "every calendar", so "none" cannot be written: disconnecting is how
  * a calendar stops being read), and choosing every calendar stores the empty list, so a calendar
- * the provider adds later is read too. Written through PATCH /profile's service. A calendar no
- * longer read stops being pushed at once; one chosen again gets its channel at the next periodic
- * sync, which makes every channel (its events are kept in sync meanwhile, as every calendar's are).
+ * the provider adds later is read too. Written through PATCH /profile's service, whose preferences
+ * hook (./push-unread.ts) stops the push of a calendar no longer read at once; one chosen again
+ * gets its channel at the next periodic sync, which makes every channel (its events are kept in
+ * sync meanwhile, as every calendar's are).
  */
 
 export const ChooseCalendarsBody = z.object({ calendarIds: z.array(z.string().min(1).max(100)).max(500) });
@@ -29,14 +26,7 @@ export async function chooseCalendars(db: Db, actor: UserActor, input: z.infer<t
   const chosen = [...new Set(input.calendarIds)];
   if (!chosen.length) throw invalidFields([{ field: 'calendarIds', problem: 'choose at least one calendar (disconnect a calendar to stop reading it)' }]);
   const read = chosen.length === all.length ? [] : all.filter((c) => chosen.includes(c.id)).map((c) => c.id);
-  // A calendar no longer read loses its push channel with the choice (./push.ts); the provider is told after the commit.
-  const dropped = await db.transaction(async (tx) => {
-    await updateProfile(tx as unknown as Db, actor, { preferences: { calendars: { read } } });
-    return dropUnreadPush(tx, actor.user.id, read);
-  });
-  await stopDropped(dropped, async (connectionId) => {
-    const [connection] = await db.select().from(calendarConnections).where(eq(calendarConnections.id, connectionId));
-    return connection ? providerForConnection(db, connection) : null;
-  });
+  // The profile's own transaction drops the unread calendars' push channels with the choice (./push-unread.ts).
+  await updateProfile(db, actor, { preferences: { calendars: { read } } });
   return { ok: true as const, calendars: all.map((c) => ({ ...c, selected: read.length === 0 || read.includes(c.id) })) };
 }

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { changedFields } from '@/db/partial-update';
-import { users } from '@/db/schema';
+import { users, type UserRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
 import { requireUser } from '@/server/access/require-user';
 import { invalidFields, type FieldProblem } from '@/server/http/errors';
@@ -14,6 +14,30 @@ export async function getProfile(db: Db, actor: Actor) {
   return { ok: true as const, user: await presentUser(db, requireUser(actor), { withIdentifiers: true }) };
 }
 
+type PreferencesPatch = NonNullable<z.infer<typeof UpdateProfileBody>['preferences']>;
+
+/** What a hook does once the preferences' transaction has committed (tell a provider...), with the database. */
+export type AfterCommit = (db: Db) => Promise<void>;
+
+/**
+ * Who hears that a user's preferences were written, inside the transaction that writes them: the
+ * calendars area (a calendar no longer read loses its push channel with the change, issue 43).
+ * Areas above users cannot be imported here, so they register from the entry floor
+ * (server/compose/area-hooks.ts). `patch` is what the caller sent, `preferences` the merged result.
+ */
+export type PreferencesWritten = (tx: Tx, userId: string, written: { patch: PreferencesPatch; preferences: UserRow['preferences'] }) => Promise<AfterCommit | void>;
+
+const preferencesHooks: PreferencesWritten[] = [];
+
+export function registerPreferencesWritten(fn: PreferencesWritten): void {
+  if (!preferencesHooks.includes(fn)) preferencesHooks.push(fn);
+}
+
+/**
+ * Takes the database, not a caller's transaction: a preferences change is written in a transaction
+ * of its own with what the hooks change, and what they do after the commit (best-effort, never
+ * throwing) follows that commit before the answer.
+ */
 export async function updateProfile(db: Db, actor: Actor, input: z.infer<typeof UpdateProfileBody>) {
   const user = requireUser(actor);
   const { avatar, preferences, timezone, ...rest } = input;
@@ -24,7 +48,19 @@ export async function updateProfile(db: Db, actor: Actor, input: z.infer<typeof 
     timezoneSetAt: timezone === undefined ? undefined : new Date(),
     preferences: preferences ? deepMerge(user.preferences, preferences) : undefined,
   });
-  const [updated] = set ? await db.update(users).set(set).where(eq(users.id, user.id)).returning() : [user];
+  const write = async (tx: Tx) => {
+    const [row] = set ? await tx.update(users).set(set).where(eq(users.id, user.id)).returning() : [user];
+    const after: AfterCommit[] = [];
+    if (preferences) {
+      for (const hook of preferencesHooks) {
+        const then = await hook(tx, user.id, { patch: preferences, preferences: row.preferences });
+        if (then) after.push(then);
+      }
+    }
+    return { updated: row, after };
+  };
+  const { updated, after } = preferences && preferencesHooks.length ? await db.transaction(write) : await write(db);
+  for (const then of after) await then(db);
   return { ok: true as const, user: await presentUser(db, updated, { withIdentifiers: true }) };
 }
 

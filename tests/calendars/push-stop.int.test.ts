@@ -18,7 +18,8 @@ import { usePushWorld } from './push-world';
  * /subscriptions/{id}), and a notification for that channel arriving later (late, replayed, or
  * because the provider refused to stop it) is refused and syncs nothing. A pushed sync asked for
  * before the calendar was deselected reads nothing either. Choosing the calendar again makes its
- * channel at the next periodic sync, as every channel is made.
+ * channel at the next periodic sync, as every channel is made. The same choice written through
+ * PATCH /profile or the settings page's updateProfile stops the same channels the same way.
  */
 const PUBLIC = 'https://steward-push-stop.test';
 const world = usePushWorld(PUBLIC);
@@ -112,6 +113,44 @@ describe('Google watch channels', () => {
       expect((await syncConnection(db(), u.connection.id)).ok).toBe(true);
       expect(u.channelOf(u.team)).toBeDefined();
       expect((await pushRows(u.connection.id)).map(([calendarId]) => calendarId)).toEqual([u.primaryId, u.teamId].sort());
+    } finally {
+      httpAgain();
+    }
+  });
+
+  it('PATCH /profile naming the calendars read stops the others\' channels at once, as the hosted page\'s choice does; every calendar (the empty list) or another preference drops nothing', async () => {
+    const u = await googleUser();
+    try {
+      const teamChannel = u.channelOf(u.team)!;
+      const primaryChannel = u.channelOf(u.address)!;
+      const captured = await u.notified(u.team);
+
+      const other = await call(app(), '/profile', { method: 'PATCH', key: u.key, body: { preferences: { checkInAfter: 2 } } });
+      expect(other.status).toBe(200);
+      const every = await call(app(), '/profile', { method: 'PATCH', key: u.key, body: { preferences: { calendars: { read: [] } } } });
+      expect(every.status).toBe(200);
+      expect(providers.gcal.stops.some((s) => s.id === teamChannel.id || s.id === primaryChannel.id)).toBe(false);
+      expect(await pushRows(u.connection.id)).toEqual([[u.primaryId, primaryChannel.id], [u.teamId, teamChannel.id]].sort());
+
+      const saved = await call(app(), '/profile', { method: 'PATCH', key: u.key, body: { preferences: { calendars: { read: [u.primaryId] } } } });
+      expect(saved.status).toBe(200);
+      expect(saved.body.user.preferences.calendars.read).toEqual([u.primaryId]);
+      // Gone with the write, stopped at Google once, before the answer; the primary calendar's channel untouched.
+      expect(await pushRows(u.connection.id)).toEqual([[u.primaryId, primaryChannel.id]]);
+      expect(providers.gcal.stops.filter((s) => s.id === teamChannel.id)).toEqual([{ id: teamChannel.id, resourceId: teamChannel.resourceId, status: 204 }]);
+      expect(providers.gcal.stops.some((s) => s.id === primaryChannel.id)).toBe(false);
+      expect(u.channelOf(u.team)).toBeUndefined();
+
+      // Written again the same: nothing more to drop or stop.
+      expect((await call(app(), '/profile', { method: 'PATCH', key: u.key, body: { preferences: { calendars: { read: [u.primaryId] } } } })).status).toBe(200);
+      expect(providers.gcal.stops.filter((s) => s.id === teamChannel.id)).toHaveLength(1);
+
+      providers.gcal.addEvent(u.address, u.team, { summary: 'Offsite', start: { dateTime: inHours(30).toISOString() }, end: { dateTime: inHours(31).toISOString() } });
+      const before = u.lists(u.team);
+      expect(await providers.gcal.replayPush(captured)).toBe(403);
+      await settle();
+      expect(u.lists(u.team)).toBe(before);
+      expect(await storedTitles(u.teamId)).toEqual(['Planning']);
     } finally {
       httpAgain();
     }
@@ -220,6 +259,37 @@ describe('Microsoft Graph subscriptions', () => {
       expect(await graph.replayPush(mainNote)).toBe(403);
       await settle();
       expect(deltas(main)).toBe(mainBefore);
+    } finally {
+      httpAgain();
+    }
+  });
+
+  it('the settings page\'s updateProfile naming the calendars read deletes the others\' subscriptions at once', async () => {
+    const p = await person();
+    const address = `stop${++n}.${Date.now().toString(36)}@contoso.test`;
+    mail.addMailbox(address);
+    graph.addUser(address);
+    const team = graph.addCalendar(address, { name: 'Team' });
+    const main = graph.defaultCalendarId(address);
+    mail.oauth.consentAs = address;
+    const { connection } = await connectCalendars(app(), p.key, 'microsoft');
+    const mainId = connection.calendars.find((c) => c.primary)!.id;
+    const subOf = (remote: string) => graph.subscriptions().find((s) => s.user === address && s.calendarId === remote);
+    try {
+      httpsFromNow();
+      expect((await syncConnection(db(), connection.id)).ok).toBe(true);
+      const teamSub = subOf(team)!;
+      const mainSub = subOf(main)!;
+      expect(teamSub).toBeDefined();
+      expect(mainSub).toBeDefined();
+
+      const saved = await p.api.settings.updateProfile({ preferences: { calendars: { read: [mainId] } } });
+      expect(saved.user.preferences.calendars.read).toEqual([mainId]);
+      expect(await pushRows(connection.id)).toEqual([[mainId, mainSub.id]]);
+      expect(graph.subscriptionDeletions.filter((d) => d.id === teamSub.id)).toEqual([{ id: teamSub.id, status: 204 }]);
+      expect(graph.subscriptionDeletions.some((d) => d.id === mainSub.id)).toBe(false);
+      expect(subOf(team)).toBeUndefined();
+      expect(subOf(main)?.id).toBe(mainSub.id);
     } finally {
       httpAgain();
     }
