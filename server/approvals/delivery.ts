@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, cartDispatches, cartDispatchVersions, carts, textChannels, type CartDispatchRow, type DispatchContent } from '@/db/schema';
-import { placeCall } from '@/server/channels/calls';
 import { portAdapter } from '@/server/channels/adapters';
-import { sendChannelMessage } from '@/server/channels/outbound';
+import { placeCall, sendChannelMessage } from '@/server/channels/outlets';
 import { sendThroughPort } from '@/server/channels/port-send';
 import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
 import { mailHtml } from '@/server/mail/rich-text';
@@ -288,7 +287,7 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
       ...(mediaUrls ? { mediaUrls } : {}),
       ...(files ? { files } : {}),
     });
-    return sent.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: sent.providerMessageId, detail: `accepted by the ${content.platform} provider` } : sent;
+    return sent.state === 'failed' || sent.state === 'unknown' ? { outcome: sent.state, reason: sent.reason } : { outcome: 'accepted', providerMessageId: sent.providerMessageId, detail: `accepted by the ${content.platform} provider` };
   }
   if (row.type === 'call') {
     // place_call: dialled once through the voice provider, which records its intent under the job's key (a retry never dials again).
@@ -316,7 +315,7 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
         asUser: row.actionType === 'voice_call_as_user',
       },
     });
-    return placed.outcome === 'accepted' ? { outcome: 'accepted', providerMessageId: placed.providerMessageId, detail: 'the call was placed (the provider is dialling)' } : placed;
+    return placed.state === 'failed' || placed.state === 'unknown' ? { outcome: placed.state, reason: placed.reason } : { outcome: 'accepted', providerMessageId: placed.providerMessageId, detail: 'the call was placed (the provider is dialling)' };
   }
   if (row.type === 'skill_action') {
     // An installed MCP skill's acting tool: called once (this attempt holds the claim), its answer recorded.

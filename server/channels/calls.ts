@@ -1,9 +1,9 @@
 import type { VoiceCallTerms } from '@/db/schema';
-import type { MessageDelivery } from './outbound';
 
 /*
- * Outbound phone calls (place_call's approved dispatches, spec 5). The provider plugs in from the
- * entry floor (server/compose/channels.ts: Twilio's Calls API through server/messaging/voice-outbound.ts);
+ * Outbound phone calls (place_call's approved dispatches, spec 5): what one placement says. The
+ * provider plugs in as the voice outlet's `call` (outlets.ts), from the entry floor
+ * (server/compose/channels.ts: Twilio's Calls API through server/messaging/voice-outbound.ts);
  * without one, a call is refused with the reason and never reported as placed. `accepted` means
  * the provider took the call (it is dialling): what came of it (answered, voicemail, no answer,
  * failed) reaches the task later, as an activity that wakes it.
@@ -27,16 +27,3 @@ export type CallPlacement = {
   /** The approved bounds of a live conversation (issue 48): what may be agreed, what is referred back, what a machine gets. */
   terms?: VoiceCallTerms;
 };
-
-export type CallPlacer = (call: CallPlacement) => Promise<MessageDelivery>;
-
-let placer: CallPlacer | null = null;
-
-export function registerCallPlacer(fn: CallPlacer | null): void {
-  placer = fn;
-}
-
-export async function placeCall(call: CallPlacement): Promise<MessageDelivery> {
-  if (!placer) return { outcome: 'failed', reason: 'no provider configured for voice' };
-  return placer(call);
-}

@@ -66,6 +66,12 @@ export type InboundChannelMessage = {
 };
 
 export type OutboundChannelMessage = {
+  /**
+   * What the message is, said by the caller and never guessed from an id's shape: `reply`, a chat
+   * turn's answer in the thread its question came from (`inReplyTo` names that message); `notice`,
+   * Steward's own word to the user (`to` names them), sent to them first.
+   */
+  kind: 'reply' | 'notice';
   /** The sender as the channel shows it: the assistant's address or number. */
   from: string;
   fromName?: string | null;
@@ -76,8 +82,6 @@ export type OutboundChannelMessage = {
   /** The message this one answers and the thread's earlier ones (email: In-Reply-To and References). */
   inReplyTo?: string | null;
   references?: string[];
-  /** Marks a notice of Steward's (RFC 3834 Auto-Submitted) rather than the assistant's conversation. */
-  automated?: boolean;
   /** The id chosen before sending, so a send whose answer was lost is recognised (email: Message-ID). */
   providerMessageId?: string | null;
 };
@@ -91,8 +95,3 @@ export type Delivery =
 /** A message that did not go out, and why. */
 export const failedDelivery = (reason: string): Delivery => ({ state: 'failed', providerMessageId: null, reason });
 
-/** An adapter's sending half. */
-export type ChannelSenderAdapter = {
-  channel: ChannelName;
-  send: (message: OutboundChannelMessage) => Promise<Delivery>;
-};

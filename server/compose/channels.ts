@@ -2,21 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { textChannels, users } from '@/db/schema';
-import { registerCallPlacer } from '@/server/channels/calls';
 import { sendblueConfig } from '@/server/channels/imessage/sendblue';
-import { registerChannelAdapter } from '@/server/channels/outbound';
 import { activeLineFor, registerLineFulfilled } from '@/server/channels/phone-lines';
-import { registerChannelSender } from '@/server/channels/senders';
+import { registerChannelOutlet } from '@/server/channels/outlets';
 import { teamsBotConfig } from '@/server/channels/teams/config';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { registerPhoneCodeSender } from '@/server/identifiers/verification';
 import { registerEventRouter } from '@/server/messaging/channel-work';
-import { slackDispatchAdapter, teamsDispatchAdapter } from '@/server/messaging/chat-dispatches';
 import { routeSlackEvent } from '@/server/messaging/slack-inbound';
-import { slackSender } from '@/server/messaging/slack-sender';
+import { slackOutlet } from '@/server/messaging/slack-sender';
 import { routeTeamsMessage } from '@/server/messaging/teams-inbound';
-import { teamsSender } from '@/server/messaging/teams-sender';
-import { textChannelSender, textDispatchAdapter } from '@/server/messaging/text-sender';
+import { teamsOutlet } from '@/server/messaging/teams-sender';
+import { textOutlet } from '@/server/messaging/text-sender';
 import { sendText } from '@/server/messaging/texts-outbound';
 import { twilioCallPlacer } from '@/server/messaging/voice-outbound';
 import { createNotice, markNoticeChannelReachable } from '@/server/notices/create';
@@ -31,10 +28,7 @@ import { createNotice, markNoticeChannelReachable } from '@/server/notices/creat
 
 /** Texts: chat replies, notices and send_message dispatches for sms, whatsapp (Twilio) and imessage (Sendblue); SMS codes; phone lines. */
 function wireTexts(db: () => Db): void {
-  for (const channel of textChannels) {
-    registerChannelSender(textChannelSender(channel, db));
-    registerChannelAdapter(textDispatchAdapter(channel, db));
-  }
+  for (const channel of textChannels) registerChannelOutlet(textOutlet(channel, db));
   // Notices may go to a text channel whose provider is configured when the process starts.
   if (twilioConfig()) {
     markNoticeChannelReachable('sms');
@@ -82,7 +76,7 @@ function wireTexts(db: () => Db): void {
 
   // place_call's approved dispatches are dialled through Twilio's Calls API, which reads Twilio's
   // configuration when it dials: without Twilio it answers `no provider configured for voice`.
-  registerCallPlacer(twilioCallPlacer(db));
+  registerChannelOutlet({ channel: 'voice', call: twilioCallPlacer(db) });
 }
 
 /**
@@ -93,10 +87,8 @@ function wireTexts(db: () => Db): void {
  * through each provider's router.
  */
 function wireSlackAndTeams(db: () => Db): void {
-  registerChannelSender(slackSender(db));
-  registerChannelSender(teamsSender(db));
-  registerChannelAdapter(slackDispatchAdapter(db));
-  registerChannelAdapter(teamsDispatchAdapter(db));
+  registerChannelOutlet(slackOutlet(db));
+  registerChannelOutlet(teamsOutlet(db));
   registerEventRouter('slack', routeSlackEvent);
   registerEventRouter('teams', routeTeamsMessage);
   markNoticeChannelReachable('slack');

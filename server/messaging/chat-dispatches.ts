@@ -1,8 +1,8 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { slackApps, slackInstallations } from '@/db/schema';
-import type { ChannelAdapter, MessageDelivery, OutboundMessage } from '@/server/channels/outbound';
-import type { Delivery } from '@/server/channels/message';
+import { failedDelivery as failed, type Delivery } from '@/server/channels/message';
+import type { OutboundMessage } from '@/server/channels/outlets';
 import { slackBot } from '@/server/channels/slack/installations';
 import { postFiles } from '@/server/channels/slack/files';
 import { postMessage, usersLookupByEmail } from '@/server/channels/slack/web-api';
@@ -26,11 +26,6 @@ import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 const SLACK_ID = /^[UWCGD][A-Z0-9]{6,}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-const fromDelivery = (d: Delivery): MessageDelivery =>
-  d.state === 'failed' || d.state === 'unknown' ? { outcome: d.state, reason: d.reason } : { outcome: 'accepted', providerMessageId: d.providerMessageId };
-
-const failed = (reason: string): MessageDelivery => ({ outcome: 'failed', reason });
-
 /** The installations of the assistant's own Slack apps, newest first. */
 async function assistantBots(db: Db, assistantId: string) {
   const apps = await db.select({ id: slackApps.id }).from(slackApps).where(and(eq(slackApps.assistantId, assistantId), eq(slackApps.status, 'active')));
@@ -48,7 +43,7 @@ async function assistantBots(db: Db, assistantId: string) {
   return bots;
 }
 
-async function sendSlack(db: Db, m: OutboundMessage): Promise<MessageDelivery> {
+export async function slackDispatch(db: Db, m: OutboundMessage): Promise<Delivery> {
   if (!m.assistantId) return failed('the message names no assistant to send it as');
   const to = m.to.trim();
   if (!SLACK_ID.test(to) && !EMAIL.test(to)) return failed(`"${to}" is neither a Slack member or conversation id nor an email address`);
@@ -56,15 +51,15 @@ async function sendSlack(db: Db, m: OutboundMessage): Promise<MessageDelivery> {
   if (!bots.length) return failed('the assistant has no Slack app installed in a workspace');
   const post = (token: string, channel: string) =>
     m.files?.length ? postFiles(token, { to: channel, text: m.body, files: m.files }) : postMessage(token, { channel, text: m.body });
-  if (SLACK_ID.test(to)) return fromDelivery(await post(bots[0]!.token, to));
+  if (SLACK_ID.test(to)) return post(bots[0]!.token, to);
   for (const bot of bots) {
     const member = await usersLookupByEmail(bot.token, to);
-    if (member) return fromDelivery(await post(bot.token, member.id));
+    if (member) return post(bot.token, member.id);
   }
   return failed(`no member of the assistant's Slack workspaces has the address ${to}`);
 }
 
-async function sendTeams(db: Db, m: OutboundMessage): Promise<MessageDelivery> {
+export async function teamsDispatch(db: Db, m: OutboundMessage): Promise<Delivery> {
   const cfg = teamsBotConfig();
   if (!cfg) return failed('no provider configured for teams');
   if (!m.accountId) return failed('the message names no account');
@@ -74,19 +69,6 @@ async function sendTeams(db: Db, m: OutboundMessage): Promise<MessageDelivery> {
   const user = await findUserByVerifiedEmail(db, m.accountId, to);
   const conversation = user ? await conversationOfUser(db, m.accountId, user.id) : null;
   if (!conversation) return failed(`${to} has no Teams chat with the assistant: a Teams bot can only write to someone who has written to it`);
-  return fromDelivery(await sendToConversation(cfg, conversation.serviceUrl, conversation.conversationId, { type: 'message', text: m.body, textFormat: 'plain' }));
+  return sendToConversation(cfg, conversation.serviceUrl, conversation.conversationId, { type: 'message', text: m.body, textFormat: 'plain' });
 }
 
-const guarded =
-  (name: string, send: (db: Db, m: OutboundMessage) => Promise<MessageDelivery>, db: () => Db) =>
-  async (m: OutboundMessage): Promise<MessageDelivery> => {
-    try {
-      return await send(db(), m);
-    } catch (e) {
-      // Our own failure before the provider was called (a read, a sealed token): nothing left.
-      return failed(`${name} adapter: ${(e as Error).message}`);
-    }
-  };
-
-export const slackDispatchAdapter = (db: () => Db): ChannelAdapter => ({ platform: 'slack', send: guarded('Slack', sendSlack, db) });
-export const teamsDispatchAdapter = (db: () => Db): ChannelAdapter => ({ platform: 'teams', send: guarded('Teams', sendTeams, db) });

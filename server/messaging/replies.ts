@@ -13,7 +13,7 @@ import { audienceOf, replyRoute } from './audience';
 import { stageOutwardReply } from './outward-reply';
 import { channelActor } from './owner-actor';
 import { replyReaders } from './reply-readers';
-import { senderFor } from '@/server/channels/senders';
+import { outletFor } from '@/server/channels/outlets';
 import { chatRefs, noteThread } from '@/server/notices/threads';
 
 /*
@@ -43,7 +43,7 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
   if (!question || question.role !== 'user' || !channel || !question.from) return { sent: false, reason: 'the question did not come in on a channel' };
   // A phone call's reply is spoken in the call, by the webhook that waited for it (voice-inbound.ts).
   if (channel === 'voice') return { sent: false, reason: 'a call’s reply is spoken in the call' };
-  const adapter = senderFor(channel);
+  const send = outletFor(channel)?.send;
   const [assistant] = await db.select({ email: assistants.email, name: assistants.name }).from(assistants).where(eq(assistants.id, row.chat.assistantId));
   if (!assistant?.email) return { sent: false, reason: 'the assistant no longer exists or has no address' };
   const from = assistant.email;
@@ -79,8 +79,9 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
   const port = portAdapter(channel);
   const delivery: Delivery = port
     ? await sendThroughPort(db, { channel, assistantId: row.chat.assistantId, kind: 'reply', thread: threadOfRef(question.referenceId), replyTo: question.referenceId, text: claimed.reply.content })
-    : adapter
-    ? await adapter.send({
+    : send
+    ? await send({
+        kind: 'reply',
         from,
         fromName: assistant.name,
         to: mail.to,

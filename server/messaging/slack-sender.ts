@@ -1,12 +1,14 @@
 import { and, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, slackApps } from '@/db/schema';
-import { failedDelivery as failed, type ChannelSenderAdapter, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
+import { failedDelivery as failed, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
+import { guardedOutlet, type ChannelOutlet } from '@/server/channels/outlets';
 import { identitiesOf } from '@/server/channels/slack/identities';
 import { slackBot, type BotAccess } from '@/server/channels/slack/installations';
 import { parseSlackRef } from '@/server/channels/slack/refs';
 import { postMessage } from '@/server/channels/slack/web-api';
 import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
+import { slackDispatch } from './chat-dispatches';
 
 /*
  * The sending half of the Slack adapter (registered by server/compose/channels.ts). Two kinds of
@@ -18,9 +20,9 @@ import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
  * Nothing is reported sent unless Slack took it (web-api.ts); without an installed bot it fails.
  */
 
-async function answer(db: Db, m: OutboundChannelMessage): Promise<Delivery | null> {
+async function answer(db: Db, m: OutboundChannelMessage): Promise<Delivery> {
   const ref = parseSlackRef(m.inReplyTo);
-  if (!ref) return null;
+  if (!ref) return failed('a Slack reply must name the Slack message it answers');
   const bot = await slackBot(db, ref.appId, ref.teamId);
   if (!bot) return failed('the Slack app is not installed in that workspace any more');
   // A mention in a channel is answered in the owner's DM (a channel is other people), saying where it came from.
@@ -57,16 +59,10 @@ async function notice(db: Db, m: OutboundChannelMessage): Promise<Delivery> {
   return postMessage(dm.bot.token, { channel: dm.slackUserId, text });
 }
 
-export function slackSender(db: () => Db): ChannelSenderAdapter {
-  return {
+/** Slack's outlet (channels/outlets.ts): answers and notices, and send_message's approved dispatches. */
+export const slackOutlet = (db: () => Db): ChannelOutlet =>
+  guardedOutlet('Slack', {
     channel: 'slack',
-    send: async (m) => {
-      try {
-        return (await answer(db(), m)) ?? (await notice(db(), m));
-      } catch (e) {
-        // Our own failure before anything was sent (a database read, a sealed token that will not open).
-        return failed(`Slack adapter: ${(e as Error).message}`);
-      }
-    },
-  };
-}
+    send: (m) => (m.kind === 'reply' ? answer(db(), m) : notice(db(), m)),
+    dispatch: (m) => slackDispatch(db(), m),
+  });

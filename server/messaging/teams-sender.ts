@@ -1,12 +1,14 @@
 import { and, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants } from '@/db/schema';
-import { failedDelivery as failed, type ChannelSenderAdapter, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
+import { failedDelivery as failed, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
+import { guardedOutlet, type ChannelOutlet } from '@/server/channels/outlets';
 import { teamsBotConfig } from '@/server/channels/teams/config';
 import { replyToActivity, sendToConversation } from '@/server/channels/teams/connector';
 import { conversationById, conversationOfUser } from '@/server/channels/teams/conversations';
 import { parseTeamsRef } from '@/server/channels/teams/refs';
 import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
+import { teamsDispatch } from './chat-dispatches';
 
 /*
  * The sending half of the Teams adapter (registered by server/compose/channels.ts): a chat turn's
@@ -19,8 +21,9 @@ import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 async function send(db: Db, m: OutboundChannelMessage): Promise<Delivery> {
   const cfg = teamsBotConfig();
   if (!cfg) return failed('no provider configured for teams');
-  const ref = parseTeamsRef(m.inReplyTo);
-  if (ref) {
+  if (m.kind === 'reply') {
+    const ref = parseTeamsRef(m.inReplyTo);
+    if (!ref) return failed('a Teams reply must name the Teams message it answers');
     const conversation = await conversationById(db, ref.conversationId);
     if (!conversation) return failed('the Teams conversation is not known');
     return replyToActivity(cfg, conversation.serviceUrl, conversation.conversationId, ref.activityId, { type: 'message', text: m.text, textFormat: 'plain' });
@@ -37,15 +40,5 @@ async function send(db: Db, m: OutboundChannelMessage): Promise<Delivery> {
   return sendToConversation(cfg, conversation.serviceUrl, conversation.conversationId, { type: 'message', text, textFormat: 'plain' });
 }
 
-export function teamsSender(db: () => Db): ChannelSenderAdapter {
-  return {
-    channel: 'teams',
-    send: async (m) => {
-      try {
-        return await send(db(), m);
-      } catch (e) {
-        return failed(`Teams adapter: ${(e as Error).message}`);
-      }
-    },
-  };
-}
+/** Teams' outlet (channels/outlets.ts): answers and notices, and send_message's approved dispatches. */
+export const teamsOutlet = (db: () => Db): ChannelOutlet => guardedOutlet('Teams', { channel: 'teams', send: (m) => send(db(), m), dispatch: (m) => teamsDispatch(db(), m) });

@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { inboundTexts, notices, tasks, users, type TextChannel } from '@/db/schema';
-import { failedDelivery as failed, type ChannelSenderAdapter, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
-import type { ChannelAdapter, MessageDelivery, OutboundMessage } from '@/server/channels/outbound';
+import { failedDelivery as failed, type Delivery, type OutboundChannelMessage } from '@/server/channels/message';
+import type { ChannelOutlet, OutboundMessage } from '@/server/channels/outlets';
 import { imessageFilesProblem } from '@/server/channels/imessage/media';
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { twilioConfig } from '@/server/channels/twilio/config';
@@ -19,7 +19,7 @@ import { MAX_TEXT, sendText, textProviderConfigured } from './texts-outbound';
  * - a notice (server/notices/deliver.ts) goes to the user's verified number, from their assistant's line
  *   on that channel (SMS: Steward's own sender when the assistant has none); it is named by the
  *   Message-ID the notice recorded before sending;
- * - a dispatch (approvals/delivery.ts, through channels/outbound.ts) goes from the staging
+ * - a dispatch (approvals/delivery.ts, through channels/outlets.ts) goes from the staging
  *   assistant's line on its platform to the one number it names, exactly as approved; or, named
  *   `group:<id>`, into a group conversation that line is a member of (an answer in a group,
  *   staged by the audience rule: outward-reply.ts).
@@ -77,15 +77,6 @@ async function sendNotice(db: Db, channel: TextChannel, message: OutboundChannel
   });
 }
 
-/** The layer's sender for one text channel (replies and notices). */
-export function textChannelSender(channel: TextChannel, db: () => Db): ChannelSenderAdapter {
-  return {
-    channel,
-    send: (message) => (message.automated && message.providerMessageId?.startsWith('<notice.') ? sendNotice(db(), channel, message) : sendReply(db(), channel, message)),
-  };
-}
-
-const asMessageDelivery = (d: Delivery): MessageDelivery => (d.state === 'failed' || d.state === 'unknown' ? { outcome: d.state, reason: d.reason } : { outcome: 'accepted', providerMessageId: d.providerMessageId });
 
 const GROUP = 'group:';
 
@@ -105,53 +96,50 @@ function mediaProblem(channel: TextChannel, m: OutboundMessage): string | null {
 }
 
 /** A dispatch into a group conversation: only one the assistant's line on this channel has received from (it is a member). */
-async function sendToGroup(db: Db, channel: TextChannel, m: OutboundMessage): Promise<MessageDelivery> {
+async function sendToGroup(db: Db, channel: TextChannel, m: OutboundMessage): Promise<Delivery> {
   const groupId = m.to.slice(GROUP.length);
-  if (fileCount(m)) return { outcome: 'failed', reason: `A message into a ${channel} group carries no files: nothing was sent` };
-  if (!m.template && m.body.length > MAX_TEXT) return { outcome: 'failed', reason: `A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent` };
+  if (fileCount(m)) return failed(`A message into a ${channel} group carries no files: nothing was sent`);
+  if (!m.template && m.body.length > MAX_TEXT) return failed(`A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent`);
   const from = await activeLineFor(db, m.assistantId!, channel);
-  if (!from) return { outcome: 'failed', reason: `The assistant has no ${channel} number (ask for a phone line): nothing was sent` };
+  if (!from) return failed(`The assistant has no ${channel} number (ask for a phone line): nothing was sent`);
   const [member] = await db
     .select({ id: inboundTexts.id })
     .from(inboundTexts)
     .where(and(eq(inboundTexts.accountId, m.accountId!), eq(inboundTexts.channel, channel), eq(inboundTexts.groupKey, groupId), eq(inboundTexts.toNumber, from)))
     .limit(1);
-  if (!member) return { outcome: 'failed', reason: `The assistant's ${channel} number is not in that group: nothing was sent` };
-  return asMessageDelivery(
-    await sendText(db, { accountId: m.accountId!, channel, from, to: groupId, groupId, body: m.body, purpose: 'dispatch', intentKey: `dispatch:${m.idempotencyKey}`, dispatchId: m.dispatchId ?? null }),
-  );
+  if (!member) return failed(`The assistant's ${channel} number is not in that group: nothing was sent`);
+  return sendText(db, { accountId: m.accountId!, channel, from, to: groupId, groupId, body: m.body, purpose: 'dispatch', intentKey: `dispatch:${m.idempotencyKey}`, dispatchId: m.dispatchId ?? null });
 }
 
-/** The dispatch adapter for one text platform (channels/outbound.ts). */
-export function textDispatchAdapter(channel: TextChannel, db: () => Db): ChannelAdapter {
+/** One text channel's outlet (channels/outlets.ts): replies and notices, and approved dispatches. */
+export function textOutlet(channel: TextChannel, db: () => Db): ChannelOutlet {
   return {
-    platform: channel,
-    async send(m: OutboundMessage): Promise<MessageDelivery> {
-      if (!textProviderConfigured(channel)) return { outcome: 'failed', reason: `no provider configured for ${channel}` };
-      if (!m.assistantId || !m.accountId) return { outcome: 'failed', reason: 'The message names no assistant to send it from: nothing was sent' };
+    channel,
+    send: (message) => (message.kind === 'notice' ? sendNotice(db(), channel, message) : sendReply(db(), channel, message)),
+    async dispatch(m: OutboundMessage): Promise<Delivery> {
+      if (!textProviderConfigured(channel)) return failed(`no provider configured for ${channel}`);
+      if (!m.assistantId || !m.accountId) return failed('The message names no assistant to send it from: nothing was sent');
       if (m.to.startsWith(GROUP)) return sendToGroup(db(), channel, m);
       const to = m.to.replace(/[\s().-]/g, '');
-      if (!E164.test(to)) return { outcome: 'failed', reason: `${m.to} is not a phone number in E.164 form (+ and the country code): nothing was sent` };
-      if (!m.template && m.body.length > MAX_TEXT) return { outcome: 'failed', reason: `A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent` };
+      if (!E164.test(to)) return failed(`${m.to} is not a phone number in E.164 form (+ and the country code): nothing was sent`);
+      if (!m.template && m.body.length > MAX_TEXT) return failed(`A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent`);
       const media = mediaProblem(channel, m);
-      if (media) return { outcome: 'failed', reason: `${media}: nothing was sent` };
+      if (media) return failed(`${media}: nothing was sent`);
       const from = await activeLineFor(db(), m.assistantId, channel);
-      if (!from) return { outcome: 'failed', reason: `The assistant has no ${channel} number (ask for a phone line): nothing was sent` };
-      return asMessageDelivery(
-        await sendText(db(), {
-          accountId: m.accountId,
-          channel,
-          from,
-          to,
-          body: m.body,
-          purpose: 'dispatch',
-          intentKey: `dispatch:${m.idempotencyKey}`,
-          dispatchId: m.dispatchId ?? null,
-          template: m.template ?? null,
-          ...(m.mediaUrls?.length ? { mediaUrls: m.mediaUrls } : {}),
-          ...(m.files?.length ? { files: m.files } : {}),
-        }),
-      );
+      if (!from) return failed(`The assistant has no ${channel} number (ask for a phone line): nothing was sent`);
+      return sendText(db(), {
+        accountId: m.accountId,
+        channel,
+        from,
+        to,
+        body: m.body,
+        purpose: 'dispatch',
+        intentKey: `dispatch:${m.idempotencyKey}`,
+        dispatchId: m.dispatchId ?? null,
+        template: m.template ?? null,
+        ...(m.mediaUrls?.length ? { mediaUrls: m.mediaUrls } : {}),
+        ...(m.files?.length ? { files: m.files } : {}),
+      });
     },
   };
 }

@@ -2,8 +2,8 @@ import { storableText } from '@/db/storable';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { cartDispatches, taskActivities, tasks, voiceCalls, type TranscriptLine, type VoiceCallOutcome, type VoiceCallRow, type VoiceCallStatus } from '@/db/schema';
-import type { CallPlacement, CallPlacer } from '@/server/channels/calls';
-import type { MessageDelivery } from '@/server/channels/outbound';
+import type { CallPlacement } from '@/server/channels/calls';
+import { failedDelivery as failed, type Delivery } from '@/server/channels/message';
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { createCall } from '@/server/channels/twilio/calls';
 import { realtimeConfig } from '@/server/channels/realtime/config';
@@ -23,8 +23,8 @@ import type { StepQuery } from './voice-inbound';
 
 /*
  * Calls the assistant places (place_call, spec 5), once their dispatch is released (and its undo
- * window over): approvals/delivery.ts asks the call placer registered from the entry floor
- * (server/compose/channels.ts), which is this module's.
+ * window over): approvals/delivery.ts asks the voice outlet's `call`, filled from the entry floor
+ * (server/compose/channels.ts) with this module's.
  *
  * Exactly once: the call's row (voice_calls) is written under the dispatch job's key before
  * Twilio's Calls API is asked, its CallSid after. A second attempt finds the row: placed (a sid)
@@ -42,20 +42,20 @@ import type { StepQuery } from './voice-inbound';
 
 const MAX_CALLEE_ANSWERS = 2;
 
-function earlier(row: VoiceCallRow): MessageDelivery {
-  if (row.callSid) return { outcome: 'accepted', providerMessageId: row.callSid };
-  if (row.status === 'failed') return { outcome: 'failed', reason: row.reason ?? 'the provider refused the call' };
-  return { outcome: 'unknown', reason: 'A call of it had begun and its result was never recorded: it may or may not have been placed, so it was not placed again' };
+function earlier(row: VoiceCallRow): Delivery {
+  if (row.callSid) return { state: 'accepted', providerMessageId: row.callSid };
+  if (row.status === 'failed') return failed(row.reason ?? 'the provider refused the call');
+  return { state: 'unknown', providerMessageId: null, reason: 'A call of it had begun and its result was never recorded: it may or may not have been placed, so it was not placed again' };
 }
 
 /** Places one approved call through Twilio, exactly once per dispatch job. */
-export async function placeTwilioCall(db: Db, c: CallPlacement, now = new Date()): Promise<MessageDelivery> {
+export async function placeTwilioCall(db: Db, c: CallPlacement, now = new Date()): Promise<Delivery> {
   const config = twilioConfig();
-  if (!config) return { outcome: 'failed', reason: 'no provider configured for voice' };
-  if (!E164.test(c.to)) return { outcome: 'failed', reason: `${c.to} is not a phone number in E.164 form (+ and the country code): nobody was called` };
+  if (!config) return failed('no provider configured for voice');
+  if (!E164.test(c.to)) return failed(`${c.to} is not a phone number in E.164 form (+ and the country code): nobody was called`);
   const from = await activeLineFor(db, c.assistantId, 'voice');
-  if (!from) return { outcome: 'failed', reason: 'The assistant has no number for calls (ask for a phone line with voice): nobody was called' };
-  if (from === c.to) return { outcome: 'failed', reason: 'The assistant cannot call its own number: nobody was called' };
+  if (!from) return failed('The assistant has no number for calls (ask for a phone line with voice): nobody was called');
+  if (from === c.to) return failed('The assistant cannot call its own number: nobody was called');
   const [intent] = await db
     .insert(voiceCalls)
     .values({
@@ -77,7 +77,7 @@ export async function placeTwilioCall(db: Db, c: CallPlacement, now = new Date()
     .returning();
   if (!intent) {
     const [row] = await db.select().from(voiceCalls).where(eq(voiceCalls.intentKey, `dispatch:${c.idempotencyKey}`));
-    return row ? earlier(row) : { outcome: 'failed', reason: 'the call could not be recorded: nobody was called' };
+    return row ? earlier(row) : failed('the call could not be recorded: nobody was called');
   }
   const placed = await createCall(config, {
     from,
@@ -94,20 +94,21 @@ export async function placeTwilioCall(db: Db, c: CallPlacement, now = new Date()
       .update(voiceCalls)
       .set({ callSid: sql`coalesce(${voiceCalls.callSid}, ${placed.sid})`, status: sql`CASE WHEN ${voiceCalls.status} = 'dialing' THEN 'queued' ELSE ${voiceCalls.status} END` })
       .where(eq(voiceCalls.id, intent.id));
-    return { outcome: 'accepted', providerMessageId: placed.sid };
+    return { state: 'accepted', providerMessageId: placed.sid };
   }
   if (!placed.definite) {
     await db.update(voiceCalls).set({ status: 'unknown', reason: placed.reason }).where(and(eq(voiceCalls.id, intent.id), eq(voiceCalls.status, 'dialing')));
     logger.warn({ callId: intent.id, reason: placed.reason }, 'voice: Twilio’s answer to a call was lost; the call stays unknown and is not placed again');
-    return { outcome: 'unknown', reason: placed.reason };
+    return { state: 'unknown', providerMessageId: null, reason: placed.reason };
   }
   await db.update(voiceCalls).set({ status: 'failed', outcome: 'failed', reason: placed.reason, endedAt: now }).where(eq(voiceCalls.id, intent.id));
-  return { outcome: 'failed', reason: placed.reason };
+  return failed(placed.reason);
 }
 
+/** The voice outlet's `call` (channels/outlets.ts): Twilio's Calls API. */
 export const twilioCallPlacer =
-  (db: () => Db): CallPlacer =>
-  (c) =>
+  (db: () => Db) =>
+  (c: CallPlacement): Promise<Delivery> =>
     placeTwilioCall(db(), c);
 
 const isMachine = (answeredBy: string | null | undefined) => Boolean(answeredBy?.startsWith('machine'));

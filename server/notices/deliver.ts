@@ -5,7 +5,7 @@ import { accounts, assistants, notices, tasks, users, type NoticeRow } from '@/d
 import { siteOrigin } from '@/server/hosted/origin';
 import { logger } from '@/server/logger';
 import { sendMail } from '@/server/mail/mailer';
-import { senderFor } from '@/server/channels/senders';
+import { outletFor } from '@/server/channels/outlets';
 import { NOTICE_LIMITED, noticeMailAllowed } from './budget';
 import { noteThread } from './threads';
 import { newLinkToken, NOTICE_LINK_TTL_MS } from './create';
@@ -78,8 +78,8 @@ export async function deliverNotice(db: Db, noticeId: string, now = new Date()):
   if (!to) failure = 'the user has no email address';
   else if (notice.channel === 'email') failure = await byEmail(to);
   else {
-    const adapter = senderFor(notice.channel);
-    const delivery = adapter ? await adapter.send({ from: from.email ?? '', to: [to], subject: notice.subject, text, providerMessageId: messageId, automated: true }) : null;
+    const send = outletFor(notice.channel)?.send;
+    const delivery = send ? await send({ kind: 'notice', from: from.email ?? '', to: [to], subject: notice.subject, text, providerMessageId: messageId }) : null;
     if (!delivery || delivery.state === 'failed') {
       const reason = delivery && 'reason' in delivery ? delivery.reason : `no provider configured for ${notice.channel}`;
       failure = emailOn ? await byEmail(to) : 'the person turned email notices off';

@@ -45,7 +45,7 @@ function fillsOutsideCompose(list: { file: string; text: string }[]): string[] {
 describe('composition', () => {
   it('finds the seams (the scan reads the code it is meant to)', () => {
     expect(seams.size).toBeGreaterThan(15);
-    for (const name of ['registerRunDispatcher', 'registerChannelSender', 'registerNoticeHandover', 'registerEventRouter']) expect(seams).toContain(name);
+    for (const name of ['registerRunDispatcher', 'registerChannelOutlet', 'registerNoticeHandover', 'registerEventRouter']) expect(seams).toContain(name);
   });
 
   it('fills seams only in server/compose/', () => {

@@ -115,7 +115,7 @@ describe('place_call', () => {
       taskId,
       dispatchId: row!.dispatchId!,
     });
-    expect(again).toEqual({ outcome: 'accepted', providerMessageId: placed.sid });
+    expect(again).toEqual({ state: 'accepted', providerMessageId: placed.sid });
     expect(fake.calls).toHaveLength(1);
     // The call's status callback delivered again reports nothing twice.
     const last = placed.statuses.at(-1)!;
@@ -183,7 +183,7 @@ describe('place_call', () => {
     const [row] = await h.db().select().from(voiceCalls).where(eq(voiceCalls.dispatchId, dispatch!.id));
     expect(row).toMatchObject({ status: 'unknown', callSid: null });
     const again = await placeTwilioCall(h.db(), { to: lab, purpose: 'x', script: 'y', asUser: false, idempotencyKey: row!.intentKey!.slice('dispatch:'.length), accountId: row!.accountId, assistantId: row!.assistantId, userId: p.id, taskId: row!.taskId!, dispatchId: row!.dispatchId! });
-    expect(again.outcome).toBe('unknown');
+    expect(again.state).toBe('unknown');
     expect(fake.callsTo(lab)).toEqual([]);
   });
 

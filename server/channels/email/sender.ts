@@ -1,5 +1,5 @@
 import { deliverMail } from '@/server/mail/mailer';
-import type { ChannelSenderAdapter, Delivery, OutboundChannelMessage } from '../message';
+import type { Delivery, OutboundChannelMessage } from '../message';
 
 /*
  * The hosted inbox's sending half (issue: the channel layer): a message into an email thread,
@@ -17,8 +17,9 @@ export const replySubject = (subject: string | null | undefined) => {
 
 const display = (name: string | null | undefined, address: string) => (name ? `"${name.replace(/["\\\r\n]/g, '')}" <${address}>` : address);
 
-export const emailSender: ChannelSenderAdapter = {
-  channel: 'email',
+/** The hosted inbox's outlet (../outlets.ts holds it from the start). */
+export const emailSender = {
+  channel: 'email' as const,
   async send(message: OutboundChannelMessage): Promise<Delivery> {
     const messageId = message.providerMessageId ?? null;
     if (!messageId) return { state: 'failed', providerMessageId: null, reason: 'no Message-ID was chosen before sending' };
@@ -32,7 +33,8 @@ export const emailSender: ChannelSenderAdapter = {
       messageId,
       inReplyTo: message.inReplyTo ?? null,
       references: message.references ?? [],
-      automated: message.automated === true,
+      // A notice is Steward's own mail (RFC 3834 Auto-Submitted), so an auto-responder does not answer it.
+      automated: message.kind === 'notice',
     });
     if (outcome.outcome === 'accepted') return { state: 'accepted', providerMessageId: messageId };
     return { state: outcome.outcome, providerMessageId: messageId, reason: outcome.reason };

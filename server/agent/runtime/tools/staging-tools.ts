@@ -5,7 +5,7 @@ import { assistants, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import type { StagedDispatch } from '@/server/approvals/contracts';
 import { stageDispatch } from '@/server/approvals/staging';
-import { MESSAGE_PLATFORMS } from '@/server/channels/outbound';
+import { messagePlatforms as MESSAGE_PLATFORMS } from '@/db/schema/channel-names';
 import { invalidFields } from '@/server/http/errors';
 import { resolveTaskDispatchMode, type ActionType } from '@/server/policy/autonomy-resolve';
 import { defineTool, type ToolOutcome, type ToolRun } from './registry';
