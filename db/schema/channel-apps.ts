@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { carts } from './carts';
-import { chatAppChannels } from './channel-names';
+import { chatAppChannels, type PortChatApp } from './channel-names';
 import { slackApps } from './channels';
 import { createdAt, idColumn, ts, updatedAt } from './columns';
 import { users } from './users';
@@ -135,7 +135,7 @@ export type ApprovalPostRef =
   | { provider: 'slack'; appId: string; teamId: string; channel: string; ts: string }
   | { provider: 'teams'; serviceUrl: string; conversationId: string; activityId: string }
   /** A port adapter's post (server/channels/adapter.ts): the connection, the thread and the message. */
-  | { provider: 'telegram'; connectionId: string; thread: string; messageRef: string };
+  | { provider: PortChatApp; connectionId: string; thread: string; messageRef: string };
 
 /**
  * One approval card per cart version and channel: the cart exactly as it will be sent with

@@ -20,6 +20,8 @@ export const twilioTextChannels = ['sms', 'whatsapp'] as const satisfies readonl
 export const chatAppChannels = ['slack', 'teams', 'telegram'] as const;
 /** The chat apps installed through OAuth (Telegram connects with a bot token instead). */
 export const oauthChatApps = ['slack', 'teams'] as const satisfies readonly (typeof chatAppChannels)[number][];
+/** The chat apps behind the channel port (server/channels/adapters.ts): all but the OAuth-installed ones, which predate it. */
+export type PortChatApp = Exclude<(typeof chatAppChannels)[number], (typeof oauthChatApps)[number]>;
 
 /** Every channel an adapter speaks. */
 export const channelNames = [...mailChannels, ...textChannels, ...chatAppChannels, 'voice'] as const;

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
 import type { AnyEndpoint } from '@/server/http/endpoint';
+import type { PortChatApp } from '@/db/schema/channel-names';
 import type { ChannelAttachment, ChannelName, Delivery } from './message';
 
 /*
@@ -90,7 +91,9 @@ export type SendRequest = {
 export type ChannelCapabilities = { buttons?: boolean; files?: boolean; groups?: boolean; typing?: boolean; edits?: boolean; calls?: boolean };
 
 export interface ChannelAdapter {
-  channel: ChannelName;
+  channel: PortChatApp;
+  /** The channel's name as people know it ("Telegram"), in what the core says on it. */
+  label: string;
   capabilities: ChannelCapabilities;
   /** The adapter's own API (connecting the assistant's bot or app), served with every other endpoint. */
   endpoints?: AnyEndpoint[];

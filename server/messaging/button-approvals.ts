@@ -1,6 +1,7 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { accounts, channelApprovalPosts, users, type ApprovalPostRef, type UserRow } from '@/db/schema';
+import type { PortChatApp } from '@/db/schema/channel-names';
 import type { UserActor } from '@/server/access/actor';
 import { decideCart } from '@/server/approvals/decide';
 import { signalAfterCommit } from '@/server/approvals/signals';
@@ -49,7 +50,7 @@ export type ButtonPress = {
     | { provider: 'slack'; appId: string; channel: string | null; ts: string | null }
     | { provider: 'teams'; conversationId: string; activityId: string | null }
     /** An adapter of the channel port: the connection (bot) that received the press, the thread and the message. */
-    | { provider: 'telegram'; connectionId: string; thread: string; messageRef: string };
+    | { provider: PortChatApp; connectionId: string; thread: string; messageRef: string };
 };
 
 export type PressOutcome =
@@ -94,8 +95,8 @@ const refused = (e: unknown): PressOutcome => {
 function postRef(press: ButtonPress): Partial<ApprovalPostRef> | null {
   const s = press.shownIn;
   if (s.provider === 'slack') return s.channel && s.ts ? { provider: 'slack', appId: s.appId, teamId: press.workspaceId, channel: s.channel, ts: s.ts } : null;
-  if (s.provider === 'telegram') return { provider: 'telegram', connectionId: s.connectionId, thread: s.thread, messageRef: s.messageRef };
-  return s.activityId ? { provider: 'teams', conversationId: s.conversationId, activityId: s.activityId } : null;
+  if (s.provider === 'teams') return s.activityId ? { provider: 'teams', conversationId: s.conversationId, activityId: s.activityId } : null;
+  return { provider: s.provider, connectionId: s.connectionId, thread: s.thread, messageRef: s.messageRef };
 }
 
 async function shownThere(db: Db, press: ButtonPress, userId: string): Promise<boolean> {
@@ -122,7 +123,8 @@ async function shownThere(db: Db, press: ButtonPress, userId: string): Promise<b
 /** Decides a cart on a verified press; every refusal is an outcome to show, never a thrown error. */
 export async function decideByButton(db: Db, press: ButtonPress): Promise<PressOutcome> {
   // Slack and port adapters link an identity through one app or bot: a press counts only through that one.
-  const throughApp = press.shownIn.provider === 'slack' ? press.shownIn.appId : press.shownIn.provider === 'telegram' ? press.shownIn.connectionId : undefined;
+  const s = press.shownIn;
+  const throughApp = s.provider === 'slack' ? s.appId : s.provider === 'teams' ? undefined : s.connectionId;
   const userId = await linkedUserId(db, press.accountId, press.provider, press.workspaceId, press.externalUserId, throughApp);
   if (!userId) return { ok: false, code: 'not_owner', message: NOT_OWNER };
   if (!(await shownThere(db, press, userId))) return { ok: false, code: 'not_owner', message: NOT_SHOWN };

@@ -1,6 +1,7 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { accounts, carts, channelApprovalPosts, channelIdentities, users, type ApprovalPostRef, type ChannelApprovalPostRow } from '@/db/schema';
+import type { PortChatApp } from '@/db/schema/channel-names';
 import type { chatAppChannels } from '@/db/schema/channel-names';
 import type { UserActor } from '@/server/access/actor';
 import { getCart } from '@/server/approvals/service';
@@ -108,7 +109,7 @@ export function cartText(cart: ShownCart, approvalsUrl: string): string {
 }
 
 /** A port adapter's card: to the owner's 1:1 thread with the cart's assistant's own connection, the buttons bound to this post. */
-async function postPort(db: Db, provider: ChannelKind, post: ChannelApprovalPostRow, assistantId: string, cart: ShownCart, approvalsUrl: string): Promise<Posted> {
+async function postPort(db: Db, provider: PortChatApp, post: ChannelApprovalPostRow, assistantId: string, cart: ShownCart, approvalsUrl: string): Promise<Posted> {
   const adapter = portAdapter(provider);
   const connection = adapter ? await adapter.connectionFor(db, assistantId) : null;
   if (!adapter || !connection) return { ok: false, reason: `the assistant has no ${provider} connection` };
@@ -130,7 +131,7 @@ async function postPort(db: Db, provider: ChannelKind, post: ChannelApprovalPost
     ],
   });
   if (d.state !== 'accepted' || !d.providerMessageId) return { ok: false, reason: 'reason' in d ? d.reason : 'not posted' };
-  return { ok: true, ref: { provider: 'telegram', connectionId: connection.id, thread, messageRef: d.providerMessageId } };
+  return { ok: true, ref: { provider, connectionId: connection.id, thread, messageRef: d.providerMessageId } };
 }
 
 /** Posts one cart version to one provider, once. */
@@ -173,22 +174,23 @@ async function post(db: Db, c: Candidate, claimed: ChannelApprovalPostRow, row: 
   if (!posted.ok) logger.warn({ cartId: c.cartId, provider: c.provider, reason: posted.reason }, 'approval card: not posted');
 }
 
-/** Replaces a posted card's buttons with a line (Slack: text only; Teams: a card with the line). */
+/** Replaces a posted card's buttons with a line (Slack: text only; Teams: a card with the line; a port adapter: its closeButtons). */
 export async function closeCard(db: Db, ref: ApprovalPostRef, line: string, teamsCard?: AdaptiveCard): Promise<void> {
   if (ref.provider === 'slack') {
     const bot = await slackBot(db, ref.appId, ref.teamId);
     if (bot) await updateMessage(bot.token, ref.channel, ref.ts, line, [{ type: 'section', text: { type: 'mrkdwn', text: line } }]);
     return;
   }
-  if (ref.provider === 'telegram') {
-    const adapter = portAdapter(ref.provider);
-    const connection = adapter ? await adapter.connection(db, ref.connectionId) : null;
-    if (adapter?.closeButtons && connection) await adapter.closeButtons(db, connection, { thread: ref.thread, messageRef: ref.messageRef }, line);
+  if (ref.provider === 'teams') {
+    const cfg = teamsBotConfig();
+    const card = teamsCard ?? { type: 'AdaptiveCard', $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', version: '1.4', body: [{ type: 'TextBlock', text: line, wrap: true }] };
+    if (cfg) await updateActivity(cfg, ref.serviceUrl, ref.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: card }] });
     return;
   }
-  const cfg = teamsBotConfig();
-  const card = teamsCard ?? { type: 'AdaptiveCard', $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', version: '1.4', body: [{ type: 'TextBlock', text: line, wrap: true }] };
-  if (cfg) await updateActivity(cfg, ref.serviceUrl, ref.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: card }] });
+  // A port adapter's card, through its adapter (edits capability).
+  const adapter = portAdapter(ref.provider);
+  const connection = adapter ? await adapter.connection(db, ref.connectionId) : null;
+  if (adapter?.closeButtons && connection) await adapter.closeButtons(db, connection, { thread: ref.thread, messageRef: ref.messageRef }, line);
 }
 
 /** Marks the card of a version decided by a press (so the sweep leaves it alone). */

@@ -82,7 +82,7 @@ async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Con
     const direct = event.audience.kind === 'direct';
     if (event.linkCode && direct && adapter.redeemLink) {
       const owner = await adapter.redeemLink(db, connection, event.linkCode, event.person);
-      const text = owner ? 'Linked: this Telegram account now speaks for you to your assistant.' : 'That link is not valid any more (it works once, for a day). Ask for a new one in Steward.';
+      const text = owner ? `Linked: this ${adapter.label} account now speaks for you to your assistant.` : 'That link is not valid any more (it works once, for a day). Ask for a new one in Steward.';
       await sendThroughPort(db, { channel: adapter.channel, assistantId: connection.assistantId, kind: 'notice', thread: event.thread, text });
       return void (await finish(db, eventRowId, 'routed', owner ? 'linked' : 'link_refused'));
     }
@@ -144,7 +144,7 @@ async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connecti
         cartId: post.cartId,
         contentHash: post.contentHash,
         decision: event.decision,
-        shownIn: { provider: 'telegram', connectionId: connection.id, thread: event.shownIn.thread, messageRef: event.shownIn.messageRef },
+        shownIn: { provider: adapter.channel, connectionId: connection.id, thread: event.shownIn.thread, messageRef: event.shownIn.messageRef },
       })
     : ({ ok: false, code: 'not_owner', message: 'This button is not on an approval Steward posted: nothing was decided.' } as const);
   const line = outcomeText(outcome);

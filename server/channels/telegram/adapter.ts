@@ -43,6 +43,7 @@ async function send(db: Db, req: SendRequest): Promise<Delivery> {
 
 export const telegramAdapter: ChannelAdapter = {
   channel: 'telegram',
+  label: 'Telegram',
   capabilities: { buttons: true, files: true, groups: true, edits: true },
   endpoints: telegramEndpoints,
   async connection(db, key) {
