@@ -6,7 +6,7 @@ import { releaseCall, reserveCall, settleCall, settledAlerts, settlementSql, typ
 import type { RealtimeConfig } from '@/server/channels/realtime/config';
 import type { RealtimeUsage } from '@/server/channels/realtime/events';
 import { realtimePriceTable } from '@/server/channels/realtime/price';
-import { recordCallUsage, type ModelCallUsage, type TokenCounts } from '@/server/models/model-calls';
+import { recordCallUsage, type CallOwner, type ModelCallUsage, type TokenCounts } from '@/server/models/model-calls';
 import { creditsFor } from '@/server/models/prices';
 
 /*
@@ -31,9 +31,11 @@ import { creditsFor } from '@/server/models/prices';
  * then exceeded by at most the response under way, as with text.
  *
  * A call without a chat at its start (someone leaving a message: their chat is opened by the
- * message, at the end; a placed call: a task's, with no chat at all) is charged to its owner's
- * budgets response by response all the same; its rows are written on the chat it ends up on, if
- * any (close).
+ * message, at the end) is charged to its owner's budgets response by response all the same; its
+ * rows are written on the chat it ends up on, if any (close). A placed call has no chat at all: it
+ * is a task's, and each response is a model call of the task run that placed it (task_model_calls,
+ * through the same writer), numbered by the call's own key so that it is written and settled once
+ * (server/messaging/placed-call-usage.ts).
  */
 
 /** How a spent budget is named: before a conversation, or ending one (`during`); `what` names the conversation (the chat page's, a call's). */
@@ -56,11 +58,19 @@ export type LiveUsage = {
 };
 
 /**
- * Who pays for a conversation and where its usage is kept: the chat (`id`), or none yet (a call
- * whose chat is known only at its end, or never: a placed call has a task, not a chat). Without a
- * chat, each response is charged to the budgets when it comes and its row waits for close().
+ * A task run that keeps a conversation's usage (a placed call's: the run that placed it). `seq`
+ * numbers response `n` (from 1) in the run, apart from the run's own model calls, the same for the
+ * same response however often it is counted; null when it has no number (the response is charged, with no row).
  */
-export type UsageHome = Pick<ChatRow, 'accountId' | 'userId' | 'modelTier'> & { id: string | null };
+export type RunHome = { runId: string; seq: (n: number) => number | null };
+
+/**
+ * Who pays for a conversation and where its usage is kept: the chat (`id`), or none yet (a call
+ * whose chat is known only at its end, or never: a placed call has a task, not a chat), then the
+ * task run (`run`) when there is one. Without a chat or a run, each response is charged to the
+ * budgets when it comes and its row waits for close().
+ */
+export type UsageHome = Pick<ChatRow, 'accountId' | 'userId' | 'modelTier'> & { id: string | null; run?: RunHome | null };
 
 /** The reservations' prefix (`live:<session>:<n>`, `call:<callId>:<n>`) and what a spent budget's message calls the conversation. */
 export type UsageNames = { ref: string; what: string };
@@ -94,6 +104,18 @@ export function liveUsage(db: Db, chat: UsageHome, sessionId: string, realtime: 
     return r.kind === 'exhausted' ? liveBudgetMessage(r.budget, during, names.what) : null;
   };
 
+  /**
+   * The response's row and, when a reservation holds its cost, the settlement, made by the
+   * statement that writes the row (as a model step's); a row already there (the response counted
+   * before) is not written again, and the reservation is settled on its own: once settled, never again.
+   */
+  const write = async (tx: Tx, owner: CallOwner, call: ModelCallUsage, ref: string | null, now: Date) => {
+    if (!ref) return void (await recordCallUsage(tx, owner, call, null));
+    const { id, also } = await recordCallUsage(tx, owner, call, settlementSql(ref, tier, call.chargedCredits, now));
+    if (id) await settledAlerts(tx, also ?? [], now);
+    else await settleCall(tx, ref, tier, call.chargedCredits, now);
+  };
+
   /** The conversation's turn on `chatId`, written once (completed: no engine runs it) or its end moved on. */
   const stampTurn = async (tx: Tx, chatId: string, now: Date) => {
     if (turnWritten) return void (await tx.update(chatTurns).set({ endedAt: now }).where(eq(chatTurns.id, turnId)));
@@ -119,19 +141,21 @@ export function liveUsage(db: Db, chat: UsageHome, sessionId: string, realtime: 
       const call = { seq: n - 1, modelTier: tier, model: realtime.model, usage: tokens, chargedCredits: priced.chargedCredits, isBillable: priced.isBillable };
       const now = new Date();
       const chatId = chat.id;
-      if (!chatId) {
-        // No chat yet: the budgets are charged now, the row waits for the chat (close).
-        unwritten.push(call);
-        if (ref) await db.transaction((tx) => settleCall(tx, ref, tier, priced.chargedCredits, now));
-      } else {
+      const run = chat.run;
+      const seq = !chatId && run ? run.seq(n) : null;
+      if (chatId) {
         await db.transaction(async (tx) => {
           await stampTurn(tx, chatId, now);
-          if (!ref) return void (await recordCallUsage(tx, { turnId }, call, null));
-          const { id, also } = await recordCallUsage(tx, { turnId }, call, settlementSql(ref, tier, priced.chargedCredits, now));
-          if (id) await settledAlerts(tx, also ?? [], now);
-          else await settleCall(tx, ref, tier, priced.chargedCredits, now);
+          await write(tx, { turnId }, call, ref, now);
         });
         turnWritten = true;
+      } else if (run && seq !== null) {
+        // A placed call: a model call of the run that placed it, under the call's own number.
+        await db.transaction((tx) => write(tx, { runId: run.runId }, { ...call, seq }, ref, now));
+      } else {
+        // No chat yet: the budgets are charged now, the row waits for the chat (close).
+        if (!run) unwritten.push(call);
+        if (ref) await db.transaction((tx) => settleCall(tx, ref, tier, priced.chargedCredits, now));
       }
       if (closed) return null;
       return reserve(n + 1);

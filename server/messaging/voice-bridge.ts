@@ -32,8 +32,8 @@ import { planCall, type CallPlan } from './voice-realtime-plan';
  * the `streamed` step carries the call on in turns).
  *
  * Usage and budgets (chats/live-voice-usage.ts, as the chat page's live voice): each response.done
- * is a model call of the call's chat, charged to the budgets covering the owner, the next response
- * held ahead. A budget spent at the start opens no model session; one spent during the call ends
+ * is a model call of the call's chat (a placed call's: of the task run that placed it,
+ * placed-call-usage.ts), charged to the budgets covering the owner, the next response held ahead. A budget spent at the start opens no model session; one spent during the call ends
  * the stream after the response that spent it. Either way the row's reason says `budget_spent`
  * before the stream closes, and the `streamed` step goes on without the model (voice-inbound.ts,
  * voice-outbound.ts).
@@ -119,7 +119,7 @@ export function runMediaStream(db: Db, ws: WebSocket, opts: BridgeOptions): Prom
         close(1000, 'no conversation on this call');
         return resolve();
       }
-      // Each response is a model call of the call's chat, charged to the owner's budgets (chats/live-voice-usage.ts).
+      // Each response is a model call of the call's chat or placing run, charged to the owner's budgets (chats/live-voice-usage.ts).
       let usage: LiveUsage;
       try {
         usage = liveUsage(db, planned.home, admitted.id, opts.realtime, CALL_USAGE);

@@ -12,6 +12,7 @@ import { chatTier } from '@/server/chats/tier';
 import { spokenTools } from '@/server/chats/spoken-tools';
 import { startQueuedTurns } from '@/server/chats/turn-queue';
 import { routeInbound } from './inbound';
+import { placedCallRun } from './placed-call-usage';
 import { appendTranscript, disclosureLine, disclosureOf, line } from './voice-calls';
 import {
   DEFAULT_TERMS,
@@ -203,8 +204,9 @@ const speechVoiceOrNull = (assistant: AssistantRow, owner: UserRow | null): stri
 
 /**
  * A call's plan, and who pays for its model and where its usage is kept (chats/live-voice-usage.ts):
- * always the owner, at the tier a chat of theirs has; on the call's chat, which the owner's call has
- * from its start, a message only once it is taken (at the end), and a placed call never (a task's).
+ * always the owner. At the tier a chat of theirs has, on the call's chat, which the owner's call has
+ * from its start and a message only once it is taken (at the end); a placed call has none: it is
+ * the task's, kept on the run that placed it, at that run's tier (placed-call-usage.ts).
  */
 export type PlannedCall = { plan: CallPlan; home: UsageHome };
 
@@ -216,7 +218,9 @@ export async function planCall(db: Db, call: VoiceCallRow): Promise<PlannedCall 
   const payer = { accountId: call.accountId, userId: owner.id };
   if (call.direction === 'outbound') {
     const plan = outboundPlan(db, call, assistant, owner, (await personaFor(db, assistant, owner)).lines, disclosure);
-    return { plan, home: { ...payer, id: null, modelTier: await chatTier(db, owner) } };
+    // Its run gone (the task deleted meanwhile): charged all the same, at a chat's tier, with no row.
+    const placed = await placedCallRun(db, call);
+    return { plan, home: { ...payer, id: null, modelTier: placed?.modelTier ?? (await chatTier(db, owner)), run: placed?.run ?? null } };
   }
   if (call.outcome === 'refused') return null;
   if (call.caller === 'owner') {

@@ -1,13 +1,18 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskActivities } from '@/db/schema';
+import { taskActivities, taskModelCalls, taskRuns } from '@/db/schema';
+import { realtimeConfig } from '@/server/channels/realtime/config';
+import { liveUsage } from '@/server/chats/live-voice-usage';
+import { planCall } from '@/server/messaging/voice-realtime-plan';
 import { call } from '../helpers/client';
 import { useRealtimeHarness } from './harness';
 
 /*
  * Issue 48, what a live call costs: each of the realtime model's responses (response.done usage)
  * is a model call of the call's chat, priced by STEWARD_REALTIME_PRICE, in GET
- * /chats/{chatId}/usage and charged to the budgets covering the assistant's owner. A spent budget
+ * /chats/{chatId}/usage and charged to the budgets covering the assistant's owner; a call the
+ * assistant placed has no chat: its responses are model calls of the task run that placed it, in
+ * GET /tasks/{taskId}/usage, charged as well. A spent budget
  * opens no model session, and ends a conversation that spends it; the call goes on without the
  * model: the owner hears why and goodbye (as a turn refused by the budget says), someone leaving a
  * message and a placed call go on in turns, which need no model.
@@ -54,6 +59,15 @@ const usageOf = (p: Owner, chatId: string, turns: number) =>
     const row = (got.body.rows as Array<Record<string, any>>).find((r) => r.model === 'stand-in-realtime-1');
     return row?.turns === turns ? { body: got.body, row } : null;
   });
+
+/** GET /tasks/{taskId}/usage as the owner reads it, once the realtime model's calls number `calls`. */
+const taskUsageOf = (p: Owner, taskId: string, calls: number) =>
+  h.until(async () => {
+    const got = await call(h.app(), `/tasks/${taskId}/usage`, { key: p.key });
+    expect(got.status).toBe(200);
+    const rows = (got.body.rows as Array<Record<string, any>>).filter((r) => r.model === 'stand-in-realtime-1');
+    return rows.length >= calls ? { body: got.body, rows } : null;
+  }, 15_000);
 
 describe('a live call’s model usage', () => {
   it('the owner’s call: each response is a model call of the call’s chat, in its usage and charged to the owner’s budget', async () => {
@@ -108,6 +122,60 @@ describe('a live call’s model usage', () => {
     // The stranger conversation's own turn (the scripted chat model) is unpriced: the budget's spend is the call's.
     expect((await settledBudget(p, budget)).spentCredits).toBe(2 * PER_RESPONSE);
   });
+  it('a placed call: each response is a model call of the task run that placed it, in the task’s usage and charged to the owner’s budget, once', async () => {
+    const p = await h.owner();
+    const budget = await budgetFor(p, 100);
+    const restaurant = h.nextNumber();
+    const script = 'Hello, this is Ada calling to confirm a table for two on Friday at 8. Does that still work?';
+    await h.cells(p, { voice_call_as_assistant: { mode: 'manual', undoDelaySec: 0 } });
+    const { taskId, runId } = await h.stagingRun(p, [{ name: 'place_call', arguments: { to: restaurant, purpose: 'Confirm the dinner booking', script } }]);
+    const cart = await h.cartReaches((await h.cartOfRun(runId)).id, ['pending_approval']);
+    h.twilio.state.callScripts.push({ answeredBy: 'human', durationSec: 30 });
+    h.realtime.state.usage = { ...USAGE };
+    h.realtime.state.replies.push({ say: script, audioMs: 100 }, { say: 'Thank you, goodbye.', audioMs: 100, call: { name: 'end_call', arguments: { summary: 'Confirmed.' } } });
+    h.realtime.state.callerTranscripts.push('Yes, that works.');
+    h.onStream(async (m) => {
+      await h.greeted();
+      await m.speak();
+      await m.closed;
+      return 'ended';
+    });
+    const shown = await h.readCart(p, cart.id);
+    expect((await h.approve(p, cart.id, { contentHash: shown.contentHash })).status).toBe(200);
+    const placed = await h.until(async () => (h.twilio.calls.find((x) => x.to === restaurant)?.finished ? h.twilio.calls.find((x) => x.to === restaurant)! : null), 30_000);
+    const session = h.realtime.sessions.at(-1)!;
+    await h.realtime.until(() => session.closed);
+    expect(session.responses).toHaveLength(2);
+    const callRow = (await h.callRow(placed.sid))!;
+    expect(callRow).toMatchObject({ direction: 'outbound', media: 'realtime', taskId, chatId: null, userId: p.id, assistantId: p.assistantId });
+
+    // Two rows, on the run that placed the call (its cart's), at its tier, with the tokens as response.done reported them.
+    const { body, rows } = await taskUsageOf(p, taskId, 2);
+    const [run] = await h.db().select().from(taskRuns).where(eq(taskRuns.id, runId));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row).toMatchObject({ runId, modelTier: run!.modelTier, inputTokens: 100, outputTokens: 40, cacheReadTokens: 20, cacheCreationTokens: 0, chargedCredits: PER_RESPONSE, isBillable: true });
+    }
+    expect(new Set(rows.map((r) => r.seq)).size).toBe(2);
+    expect(body.credits.runs.find((r: { runId: string }) => r.runId === runId)).toMatchObject({ chargedCredits: 2 * PER_RESPONSE, isBillable: true });
+    expect(body.credits.total).toBe(2 * PER_RESPONSE);
+    expect(body.calls).toMatchObject({ calls: 1, seconds: 30, minutes: 1 });
+    // The task's account and no other.
+    const written = await h.db().select().from(taskModelCalls).where(and(eq(taskModelCalls.taskId, taskId), eq(taskModelCalls.model, 'stand-in-realtime-1')));
+    expect(written.map((r) => r.accountId)).toEqual([callRow.accountId, callRow.accountId]);
+    expect((await settledBudget(p, budget)).spentCredits).toBe(2 * PER_RESPONSE);
+
+    // The same responses counted again for the call (a writer that starts over: a reconnect, a redelivery of what was counted) write and charge nothing.
+    const planned = (await planCall(h.db(), callRow))!;
+    expect(planned.home).toMatchObject({ id: null, modelTier: run!.modelTier, run: { runId } });
+    const again = liveUsage(h.db(), planned.home, callRow.id, realtimeConfig()!, { ref: 'call', what: 'The live call' });
+    expect(await again.begin()).toBeNull();
+    expect(await again.record({ ...USAGE })).toBeNull();
+    expect(await again.record({ ...USAGE })).toBeNull();
+    await again.close(null);
+    expect(await h.db().select().from(taskModelCalls).where(and(eq(taskModelCalls.taskId, taskId), eq(taskModelCalls.model, 'stand-in-realtime-1')))).toHaveLength(2);
+    expect((await settledBudget(p, budget)).spentCredits).toBe(2 * PER_RESPONSE);
+  }, 60_000);
 });
 
 describe('a live call and a spent budget', () => {
