@@ -18,6 +18,7 @@ import { bindingCookieName, bindState, consumeState, issueState, pkceChallenge, 
 import { gmailConfig } from './gmail/config';
 import { GOOGLE_CALENDAR_SCOPES, gmailAuthorizeUrl } from './gmail/oauth';
 import { graphConfig } from './graph/config';
+import { SLACK_BOT_SCOPES } from './slack/config';
 import { GRAPH_CALENDAR_SCOPES, graphAuthorizeUrl } from './graph/oauth';
 import { exchangeCode, publicBase, teamsConfig } from './providers';
 import { recordSlackFlow, slackClientFor, slackFlowTarget, type SlackClient } from './slack/oauth-app';
@@ -41,7 +42,6 @@ export function bindingCookie(requestUrl: string, name: string, value: string, m
  */
 export const beginUrl = (requestUrl: string, state: string) => `${publicBase(requestUrl)}/api/oauth/begin?state=${encodeURIComponent(state)}`;
 
-const SLACK_BOT_SCOPES = 'app_mentions:read,channels:history,chat:write,files:write,im:history,im:read,im:write,users:read,users:read.email';
 const SLACK_USER_SCOPES = 'identity.basic,identity.email';
 
 const isMailbox = (p: OAuthState['provider']): p is MailboxOAuthProvider => (mailboxProviders as readonly string[]).includes(p);
@@ -74,7 +74,7 @@ async function authorizeUrl(db: Db, state: OAuthState, token: string, requestUrl
   const url = new URL(cfg.authorizeUrl);
   url.searchParams.set('client_id', cfg.clientId);
   if (state.provider === 'slack') {
-    url.searchParams.set(state.purpose === 'install' ? 'scope' : 'user_scope', state.purpose === 'install' ? SLACK_BOT_SCOPES : SLACK_USER_SCOPES);
+    url.searchParams.set(state.purpose === 'install' ? 'scope' : 'user_scope', state.purpose === 'install' ? SLACK_BOT_SCOPES.join(',') : SLACK_USER_SCOPES);
   } else {
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('scope', 'https://graph.microsoft.com/.default offline_access');

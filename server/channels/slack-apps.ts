@@ -8,6 +8,7 @@ import { AppError, badRequest, forbidden } from '@/server/http/errors';
 import { slackWorkspaceAppsAllowed } from '@/server/policy/capability-switches';
 import type { CreateSlackAppBody } from './contracts';
 import { publicBase } from './providers';
+import { SLACK_BOT_SCOPES } from './slack/config';
 import { shownStatus } from './slack/credentials';
 import { recordAudit } from '@/server/audit/record';
 
@@ -25,7 +26,7 @@ function manifestFor(base: string, appId: string, botDisplayName: string) {
     features: { bot_user: { display_name: botDisplayName, always_online: true }, app_home: { messages_tab_enabled: true, messages_tab_read_only_enabled: false } },
     oauth_config: {
       redirect_urls: redirectUrls,
-      scopes: { bot: ['app_mentions:read', 'channels:history', 'chat:write', 'files:write', 'im:history', 'im:read', 'im:write', 'users:read', 'users:read.email'] },
+      scopes: { bot: [...SLACK_BOT_SCOPES] },
     },
     settings: {
       event_subscriptions: { request_url: eventsUrl, bot_events: ['app_mention', 'message.im', 'message.channels'] },

@@ -4,6 +4,7 @@ import { assistants, channelEvents, type ChannelEventRow } from '@/db/schema';
 import type { InboundChannelMessage } from '@/server/channels/message';
 import { EventCallback, SlackEnvelope, SlackMessageEvent } from '@/server/channels/slack/contracts';
 import { slackAppById } from '@/server/channels/slack/credentials';
+import { downloadSlackFiles } from '@/server/channels/slack/file-download';
 import { forgetSlackInstallation, slackBot } from '@/server/channels/slack/installations';
 import { slackRef } from '@/server/channels/slack/refs';
 import { usersInfo } from '@/server/channels/slack/web-api';
@@ -31,6 +32,9 @@ import { emptyOk, parseJson, parseWith } from './webhook-body';
  *   answers in the thread); a mention in a channel by the owner is the owner's work in a chat for
  *   that channel thread, answered in the owner's DM. Anyone else — an unlinked identity, another user — is kept as contact
  *   content where the owner sees it (untrusted) and is not answered from Slack.
+ * - Files (issue 41): a message's files are downloaded with the bot token from Slack's file host
+ *   only, after the answer (channels/slack/file-download.ts), and passed as its attachments; what
+ *   could not be fetched is named in its text. A message of files alone is routed like any other.
  */
 
 export async function slackEvents(db: Db, req: ApiRequest, appId: string): Promise<Response> {
@@ -89,8 +93,9 @@ function decide(envelope: EventCallback, botUserId: string | null): Decision {
   const parsed = SlackMessageEvent.safeParse(envelope.event);
   if (!parsed.success) return { status: 'ignored', reason: 'not a message this layer reads' };
   const e = parsed.data;
-  // Edits, deletions, joins and every bot's messages (the assistant's own replies first) are not people writing.
-  if (e.subtype || e.bot_id || !e.user || (botUserId && e.user === botUserId)) return { status: 'ignored', reason: 'not a person’s new message' };
+  // Edits, deletions, joins and every bot's messages (the assistant's own replies first) are not
+  // people writing; a message with files (`file_share`, its text possibly empty) is.
+  if ((e.subtype && e.subtype !== 'file_share') || e.bot_id || !e.user || (botUserId && e.user === botUserId)) return { status: 'ignored', reason: 'not a person’s new message' };
   if (type === 'message' && e.channel_type === 'im') return { status: 'message', event: e, kind: 'dm' };
   if (type === 'app_mention') return { status: 'message', event: e, kind: 'mention' };
   // Channel messages that do not mention the assistant are not for it (mentions come as app_mention).
@@ -126,6 +131,10 @@ export async function routeSlackEvent(db: Db, eventRowId: string): Promise<void>
     const answerIn = decision.kind === 'dm' ? { channel: e.channel, threadTs } : { channel: e.user!, threadTs: null };
     const { sender, userId } = await channelSender(db, app.accountId, { provider: 'slack', workspaceId: teamId, externalUserId: e.user!, appId: app.id });
     if (!sender.proven && bot) sender.name = await nameOf(bot.token, e.user!);
+    // The message's files, fetched here: after Slack had its answer, before the transaction that
+    // stores them as files (a re-route of the stored event fetches them again; only one stores).
+    const { attachments, problems } = e.files?.length ? await downloadSlackFiles(bot?.token ?? null, e.files) : { attachments: [], problems: [] };
+    if (problems.length) logger.info({ eventRowId, problems }, 'slack events: some files of a message were not received');
     const turns: QueuedChatTurn[] = [];
     await db.transaction(async (tx) => {
       // Locked, skipping a row another attempt holds: that attempt routes it.
@@ -145,8 +154,8 @@ export async function routeSlackEvent(db: Db, eventRowId: string): Promise<void>
         // A DM is one conversation; in a channel, each thread the assistant is mentioned in is one.
         threadKey: decision.kind === 'dm' ? e.channel : `${e.channel}:${threadTs}`,
         subject: null,
-        text: e.text,
-        attachments: [],
+        text: [e.text, ...(problems.length ? [`(files not received: ${problems.map((p) => `${p.name}: ${p.problem}`).join('; ')})`] : [])].filter(Boolean).join('\n'),
+        attachments,
         automated: false,
         storedId: row.id,
       };

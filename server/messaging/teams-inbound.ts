@@ -8,6 +8,7 @@ import { teamsBotConfig, type TeamsBotConfig } from '@/server/channels/teams/con
 import { updateActivity } from '@/server/channels/teams/connector';
 import { rememberConversation } from '@/server/channels/teams/conversations';
 import { teamsPerson, type TeamsPerson } from '@/server/channels/teams/directory';
+import { carriesFiles, downloadTeamsFiles } from '@/server/channels/teams/file-download';
 import { verifyConnectorToken } from '@/server/channels/teams/jwt';
 import { teamsRef } from '@/server/channels/teams/refs';
 import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
@@ -32,6 +33,10 @@ import { emptyOk, parseJson, parseWith, rawBody } from './webhook-body';
  *   stored once by activity id, answered 200 at once, and routed after. Group chats and channels
  *   are not served (spec 1: Teams groups: no). Unlinked senders are kept nowhere: the bot works for
  *   no one in a tenant nobody connected.
+ * - Its files (a file shared in the chat, an image pasted inline) are fetched when it is routed,
+ *   after the answer (teams/file-download.ts), and stored as the user's files by routeInbound;
+ *   a message with files and no words is routed too, and what could not be fetched is named in
+ *   its text.
  * - An Adaptive Card press (invoke `adaptiveCard/action`, or an older client's Action.Submit) is a
  *   ButtonPress, decided before the answer; the invoke's answer is the updated card.
  */
@@ -58,7 +63,7 @@ export async function teamsMessages(db: Db, req: ApiRequest): Promise<Response> 
     setImmediate(() => void showOnCard(db, cfg, activity, outcome, submit.data));
     return emptyOk();
   }
-  if (!person || !activity.id || !activity.text?.trim()) return emptyOk();
+  if (!person || !activity.id || (!activity.text?.trim() && !carriesFiles(activity))) return emptyOk();
   const [stored] = await db
     .insert(channelEvents)
     .values({ provider: 'teams', appKey: 'teams', externalId: activity.id, accountId: person.accountId, kind: 'message', payload: { activity, person } as Record<string, unknown> })
@@ -125,6 +130,8 @@ export async function routeTeamsMessage(db: Db, eventRowId: string): Promise<voi
     const [user] = await db.select({ primaryAssistantId: users.primaryAssistantId }).from(users).where(eq(users.id, person.userId));
     const finish = (reason: string) => db.update(channelEvents).set({ status: 'ignored', reason, handledAt: sql`now()` }).where(eq(channelEvents.id, row.id));
     if (!user?.primaryAssistantId) return void (await finish('the user has no assistant'));
+    // Fetched before the transaction, so no connection waits on them; should the sweep route this message meanwhile, only the router that takes its lock stores them.
+    const { attachments, problems } = await downloadTeamsFiles(teamsBotConfig(), activity);
     const { sender } = await channelSender(db, person.accountId, { provider: 'teams', workspaceId: person.tenantId, externalUserId: person.aadObjectId, name: activity.from.name ?? null });
     const turns: QueuedChatTurn[] = [];
     await db.transaction(async (tx) => {
@@ -145,8 +152,8 @@ export async function routeTeamsMessage(db: Db, eventRowId: string): Promise<voi
         // A 1:1 chat with the bot is one conversation.
         threadKey: activity.conversation.id,
         subject: null,
-        text: activity.text ?? '',
-        attachments: [],
+        text: [activity.text ?? '', ...(problems.length ? [`(files not received: ${problems.join('; ')})`] : [])].filter(Boolean).join('\n'),
+        attachments,
         automated: false,
         storedId: row.id,
       };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelEvents, chatMessages, chats, oauthConnections } from '@/db/schema';
+import { channelEvents, chatMessages, chats, driveFiles, oauthConnections } from '@/db/schema';
 import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
@@ -14,7 +14,8 @@ import { call, newAccount } from '../helpers/client';
  * writes to the bot 1:1 is found in the tenant's directory, gets a Teams chat with their assistant
  * and the answer through the Connector; tokens from the wrong issuer, for another bot, for another
  * serviceUrl or signed by an unknown key are refused before anything is stored; approvals come as
- * Adaptive Cards that only the owner's Teams identity can press.
+ * Adaptive Cards that only the owner's Teams identity can press; files the owner sends (a shared
+ * file, an image pasted inline) become their files, fetched only from allowed places (issue 41).
  */
 
 const h = useCartHarness();
@@ -23,7 +24,7 @@ const APP_ID = randomUUID();
 const APP_SECRET = 'teams-bot-secret-value';
 let bf: BotConnectorFake;
 const saved = { ...process.env };
-const VARS = ['TEAMS_CLIENT_ID', 'TEAMS_CLIENT_SECRET', 'TEAMS_OAUTH_TOKEN_URL', 'STEWARD_TEAMS_TOKEN_URL', 'STEWARD_TEAMS_OPENID_URL', 'STEWARD_PROVIDER_ALLOWED_RANGES', 'STEWARD_CHANNEL_SWEEP_MS'];
+const VARS = ['TEAMS_CLIENT_ID', 'TEAMS_CLIENT_SECRET', 'TEAMS_OAUTH_TOKEN_URL', 'STEWARD_TEAMS_TOKEN_URL', 'STEWARD_TEAMS_OPENID_URL', 'STEWARD_PROVIDER_ALLOWED_RANGES', 'STEWARD_CHANNEL_SWEEP_MS', 'STEWARD_TEAMS_FILE_HOSTS'];
 
 beforeAll(async () => {
   bf = await startBotConnectorFake({ appId: APP_ID, appSecret: APP_SECRET });
@@ -35,6 +36,8 @@ beforeAll(async () => {
     STEWARD_TEAMS_OPENID_URL: bf.openIdUrl,
     STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.1/32',
     STEWARD_CHANNEL_SWEEP_MS: '150',
+    // The stand-in's "OneDrive" is on loopback (http allowed there); sharepoint.com still needs https.
+    STEWARD_TEAMS_FILE_HOSTS: '127.0.0.1, sharepoint.com',
   });
   forgetConnectorKeys();
 });
@@ -158,5 +161,74 @@ describe('send_message on Teams', () => {
     const cart2 = await h.cartReaches((await h.cartOfRun(other.runId)).id, ['executed', 'failed']);
     expect(cart2.status).toBe('failed');
     expect((await h.dispatchRow(cart2.id))!.failureReason).toMatch(/has no Teams chat with the assistant/);
+  });
+});
+
+describe('files the owner sends (issue 41)', () => {
+  /** The owner's message in their Teams chat, once routed and answered. */
+  async function sent(p: { id: string }, member: Parameters<BotConnectorFake['activity']>[0], conversationId: string, fields: Record<string, unknown>) {
+    h.state.llm.enqueue({ text: 'Got it.' });
+    const activity = bf.activity(member, conversationId, fields);
+    expect((await bf.deliver(endpoint(), activity)).status).toBe(200);
+    await h.until(async () => bf.activities.find((a) => a.replyTo === activity.id) ?? null, 20_000);
+    const [chat] = await h.db().select().from(chats).where(and(eq(chats.userId, p.id), eq(chats.platform, 'teams')));
+    const [message] = await h.db().select().from(chatMessages).where(and(eq(chatMessages.chatId, chat!.id), eq(chatMessages.role, 'user')));
+    const files = await Promise.all(message!.files.map(async (f) => (await h.db().select().from(driveFiles).where(eq(driveFiles.id, f.fileId)))[0]!));
+    return { message: message!, files };
+  }
+
+  it('a file shared in the chat is fetched from its download URL, with no token, and becomes the owner’s file on the message', async () => {
+    const { p, member, conversationId } = await connectedMember();
+    const pdf = Buffer.from('%PDF-1.4 the contract');
+    const shared = bf.sharedFile('contract.pdf', pdf, 'application/pdf');
+    const { message, files } = await sent(p, member, conversationId, { text: 'Here is the contract', attachments: [shared, { contentType: 'text/html', content: '<p>Here is the contract</p>' }] });
+    expect(message.content).toBe('Here is the contract');
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatchObject({ userId: p.id, name: 'contract.pdf', mimeType: 'application/pdf', size: pdf.length });
+    const fetched = bf.downloads.filter((d) => shared.content.downloadUrl.includes(d.path));
+    expect(fetched).toEqual([expect.objectContaining({ status: 200, token: null })]);
+  });
+
+  it('an image pasted alone, with no words, is fetched from the Connector with the bot’s token and routed', async () => {
+    const { p, member, conversationId } = await connectedMember();
+    const png = Buffer.from('\x89PNG fake image bytes');
+    const image = bf.inlineImage(png, 'image/png');
+    const { message, files } = await sent(p, member, conversationId, { attachments: [image] });
+    expect(message.content).toBe('');
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatchObject({ userId: p.id, name: 'image-1.png', mimeType: 'image/png', size: png.length });
+    const fetched = bf.downloads.filter((d) => image.contentUrl.endsWith(d.path));
+    expect(fetched).toHaveLength(1);
+    expect(fetched[0]!.token).toMatch(/^bf-/);
+  });
+
+  it('a download URL on a host not allowed, or not https, and an image URL off the Connector are not fetched: the text names them', async () => {
+    const { p, member, conversationId } = await connectedMember();
+    const elsewhere = bf.sharedFile('elsewhere.pdf', Buffer.from('%PDF-1.4 x'));
+    elsewhere.content.downloadUrl = elsewhere.content.downloadUrl.replace('127.0.0.1', 'localhost');
+    const plain = bf.sharedFile('plain.docx', Buffer.from('PK plain'));
+    plain.content.downloadUrl = 'http://contoso-my.sharepoint.com/personal/ada/_layouts/15/download.aspx?tempauth=x';
+    const image = bf.inlineImage(Buffer.from('img'));
+    image.contentUrl = image.contentUrl.replace('/connector/', '/elsewhere/');
+    const before = bf.downloads.length;
+    const { message, files } = await sent(p, member, conversationId, { text: 'Three files', attachments: [elsewhere, plain, image] });
+    expect(files).toHaveLength(0);
+    expect(bf.downloads.slice(before)).toEqual([]);
+    expect(message.content).toMatch(/^Three files\n\(files not received: /);
+    expect(message.content).toContain('elsewhere.pdf: localhost is not a host Steward takes Teams files from');
+    expect(message.content).toContain('plain.docx: its address is not https');
+    expect(message.content).toContain('an image: 127.0.0.1/elsewhere/');
+    expect(message.content).toContain('is not on the Bot Connector that sent the message');
+  });
+
+  it('a file over 25 MB is not kept, whether its size is announced or only arrives: the text names it', async () => {
+    const { p, member, conversationId } = await connectedMember();
+    const big = Buffer.alloc(25 * 1024 * 1024 + 1, 0x61);
+    const announced = bf.sharedFile('announced.bin', big);
+    const streamed = bf.sharedFile('streamed.bin', big, 'application/octet-stream', { chunked: true });
+    const { message, files } = await sent(p, member, conversationId, { text: 'Big ones', attachments: [announced, streamed] });
+    expect(files).toHaveLength(0);
+    expect(message.content).toContain('announced.bin: larger than the 25 MB Steward takes from Teams');
+    expect(message.content).toContain('streamed.bin: larger than the 25 MB Steward takes from Teams');
   });
 });

@@ -10,9 +10,14 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
  * bot's token. It sends activities to a bot's messaging endpoint the way the Connector does: with a
  * RS256 JWT signed by one of its keys, issuer https://api.botframework.com, audience the bot's app
  * id and a serviceUrl claim. Options make a token wrong (issuer, audience, serviceUrl, key).
+ * Files a person sends (issue 41): a shared file's pre-authenticated download URL (`/files/…`, its
+ * `tempauth` in the query, no token wanted) and an inline image under the Connector
+ * (`/connector/v3/attachments/{id}/views/original`, the bot's token required); every request for
+ * either is recorded in `downloads`, whatever its path.
  */
 
 export type ConnectorCall = { method: string; path: string; token: string | null; body: Record<string, unknown> | null };
+export type FileDownload = { host: string; path: string; token: string | null; status: number };
 export type BotConnectorFake = Awaited<ReturnType<typeof startBotConnectorFake>>;
 
 const ISSUER = 'https://api.botframework.com';
@@ -28,6 +33,8 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
   const activities: Array<{ conversationId: string; replyTo: string | null; id: string; body: Record<string, unknown> }> = [];
   const updates: Array<{ conversationId: string; activityId: string; body: Record<string, unknown> }> = [];
   const connectGrants = new Map<string, string>();
+  const hosted = new Map<string, { bytes: Buffer; contentType: string; tempauth: string | null; chunked?: boolean }>();
+  const downloads: FileDownload[] = [];
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -64,6 +71,19 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
           .sign(privateKey)
           .then((idToken) => send(200, { token_type: 'Bearer', scope: 'https://graph.microsoft.com/.default', expires_in: 3599, access_token: `opaque-${randomBytes(8).toString('hex')}`, id_token: idToken }));
         return;
+      }
+      const file = /^\/(?:files|connector\/v3\/attachments)\/([^/]+)/.exec(url.pathname);
+      if (file || url.pathname.startsWith('/elsewhere/')) {
+        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
+        const held = file ? hosted.get(file[1]!) : undefined;
+        const connector = url.pathname.startsWith('/connector/');
+        const allowed = held && (connector ? bearer !== null && issued.has(bearer) && /^\/connector\/v3\/attachments\/[^/]+\/views\/original$/.test(url.pathname) : held.tempauth === url.searchParams.get('tempauth'));
+        const status = !held ? 404 : allowed ? 200 : 401;
+        downloads.push({ host: req.headers.host ?? '', path: url.pathname, token: bearer, status });
+        if (status !== 200) return send(status, { error: { code: status === 404 ? 'NotFound' : 'Unauthorized' } });
+        // Chunked: no Content-Length announces the size, only the bytes that come.
+        res.writeHead(200, { 'Content-Type': held!.contentType, ...(held!.chunked ? {} : { 'Content-Length': String(held!.bytes.length) }) });
+        return void res.end(held!.bytes);
       }
       const m = /^\/connector\/v3\/conversations\/([^/]+)(?:\/(activities|members)(?:\/([^/]+))?)?$/.exec(url.pathname);
       if (!m) return send(404, { error: { code: 'NotFound', message: 'no such path' } });
@@ -125,6 +145,25 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
     calls,
     activities,
     updates,
+    downloads,
+    /** A file the person shares in the chat: the attachment Teams puts on the message (its bytes kept in "OneDrive"). */
+    sharedFile(name: string, bytes: Buffer, contentType = 'application/octet-stream', o: { chunked?: boolean } = {}) {
+      const id = randomBytes(6).toString('hex');
+      const tempauth = randomBytes(8).toString('hex');
+      hosted.set(id, { bytes, contentType, tempauth, chunked: o.chunked });
+      return {
+        contentType: 'application/vnd.microsoft.teams.file.download.info',
+        contentUrl: `${base}/personal/ada/Documents/${encodeURIComponent(name)}`,
+        name,
+        content: { downloadUrl: `${base}/files/${id}/download.aspx?tempauth=${tempauth}`, uniqueId: randomUUID(), fileType: name.split('.').pop() ?? '', etag: `"{${randomUUID()}},1"` },
+      };
+    },
+    /** An image pasted into the message: held by the Connector, fetched with the bot's token. */
+    inlineImage(bytes: Buffer, contentType = 'image/png') {
+      const id = `0-eus-d1-${randomBytes(8).toString('hex')}`;
+      hosted.set(id, { bytes, contentType, tempauth: null });
+      return { contentType: 'image/*', contentUrl: `${serviceUrl}v3/attachments/${id}/views/original` };
+    },
     /** A person in a tenant's directory, as the Connector's members API returns them. */
     addMember(member: { aadObjectId: string; name: string; email: string; tenantId: string }) {
       const id = `29:${randomBytes(8).toString('base64url')}`;

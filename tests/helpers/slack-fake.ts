@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
  * A loopback stand-in for Slack: the Web API methods Steward calls (oauth.v2.access, chat.postMessage,
  * chat.update, chat.postEphemeral, users.info, conversations.open, and the external file upload:
  * files.getUploadURLExternal, a POST of the bytes to the upload URL, files.completeUploadExternal:
- * HTTP 200 with `ok`, `error` on refusal, bot tokens checked), and Slack's side of the callbacks: events and block actions POSTed to an app's request
+ * HTTP 200 with `ok`, `error` on refusal, bot tokens checked), files people shared served from its
+ * file host (`url_private_download`, the bot token of the file's workspace as Bearer; any other
+ * request gets Slack's sign-in page with HTTP 200, as Slack answers it), and Slack's side of the callbacks: events and block actions POSTed to an app's request
  * URLs, signed as Slack signs them (v0: HMAC-SHA256 of `v0:<timestamp>:<body>` with the app's signing
  * secret, in X-Slack-Signature, with X-Slack-Request-Timestamp), event retries carrying
  * X-Slack-Retry-Num. Its own implementation of the signing, so a mistake in Steward's shows.
@@ -16,6 +18,9 @@ export type SlackCall = { method: string; token: string | null; body: Record<str
 /** A file shared by files.completeUploadExternal, with the bytes that were uploaded for it. */
 export type SharedFile = { id: string; title: string; filename: string; contentType: string; content: Buffer };
 export type Shared = { channel: string; text: string | null; threadTs: string | null; files: SharedFile[]; token: string };
+/** A file a person shared, as Slack keeps it: served at its url_private_download. */
+export type HostedFile = { id: string; team: string; name: string; mimetype: string; content: Buffer; status?: number };
+export type FileRequest = { path: string; token: string | null };
 export type Posted = { channel: string; ts: string; text: string; threadTs: string | null; blocks: Array<Record<string, unknown>> | null; token: string };
 
 type App = { clientId: string; clientSecret: string; signingSecret: string };
@@ -40,6 +45,8 @@ export async function startSlackFake() {
   /** Files asked for and (once their bytes came) uploaded, not yet shared: Slack discards those never completed. */
   const uploads = new Map<string, { filename: string; length: number; token: string; content: Buffer | null; contentType: string }>();
   const shared: Shared[] = [];
+  const hosted = new Map<string, HostedFile>();
+  const fileRequests: FileRequest[] = [];
   const state = { delayMs: 0, refuseUploads: false };
   let seq = 0;
   const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
@@ -49,6 +56,27 @@ export async function startSlackFake() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://x');
+      // The file host: /files-pri/<team>-<file id>/download/<name>, for the bot token of the file's workspace.
+      const hostedId = /^\/files-pri\/[A-Z0-9]+-([A-Z0-9]+)\/(?:download\/)?[^/]+$/.exec(url.pathname)?.[1];
+      if (hostedId && req.method === 'GET') {
+        const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
+        fileRequests.push({ path: url.pathname, token });
+        const file = hosted.get(hostedId);
+        if (!file) {
+          res.writeHead(404, { 'Content-Type': 'text/plain' });
+          return res.end('file_not_found');
+        }
+        if (!token || botTokens.get(token)?.team !== file.team) {
+          res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+          return res.end('<!DOCTYPE html><html><body>Sign in to Slack</body></html>');
+        }
+        if (file.status && file.status !== 200) {
+          res.writeHead(file.status, { 'Content-Type': 'text/plain' });
+          return res.end('refused');
+        }
+        res.writeHead(200, { 'Content-Type': file.mimetype, 'Content-Length': String(file.content.length) });
+        return res.end(file.content);
+      }
       // The upload URL files.getUploadURLExternal gave: the raw bytes of one file, answered as Slack does ("OK - <length>").
       const uploadId = /^\/upload\/([A-Z0-9]+)$/.exec(url.pathname)?.[1];
       if (uploadId) {
@@ -181,6 +209,10 @@ export async function startSlackFake() {
 
   return {
     apiUrl: `${base}/api`,
+    /** Slack's file host (STEWARD_SLACK_FILES_URL). */
+    filesUrl: base,
+    /** Every request for a shared file's bytes, in order. */
+    fileRequests,
     tokenUrl: `${base}/api/oauth.v2.access`,
     calls,
     posted,
@@ -203,6 +235,25 @@ export async function startSlackFake() {
     },
     addUser(u: { id: string; team: string; name: string; email: string }) {
       users.set(u.id, u);
+    },
+    /** A person shared a file in the workspace: its file object, as a message event carries it. `status` makes the host refuse it. */
+    shareFile(f: Omit<HostedFile, 'id'>): Record<string, unknown> {
+      const id = `F${randomBytes(5).toString('hex').toUpperCase()}`;
+      hosted.set(id, { ...f, id });
+      const path = `${base}/files-pri/${f.team}-${id}`;
+      return {
+        id,
+        name: f.name,
+        title: f.name,
+        mimetype: f.mimetype,
+        filetype: f.name.split('.').pop() ?? 'binary',
+        size: f.content.length,
+        mode: 'hosted',
+        is_external: false,
+        is_public: false,
+        url_private: `${path}/${encodeURIComponent(f.name)}`,
+        url_private_download: `${path}/download/${encodeURIComponent(f.name)}`,
+      };
     },
     /** An Events API callback, wrapped as Slack wraps it. */
     event(url: string, secret: string, e: { team: string; eventId?: string; event: Record<string, unknown> }, opts: SendOpts = {}) {

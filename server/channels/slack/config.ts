@@ -1,11 +1,19 @@
 /*
  * Where Slack is reached (spec 5, Providers): the Web API at STEWARD_SLACK_API_URL (default
- * https://slack.com/api), OAuth at SLACK_OAUTH_AUTHORIZE_URL and SLACK_OAUTH_TOKEN_URL. The
+ * https://slack.com/api), shared files at STEWARD_SLACK_FILES_URL (default
+ * https://files.slack.com), OAuth at SLACK_OAUTH_AUTHORIZE_URL and SLACK_OAUTH_TOKEN_URL. The
  * marketplace app's credentials are the deployment's (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET,
  * SLACK_SIGNING_SECRET); every workspace app brings its own through the API.
  */
 
 export const slackApiBase = () => (process.env.STEWARD_SLACK_API_URL ?? 'https://slack.com/api').replace(/\/+$/, '');
+
+/**
+ * Where Slack serves the files people share (STEWARD_SLACK_FILES_URL, default
+ * https://files.slack.com): a file is downloaded with the bot token only from this origin, so an
+ * event naming another host never gets the token sent there (issue 41).
+ */
+export const slackFilesBase = () => (process.env.STEWARD_SLACK_FILES_URL ?? 'https://files.slack.com').replace(/\/+$/, '');
 
 export const slackAuthorizeUrl = () => process.env.SLACK_OAUTH_AUTHORIZE_URL ?? 'https://slack.com/oauth/v2/authorize';
 
@@ -29,3 +37,9 @@ export function slackProgressAfterMs(): number {
   return Number.isFinite(n) && n >= 0 ? n : 4_000;
 }
 
+/**
+ * The bot scopes an assistant's Slack app asks for, in its manifest and its install: events in DMs
+ * and channels it is in, posting, files both ways (files:write to send, files:read to download
+ * what people share with it), DMs, and members' names and addresses.
+ */
+export const SLACK_BOT_SCOPES = ['app_mentions:read', 'channels:history', 'chat:write', 'files:read', 'files:write', 'im:history', 'im:read', 'im:write', 'users:read', 'users:read.email'] as const;

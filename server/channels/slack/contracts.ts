@@ -12,6 +12,29 @@ const Ts = z.string().regex(/^\d{1,12}\.\d{1,9}$/, 'must be a Slack timestamp');
 /** The one event Slack sends unwrapped, when a Request URL is saved. */
 export const UrlVerification = z.object({ type: z.literal('url_verification'), challenge: z.string().min(1).max(1000), token: z.string().optional() }).loose();
 
+/**
+ * A file as a message event carries it (Slack's file object; issue 41): what a download reads.
+ * `url_private_download` (or `url_private`) is fetched with the bot token (scope `files:read`);
+ * `mode` `tombstone` (deleted) and `hidden_by_limit` (beyond the workspace's plan), an external
+ * file (`is_external`, kept by another service) and a stub (`file_access: check_file_info`, a file
+ * from another organization whose details Slack leaves out) have nothing to download.
+ */
+export const SlackFileObject = z
+  .object({
+    id: SlackId,
+    name: z.string().max(1000).optional(),
+    title: z.string().max(1000).optional(),
+    mimetype: z.string().max(255).optional(),
+    size: z.number().int().nonnegative().optional(),
+    mode: z.string().max(64).optional(),
+    is_external: z.boolean().optional(),
+    file_access: z.string().max(64).optional(),
+    url_private: z.string().max(4000).optional(),
+    url_private_download: z.string().max(4000).optional(),
+  })
+  .loose();
+export type SlackFileObject = z.infer<typeof SlackFileObject>;
+
 /** A message event (message.im, message.channels) or an app mention: what routing reads of it. */
 export const SlackMessageEvent = z
   .object({
@@ -25,6 +48,9 @@ export const SlackMessageEvent = z
     channel: SlackId,
     channel_type: z.string().optional(),
     team: z.string().optional(),
+    // Each file is read on its own (SlackFileObject, file-download.ts): one Steward cannot read is
+    // named as not received, and never makes the whole message unreadable.
+    files: z.array(z.unknown()).optional(),
   })
   .loose();
 export type SlackMessageEvent = z.infer<typeof SlackMessageEvent>;

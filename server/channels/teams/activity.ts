@@ -24,9 +24,24 @@ export const Activity = z
     name: z.string().max(200).optional(),
     replyToId: z.string().max(500).optional(),
     channelData: z.object({ tenant: z.object({ id: z.string() }).loose().optional() }).loose().optional(),
+    // Each read on its own (teams/file-download.ts): one odd attachment must not refuse the message.
+    attachments: z.array(z.unknown()).optional(),
   })
   .loose();
 export type Activity = z.infer<typeof Activity>;
+
+/** A file the person sent in a 1:1 chat (Teams: "Send and receive files using bot"): kept in their OneDrive, named by a pre-authenticated download URL. */
+export const FILE_DOWNLOAD_INFO = 'application/vnd.microsoft.teams.file.download.info';
+export const FileDownloadInfo = z
+  .object({
+    contentType: z.literal(FILE_DOWNLOAD_INFO),
+    name: z.string().max(500).optional(),
+    content: z.object({ downloadUrl: z.string().url().max(8000), uniqueId: z.string().max(200).optional(), fileType: z.string().max(100).optional() }).loose(),
+  })
+  .loose();
+
+/** Any other attachment with bytes behind a URL: an image pasted inline is held by the Bot Connector (contentUrl, the bot's token). */
+export const UrlAttachment = z.object({ contentType: z.string().min(1).max(200), contentUrl: z.string().url().max(8000), name: z.string().max(500).optional() }).loose();
 
 /** The card's data on both buttons: the cart and the hash of the version shown. */
 export const CardData = z.object({ cartId: z.string().min(1).max(100), contentHash: z.string().min(1).max(200) });
