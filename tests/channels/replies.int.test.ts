@@ -7,6 +7,7 @@ import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { useCartHarness } from '../approvals/execution-harness';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
 import { call, newAccount } from '../helpers/client';
+import { slackAppInstalled } from '../helpers/slack-app-setup';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 import { useTwilioFake } from '../helpers/use-twilio-fake';
 
@@ -180,21 +181,12 @@ describe('SMS', () => {
 describe('Slack', () => {
   let teams = 0;
   async function slackSetup(p: Person) {
-    const created = await call(app(), `/assistants/${p.assistantId}/slack-apps`, { key: p.key, body: { kind: 'workspace', botDisplayName: 'Ada' } });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const appId = created.body.slackApp.id as string;
-    const inSlack = slack.createApp(appId);
-    expect((await call(app(), `/slack-apps/${appId}/credentials`, { method: 'PUT', key: p.key, body: inSlack })).status).toBe(200);
     const team = `TR${++teams}X${Date.now() % 100000}`;
     const owner = `U${teams}ROWNER`;
-    const start = await fetch(`${app().baseUrl}/oauth/slack/assistant/authorize?assistantId=${p.assistantId}`, { headers: { Authorization: `Bearer ${p.key}` }, redirect: 'manual' });
-    const opened = await fetch(start.headers.get('location')!, { redirect: 'manual' });
-    const state = new URL(opened.headers.get('location')!).searchParams.get('state')!;
-    const cookie = opened.headers.get('set-cookie')!.split(';')[0]!;
-    const done = await call(app(), `/oauth/callback/slack?code=${slack.grant({ team, authedUser: owner, botUserId: `UBOTR${teams}` })}&state=${encodeURIComponent(state)}`, { headers: { cookie } });
-    expect(done.status, JSON.stringify(done.body)).toBe(200);
-    return { appId, eventsUrl: created.body.manifest.eventsUrl as string, secret: inSlack.signingSecret, team };
+    const made = await slackAppInstalled(app(), slack, p, { team, authedUser: owner, botUserId: `UBOTR${teams}` });
+    return { appId: made.appId, eventsUrl: made.eventsUrl, secret: made.secret, team };
   }
+
   const dm = (s: { team: string }, user: string, text: string, extra: Record<string, unknown> = {}) => {
     const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
     return { team: s.team, event: { type: 'message', channel_type: 'im', channel: `D${user.slice(1)}`, user, text, ts, event_ts: ts, ...extra } };

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelEvents, chatMessages, chats } from '@/db/schema';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
+import { slackAppInstalled } from '../helpers/slack-app-setup';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 import { downloadSlackFile } from '@/server/channels/slack/file-download';
 
@@ -62,31 +63,14 @@ let teams = 0;
 type Person = Awaited<ReturnType<typeof h.person>>;
 type Setup = { appId: string; eventsUrl: string; secret: string; team: string; owner: string; botToken: string };
 
-/** The OAuth start with the user's key, the begin link opened in a browser, Slack's consent, and the callback. */
-async function oauth(p: Person, purpose: 'authorize' | 'link', grant: Parameters<SlackFake['grant']>[0]) {
-  const start = await fetch(`${app().baseUrl}/oauth/slack/assistant/${purpose}?assistantId=${p.assistantId}`, { headers: { Authorization: `Bearer ${p.key}` }, redirect: 'manual' });
-  expect(start.status, await start.clone().text()).toBe(302);
-  const opened = await fetch(start.headers.get('location')!, { redirect: 'manual' });
-  expect(opened.status).toBe(302);
-  const toSlack = new URL(opened.headers.get('location')!);
-  const cookie = opened.headers.get('set-cookie')!.split(';')[0]!;
-  const done = await call(app(), `/oauth/callback/slack?code=${slack.grant(grant)}&state=${encodeURIComponent(toSlack.searchParams.get('state')!)}`, { headers: { cookie } });
-  expect(done.status, JSON.stringify(done.body)).toBe(200);
-}
 
 /** The owner's assistant gets its own app, installed in a workspace (which links the installer, the owner). */
 async function slackSetup(p: Person): Promise<Setup> {
-  const created = await call(app(), `/assistants/${p.assistantId}/slack-apps`, { key: p.key, body: { kind: 'workspace', botDisplayName: 'Ada' } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const appId = created.body.slackApp.id as string;
-  const inSlack = slack.createApp(appId);
-  const put = await call(app(), `/slack-apps/${appId}/credentials`, { method: 'PUT', key: p.key, body: inSlack });
-  expect(put.status, JSON.stringify(put.body)).toBe(200);
   const team = `TF${++teams}X${Date.now() % 100000}`;
   const owner = `U${teams}FOWNER`;
   const botToken = `xoxb-files-${teams}-${Date.now()}`;
-  await oauth(p, 'authorize', { team, authedUser: owner, botUserId: `UBOTF${teams}`, botToken });
-  return { appId, eventsUrl: created.body.manifest.eventsUrl, secret: inSlack.signingSecret, team, owner, botToken };
+  const made = await slackAppInstalled(app(), slack, p, { team, authedUser: owner, botUserId: `UBOTF${teams}`, botToken });
+  return { appId: made.appId, eventsUrl: made.eventsUrl, secret: made.secret, team, owner, botToken };
 }
 
 const newTs = () => `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelEvents, chatMessages, chats, slackAppCredentials, slackApps, slackInstallations } from '@/db/schema';
 import { useCartHarness, emailCall } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
+import { slackAppInstalled, slackOAuth } from '../helpers/slack-app-setup';
 import { startSlackFake, type Posted, type SlackFake } from '../helpers/slack-fake';
 import { PNG, upload } from '../files/documents';
 
@@ -46,31 +47,15 @@ type Person = Awaited<ReturnType<typeof h.person>>;
 type Setup = { appId: string; eventsUrl: string; interactivityUrl: string; secret: string; team: string; owner: string };
 
 /** The OAuth start with the user's key, the begin link opened in a browser, Slack's consent, and the callback. */
-async function oauth(p: Person, purpose: 'authorize' | 'link', grant: Parameters<SlackFake['grant']>[0]) {
-  const start = await fetch(`${app().baseUrl}/oauth/slack/assistant/${purpose}?assistantId=${p.assistantId}`, { headers: { Authorization: `Bearer ${p.key}` }, redirect: 'manual' });
-  expect(start.status, await start.clone().text()).toBe(302);
-  const opened = await fetch(start.headers.get('location')!, { redirect: 'manual' });
-  expect(opened.status).toBe(302);
-  const toSlack = new URL(opened.headers.get('location')!);
-  const cookie = opened.headers.get('set-cookie')!.split(';')[0]!;
-  const done = await call(app(), `/oauth/callback/slack?code=${slack.grant(grant)}&state=${encodeURIComponent(toSlack.searchParams.get('state')!)}`, { headers: { cookie } });
-  expect(done.status, JSON.stringify(done.body)).toBe(200);
-  return { toSlack, connection: done.body.connection };
-}
+const oauth = (p: Person, purpose: 'authorize' | 'link', grant: Parameters<SlackFake['grant']>[0]) => slackOAuth(app(), slack, p, purpose, grant);
 
 /** The owner's assistant gets its own app: manifest, credentials, installed in a workspace, and the owner linked. */
 async function slackSetup(p: Person): Promise<Setup> {
-  const created = await call(app(), `/assistants/${p.assistantId}/slack-apps`, { key: p.key, body: { kind: 'workspace', botDisplayName: 'Ada' } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const appId = created.body.slackApp.id as string;
-  const inSlack = slack.createApp(appId);
-  const put = await call(app(), `/slack-apps/${appId}/credentials`, { method: 'PUT', key: p.key, body: inSlack });
-  expect(put.status, JSON.stringify(put.body)).toBe(200);
   const team = `T${++teams}X${Date.now() % 100000}`;
   const owner = `U${teams}OWNER`;
-  const install = await oauth(p, 'authorize', { team, authedUser: owner, botUserId: `UBOT${teams}` });
-  expect(install.toSlack.searchParams.get('client_id')).toBe(inSlack.clientId);
-  return { appId, eventsUrl: created.body.manifest.eventsUrl, interactivityUrl: created.body.manifest.manifestJson.settings.interactivity.request_url, secret: inSlack.signingSecret, team, owner };
+  const made = await slackAppInstalled(app(), slack, p, { team, authedUser: owner, botUserId: `UBOT${teams}` });
+  expect(made.toSlack.searchParams.get('client_id')).toBe(made.credentials.clientId);
+  return { appId: made.appId, eventsUrl: made.eventsUrl, interactivityUrl: made.interactivityUrl, secret: made.secret, team, owner };
 }
 
 const storedEvents = async (appId: string) => h.db().select().from(channelEvents).where(eq(channelEvents.appKey, appId));
