@@ -50,9 +50,9 @@ export type ModelHost<Opened extends OpenedCall = OpenedCall> = {
    * reserved for a run that no longer runs. `reserving` false (bench/trust.ts only) reads without it.
    */
   reserve(db: Db, ref: string, now: Date, reserving: boolean): Promise<Reservation>;
-  /** The run or turn, if it still runs and its owner can act. */
+  /** The run or turn, if it still runs and its owner can act. Reads only: it runs while the reservation is being made (model-step.ts). */
   open(db: Db): Promise<Opened | { stopped: string }>;
-  /** What the model reads now. */
+  /** What the model reads now. Reads only, like open: a refused reservation leaves it unused. */
   context(db: Db, opened: Opened, now: Date): Promise<ModelContext>;
   /** Records the outside content the model is about to read (a task run taints its task and run); absent: the host keeps no mark. */
   noteContextTaint?(db: Db, opened: Opened, taint: TaintSource[]): Promise<void>;

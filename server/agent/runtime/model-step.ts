@@ -10,7 +10,7 @@ import type { ModelTier } from '@/server/models/tiers';
 import { stewardUsage, type StewardUsage } from '@/server/models/usage';
 import { releaseCall, settleCall, settledAlerts, settlementSql, type SpentBudget } from '@/server/budgets/reserve';
 import { benchSwitches } from './bench-switches';
-import type { ModelHost, OpenedCall, ToolCallRequest } from './host';
+import type { ModelContext, ModelHost, OpenedCall, ToolCallRequest } from './host';
 import { accountFrozen } from './owner-actor';
 import type { ToolRegistry } from './tools/registry';
 
@@ -63,15 +63,25 @@ export function reasoningEffort(effort: string | null | undefined): string | und
  * its stored result and records nothing again; a step retried after a crash between the call and
  * the row reserves nothing new (the reservation is named by run and call), calls the model again
  * and records once, because the usage row is written once per (run, call).
+ *
+ * The reservation's statement goes to the database while the run or turn is opened and its
+ * context read (openCall: reads only), so its time hides behind theirs. Its answer is taken
+ * first, as if it had been made first: a busy or spent budget ends the step whatever the reads
+ * found, and nothing is streamed, recorded (taint included) or sent before the reservation holds.
  */
 export async function modelStep<Opened extends OpenedCall, Subject>(db: Db, host: ModelHost<Opened>, n: number, tools: ToolRegistry<Subject>, now = new Date()): Promise<ModelStep> {
   const ref = host.callRef(n);
-  const reservation = await host.reserve(db, ref, now, benchSwitches.trustChecks);
+  const reserving = host.reserve(db, ref, now, benchSwitches.trustChecks);
+  const opening = openCall(db, host, now);
+  // Awaited below once the reservation holds; a refused or failed reservation leaves the reads unused.
+  opening.catch(() => undefined);
+  const reservation = await reserving;
   if (reservation.kind === 'busy') return { kind: 'credits_busy' };
   if (reservation.kind === 'exhausted') return { kind: 'credits_exhausted', budget: reservation.budget };
   const held = reservation.kind === 'reserved';
   try {
-    const turn = await modelCall(db, host, n, tools, now);
+    const opened = await opening;
+    const turn = 'kind' in opened ? opened : await modelCall(db, host, n, tools, opened);
     if (turn.kind !== 'answer') {
       if (held) await db.transaction((tx) => releaseCall(tx, ref));
       return turn;
@@ -84,14 +94,15 @@ export async function modelStep<Opened extends OpenedCall, Subject>(db: Db, host
   }
 }
 
+/** What the call reads before it is made: the run or turn, the model that serves its tier, and the context (being read). */
+type OpenedModel<Opened> = { opened: Opened; resolved: Awaited<ReturnType<typeof languageModel>>; context: Promise<ModelContext> };
+
 /**
- * The model call: the run or turn as it is now (stopped meanwhile, or its account frozen: no
- * call), the context as it is now (a message sent during the run is in it), the tools without
- * `execute` so the SDK returns the calls instead of running them. Untrusted content in what the
- * model is about to read is recorded first (a task run's taint), so the platform holds what the
- * run stages (approvals/staging.ts) whatever the model makes of it.
+ * The run or turn as it is now (stopped meanwhile, or its account frozen: no call), the model
+ * that serves its tier, and its context as it is now (a message sent during the run is in it),
+ * whose read starts at once: reads only, so they may run before the reservation answers.
  */
-async function modelCall<Opened extends OpenedCall, Subject>(db: Db, host: ModelHost<Opened>, n: number, tools: ToolRegistry<Subject>, now: Date): Promise<ModelTurn> {
+async function openCall<Opened extends OpenedCall>(db: Db, host: ModelHost<Opened>, now: Date): Promise<OpenedModel<Opened> | Extract<ModelTurn, { kind: 'stopped' | 'frozen' | 'not_configured' }>> {
   const opened = await host.open(db);
   if ('stopped' in opened) return { kind: 'stopped', reason: opened.stopped };
   if (accountFrozen(opened.actor)) return { kind: 'frozen' };
@@ -102,8 +113,21 @@ async function modelCall<Opened extends OpenedCall, Subject>(db: Db, host: Model
     if (e instanceof ModelNotConfiguredError) return { kind: 'not_configured', message: e.message };
     throw e;
   }
+  const context = host.context(db, opened, now);
+  // Awaited by modelCall; a step that ends before (its reservation refused) leaves it unused.
+  context.catch(() => undefined);
+  return { opened, resolved, context };
+}
+
+/**
+ * The model call, with the tools without `execute` so the SDK returns the calls instead of
+ * running them. Untrusted content in what the model is about to read is recorded first (a task
+ * run's taint), so the platform holds what the run stages (approvals/staging.ts) whatever the
+ * model makes of it.
+ */
+async function modelCall<Opened extends OpenedCall, Subject>(db: Db, host: ModelHost<Opened>, n: number, tools: ToolRegistry<Subject>, { opened, resolved, context: reading }: OpenedModel<Opened>): Promise<ModelTurn> {
   const stream = host.stream?.(db, n);
-  const [context] = await Promise.all([host.context(db, opened, now), stream?.begin()]);
+  const [context] = await Promise.all([reading, stream?.begin()]);
   if (benchSwitches.trustChecks && host.noteContextTaint) await host.noteContextTaint(db, opened, context.taint);
   const effort = reasoningEffort(opened.effort);
   const request = {
