@@ -53,7 +53,6 @@ import { listBudgetsFromCli, setBudgetFromCli, topUpFromCli } from '../server/bu
 import { assignPhoneLine, dismissPhoneLine } from '../server/channels/phone-lines';
 import { ADMIN_CLI } from '../server/audit/record';
 import { addConsoleMember, listConsoleMembers, removeConsoleMember } from '../server/console/members';
-import { composeChannels } from '../server/compose';
 import type { TraceInput } from '../server/prompts/traces-contracts';
 import { selectDatabase } from './database';
 
@@ -210,8 +209,9 @@ async function main() {
     throw new AppError(400, 'bad_request', `unknown command ${name ?? '(none)'}; one of: ${Object.keys(commands).join(', ')}`);
   }
   // A fulfilled phone line notifies its user: the channels fill that seam. The notice is sent by
-  // the sweep of the serving process (this one runs no engine).
-  composeChannels();
+  // the sweep of the serving process (this one runs no engine). Loaded only for that command: the
+  // wiring imports every channel, which every other command would wait for at start.
+  if (name === 'assign-phone-line') (await import('../server/compose')).composeChannels();
   const selected = await selectDatabase();
   try {
     await applyMigrations(selected.url);

@@ -52,5 +52,6 @@ describe('admin CLI', () => {
     expect(bad.code).toBe(1);
     expect(bad.out).toMatchObject({ ok: false, error: expect.stringContaining('on or off') });
     expect((await admin(dbUrl(), 'kill-switch', 'on', '--account', 'nope')).out).toMatchObject({ ok: false, status: 404 });
-  });
+    // Seven runs of the CLI, each a process of its own (npm, tsx, the migration check): as the other admin tests allow.
+  }, 90_000);
 });
