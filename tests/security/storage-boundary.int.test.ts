@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditEvents, chatMessages, inboundTexts, memories, taskActivities, users } from '@/db/schema';
 import { recordAudit } from '@/server/audit/record';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
@@ -9,7 +9,7 @@ import { channelActor } from '@/server/messaging/owner-actor';
 import { useRunHarness } from '../agent/run-harness';
 import { upload } from '../files/documents';
 import { call, newAccount } from '../helpers/client';
-import { startSendblueFake, type SendblueFake } from '../helpers/sendblue-fake';
+import { useSendblueFake } from '../helpers/sendblue-fake';
 
 /*
  * The storage boundary (issue 40, the low): a NUL byte or a lone surrogate in anything that comes
@@ -21,22 +21,7 @@ import { startSendblueFake, type SendblueFake } from '../helpers/sendblue-fake';
 
 const h = useRunHarness();
 const { app, person, createTask, ended, taskRow } = h;
-let sb: SendblueFake;
-const saved: Record<string, string | undefined> = {};
-beforeAll(async () => {
-  sb = await startSendblueFake();
-  for (const [k, v] of Object.entries({ ...sb.env, STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.0/8' })) {
-    saved[k] = process.env[k];
-    process.env[k] = v;
-  }
-});
-afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  await sb?.close();
-});
+const sendblue = useSendblueFake();
 
 const NUL = '\u0000';
 const LONE = '\ud800';
@@ -82,7 +67,7 @@ describe('messages, memories and audit details', () => {
     await assignPhoneLine(h.db(), { requestId: request.body.request.id, number: line });
     h.state.llm.enqueue({ text: `got it${NUL}` });
     const handle = randomUUID();
-    const res = await sb.receive({ message_handle: handle, content: `ping${NUL}pong${LONE}`, from_number: phone, sendblue_number: line });
+    const res = await sendblue().receive({ message_handle: handle, content: `ping${NUL}pong${LONE}`, from_number: phone, sendblue_number: line });
     expect(res.status).toBe(204);
     const [text] = await h.db().select().from(inboundTexts).where(eq(inboundTexts.providerMessageId, handle));
     expect(text!.body).toBe(`ping${R}pong${R}`);
