@@ -14,6 +14,9 @@ import { addressAllowed, guardedLookup } from '@/server/http/outbound-url';
  * its declared length or as it arrives, ends the download at once: never read whole.
  */
 
+/** The most Steward takes of files a person sends on a chat channel: the size of the largest mail it takes in (server/mail). */
+export const INBOUND_FILES_BYTES = 25 * 1024 * 1024;
+
 export type CappedAnswer =
   | { status: 200; contentType: string | null; body: Buffer }
   | { status: number; location: string | null }

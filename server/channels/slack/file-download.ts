@@ -1,5 +1,5 @@
 import { TOTAL_MS } from '@/server/http/outbound-timeouts';
-import { cappedGet } from '../capped-get';
+import { cappedGet, INBOUND_FILES_BYTES } from '../capped-get';
 import type { ChannelAttachment } from '../message';
 import { slackFilesBase } from './config';
 import { SlackFileObject } from './contracts';
@@ -25,7 +25,7 @@ import { PROVIDER_ALLOW } from './provider-http';
  */
 
 /** The most a message's files may weigh together: the largest mail (DEFAULT_MAX_BYTES of the mail listener). */
-export const MAX_MESSAGE_FILE_BYTES = 25 * 1024 * 1024;
+export const MAX_MESSAGE_FILE_BYTES = INBOUND_FILES_BYTES;
 /** Slack shares at most 10 files in one message; anything beyond is not fetched. */
 const MAX_FILES = 10;
 /** All of one message's downloads, under the channel sweep's 30 s. */
@@ -76,7 +76,7 @@ export async function downloadSlackFile(token: string, raw: unknown, opts: { bas
   const cap = opts.cap ?? MAX_MESSAGE_FILE_BYTES;
   if (f.size !== undefined && f.size > cap) return refused(tooLarge(cap));
   const got = await cappedGet(url, { headers: { Authorization: `Bearer ${token}` }, maxBytes: cap, timeoutMs: opts.timeoutMs ?? TOTAL_MS.media, allowEnv: PROVIDER_ALLOW, tooLarge: tooLarge(cap) });
-  if ('problem' in got) return refused(got.problem.replace('the file could not be fetched', "Slack's file host could not be reached"));
+  if ('problem' in got) return refused(got.problem);
   // A redirect is not followed: the token would go wherever it points.
   if (got.status >= 300 && got.status < 400) return refused(`Slack pointed elsewhere (HTTP ${got.status}): not followed`);
   if (!('body' in got)) return refused(`Slack refused the download (HTTP ${got.status})`);

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import mime from 'mime-types';
 import { TOTAL_MS } from '@/server/http/outbound-timeouts';
-import { cappedGet } from '../capped-get';
+import { cappedGet, INBOUND_FILES_BYTES } from '../capped-get';
 import type { ChannelAttachment } from '../message';
 import { PROVIDER_ALLOW } from '../slack/provider-http';
 import { FILE_DOWNLOAD_INFO, FileDownloadInfo, UrlAttachment, type Activity } from './activity';
@@ -27,7 +27,7 @@ import { connectorToken } from './connector';
  * 25 MB: the size of a whole mail Steward takes in, and of the largest file it reads for the
  * assistant. Texts stop at 5 MB, but that is what an MMS can carry; a Teams file is a document.
  */
-export const MAX_TEAMS_FILE_BYTES = 25 * 1024 * 1024;
+export const MAX_TEAMS_FILE_BYTES = INBOUND_FILES_BYTES;
 /** Files fetched from one message; the rest are named as not received. */
 export const MAX_TEAMS_FILES = 10;
 const MAX_REDIRECTS = 3;
