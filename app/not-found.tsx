@@ -1,33 +1,23 @@
-import { Compass } from 'lucide-react';
 import Link from 'next/link';
-import { headers } from 'next/headers';
-import { sharedDatabase } from '@/db/client';
-import { appRouter } from '@/server/trpc/app-router';
-import { portalContext } from '@/server/trpc/context';
+import { AuthShell } from './_ui/auth-shell';
 import { Button } from './_ui/button';
-import { HostedFrame, type Me } from './_ui/layout';
-import { Empty } from './_ui/states';
 
 export const metadata = { title: 'Not found · Steward' };
 
-/** Who is signed in, if anyone (never throws: a 404 page must not fail itself). */
-async function who(): Promise<Me> {
-  try {
-    const ctx = await portalContext(sharedDatabase().db, await headers());
-    return await appRouter.createCaller(ctx).auth.me();
-  } catch {
-    return null;
-  }
-}
-
-/** The branded 404: what happened in plain words and the way back. Another person's item is "not found" too. */
-export default async function NotFound() {
-  const me = await who();
+/*
+ * The branded 404: what happened in plain words and the way back. Another person's item is "not
+ * found" too. It is the root layout's not-found boundary, which Next renders into every page's
+ * answer (not only when something is missing): so it reads nothing about the person and draws the
+ * light signed-out frame, not the navigation. A full frame here cost every page a session lookup
+ * and the whole navigation a second time (issue 45: about a third of a page's server render).
+ */
+export default function NotFound() {
   return (
-    <HostedFrame me={me} title="Page not found">
-      <Empty title="There is nothing here" icon={Compass} action={<Button asChild><Link href="/">Go to your home page</Link></Button>}>
-        <p>The link may be old, or what it pointed to was removed or belongs to someone else.</p>
-      </Empty>
-    </HostedFrame>
+    <AuthShell title="There is nothing here">
+      <p className="mb-5 text-muted">The link may be old, or what it pointed to was removed or belongs to someone else.</p>
+      <Button asChild className="w-full justify-center">
+        <Link href="/">Go to your home page</Link>
+      </Button>
+    </AuthShell>
   );
 }

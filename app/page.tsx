@@ -1,9 +1,7 @@
 import { ArrowRight, MessageSquare } from 'lucide-react';
 import Link from 'next/link';
-import { headers } from 'next/headers';
-import { sharedDatabase } from '@/db/client';
 import { appRouter } from '@/server/trpc/app-router';
-import { portalContext } from '@/server/trpc/context';
+import { requestContext } from './_lib/server-caller';
 import { InboxView } from './_inbox/inbox-view';
 import { LiveRefresh } from './_lib/live';
 import { AuthShell } from './_ui/auth-shell';
@@ -19,8 +17,7 @@ export const metadata = { title: 'Home · Steward' };
 /** The signed-in person, what needs them and their latest work, or null when signed out (or no hosted app answers here). */
 async function signedIn() {
   try {
-    const ctx = await portalContext(sharedDatabase().db, await headers());
-    const api = appRouter.createCaller(ctx);
+    const api = appRouter.createCaller(await requestContext());
     const me = await api.auth.me();
     if (!me) return null;
     const [needs, { tasks }, { chats }, { assistants }] = await Promise.all([api.inbox.list({ limit: 10 }), api.tasks.list({ perPage: 5 }), api.chats.list({ perPage: 5 }), api.channels.roster()]);

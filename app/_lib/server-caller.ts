@@ -4,7 +4,22 @@ import { notFound, redirect } from 'next/navigation';
 import { sharedDatabase } from '@/db/client';
 import { AppError } from '@/server/http/errors';
 import { appRouter } from '@/server/trpc/app-router';
+import { hostedSite } from '@/server/hosted/accounts';
 import { portalContext } from '@/server/trpc/context';
+
+/**
+ * The hosted app this request is for (its account, by host), read once per request (React's
+ * cache): the page, its frame and Next's not-found boundary, which is rendered into every page,
+ * share it. Throws hostedSite's 404 when no account answers here.
+ */
+export const requestSite = cache(async function requestSite() {
+  return hostedSite(sharedDatabase().db, await headers());
+});
+
+/** The request's portal context (site, signed-in actor), once per request; throws as portalContext does. */
+export const requestContext = cache(async function requestContext() {
+  return portalContext(sharedDatabase().db, await headers(), await requestSite());
+});
 
 /**
  * Server components read through the same routers (and so the same services) as the browser.
@@ -12,7 +27,7 @@ import { portalContext } from '@/server/trpc/context';
  */
 export const serverCaller = cache(async function serverCaller() {
   try {
-    const ctx = await portalContext(sharedDatabase().db, await headers());
+    const ctx = await requestContext();
     return { ctx, api: appRouter.createCaller(ctx) };
   } catch (e) {
     if (e instanceof AppError && e.status === 404) notFound();

@@ -1,13 +1,11 @@
-import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
-import { sharedDatabase } from '@/db/client';
-import { hostedSite } from '@/server/hosted/accounts';
+import { requestSite } from '@/app/_lib/server-caller';
 import { BrandMark, BrandStyle } from './brand';
 
 /** The account this hosted site serves, by its host (null when none answers here). */
 export async function siteAccount(): Promise<{ name: string } | null> {
   try {
-    const { account } = await hostedSite(sharedDatabase().db, await headers());
+    const { account } = await requestSite();
     return { name: account.name };
   } catch {
     return null;

@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { accounts, type AccountRow } from '@/db/schema';
@@ -26,16 +26,19 @@ export async function setHostedDomain(db: Db, accountId: string, domain: string)
 /** The account a hosted-app request is for: the host it names, or the only account when there is just one. */
 export async function accountForHost(db: Db, host: string | null): Promise<AccountRow | null> {
   const name = (host ?? '').trim().toLowerCase();
-  if (name) {
-    // The host as sent, or without its port: one read (every hosted page starts here).
-    const bare = name.replace(/:\d+$/, '');
-    const named = await db.select().from(accounts).where(inArray(accounts.hostedDomain, [...new Set([name, bare])]));
-    const hit = named.find((a) => a.hostedDomain === name) ?? named[0];
-    if (hit) return hit;
-  }
-  // Two at most: whether there is exactly one.
-  const some = await db.select().from(accounts).limit(2);
-  return some.length === 1 ? some[0]! : null;
+  // The host as sent, or without its port, else the only account: one statement (every hosted
+  // page starts here), both halves index reads: the accounts the host names, and any two, which
+  // only tell whether there is exactly one account.
+  const names = name ? [...new Set([name, name.replace(/:\d+$/, '')])] : [];
+  const anyTwo = db.select({ id: accounts.id }).from(accounts).limit(2);
+  const rows = await db
+    .select()
+    .from(accounts)
+    .where(names.length ? or(inArray(accounts.hostedDomain, names), inArray(accounts.id, anyTwo)) : inArray(accounts.id, anyTwo));
+  const hit = rows.find((a) => a.hostedDomain === name) ?? rows.find((a) => a.hostedDomain !== null && names.includes(a.hostedDomain));
+  if (hit) return hit;
+  // Nothing named: the rows are the two of anyTwo (the names matched none).
+  return rows.length === 1 ? rows[0]! : null;
 }
 
 /**

@@ -11,7 +11,8 @@ export type PortalContext = { db: Db; account: AccountRow; site: { origin: strin
  * What every hosted-app call knows: the account (by host), its configured origin, the signed-in
  * actor if any, and the client's address (set by Steward's front in X-Forwarded-For).
  */
-export async function portalContext(db: Db, headers: Pick<Headers, 'get'>): Promise<PortalContext> {
-  const { account, origin, secure } = await hostedSite(db, headers);
+export async function portalContext(db: Db, headers: Pick<Headers, 'get'>, site?: Awaited<ReturnType<typeof hostedSite>>): Promise<PortalContext> {
+  // A server-rendered page resolves the site once per request and shares it (app/_lib/server-caller.ts).
+  const { account, origin, secure } = site ?? (await hostedSite(db, headers));
   return { db, account, site: { origin, secure }, actor: await portalActor(db, account, headers, secure), clientIp: clientAddress(headers) };
 }

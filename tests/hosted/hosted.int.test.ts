@@ -21,6 +21,10 @@ it('selects the account by hosted domain (or the only account) and serves SP met
   expect(await accountForHost(db, 'anything.example')).toBeNull();
   await setHostedDomain(db, second.accountId, 'App.Second.Example');
   expect((await accountForHost(db, 'app.second.example'))?.id).toBe(second.accountId);
+  // The host with a port is its domain; a host nobody named, with two accounts, is nobody's; no host at all either.
+  expect((await accountForHost(db, 'APP.second.example:8443'))?.id).toBe(second.accountId);
+  expect(await accountForHost(db, 'first.example')).toBeNull();
+  expect(await accountForHost(db, null)).toBeNull();
   await expect(setHostedDomain(db, first.accountId, 'app.second.example')).rejects.toThrow(/another account/);
 
   const res = await getWithHost(`${app().baseUrl}/sso/saml/metadata`, 'app.second.example');
