@@ -9,6 +9,7 @@ import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue
 import { AppError, notFound } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
+import { routeAfterAnswer } from './after-answer';
 import { decideByButton } from './button-approvals';
 import { channelSender } from './channel-identities';
 import { markCardDecided, outcomeText } from './channel-approvals';
@@ -58,7 +59,7 @@ export async function portWebhook(db: Db, req: ApiRequest, channel: string, key:
     return emptyOk();
   }
   // After the answer: the provider waits for none of the routing, and a turn's start needs the commit anyway.
-  setImmediate(() => void routePortMessage(db, adapter, connection, stored.id, event));
+  routeAfterAnswer(() => routePortMessage(db, adapter, connection, stored.id, event));
   return emptyOk();
 }
 

@@ -14,6 +14,7 @@ import { logger } from '@/server/logger';
 import { channelSender } from './channel-identities';
 import { verifiedSlackRequest } from './slack-request';
 import { ensureChannelWork } from './channel-work';
+import { routeAfterAnswer } from './after-answer';
 import { routeInbound } from './inbound';
 import { watchSlackProgress } from './slack-progress';
 import { emptyOk, parseJson, parseWith } from './webhook-body';
@@ -56,33 +57,8 @@ export async function slackEvents(db: Db, req: ApiRequest, appId: string): Promi
     return emptyOk();
   }
   // After the answer: Slack wants one within 3 seconds, and a turn's start needs the commit anyway.
-  routeLater(db, stored.id);
+  routeAfterAnswer(() => routeSlackEvent(db, stored.id));
   return emptyOk();
-}
-
-/*
- * Routing runs a few events at a time per process: a burst of events then holds few database
- * connections and little CPU, so the acknowledgements of the burst are not kept waiting behind the
- * work they announce. Events queued here when the process dies stay `received`; the sweep routes them.
- */
-const ROUTING_AT_ONCE = 4;
-const waiting: Array<() => Promise<void>> = [];
-let routing = 0;
-
-function routeLater(db: Db, id: string): void {
-  waiting.push(() => routeSlackEvent(db, id));
-  drain();
-}
-
-function drain(): void {
-  while (routing < ROUTING_AT_ONCE && waiting.length) {
-    const next = waiting.shift()!;
-    routing++;
-    setImmediate(() => void next().finally(() => {
-      routing--;
-      drain();
-    }));
-  }
 }
 
 type Decision = { status: 'ignored'; reason: string } | { status: 'message'; event: SlackMessageEvent; kind: 'dm' | 'mention' };

@@ -15,6 +15,7 @@ import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue
 import { AppError, notFound } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
+import { routeAfterAnswer } from './after-answer';
 import { decideByButton, type ButtonPress, type PressOutcome } from './button-approvals';
 import { channelSender } from './channel-identities';
 import { markCardDecided, outcomeText, ownerCart } from './channel-approvals';
@@ -69,7 +70,7 @@ export async function teamsMessages(db: Db, req: ApiRequest): Promise<Response> 
     .values({ provider: 'teams', appKey: 'teams', externalId: activity.id, accountId: person.accountId, kind: 'message', payload: { activity, person } as Record<string, unknown> })
     .onConflictDoNothing()
     .returning({ id: channelEvents.id });
-  if (stored) setImmediate(() => void routeTeamsMessage(db, stored.id));
+  if (stored) routeAfterAnswer(() => routeTeamsMessage(db, stored.id));
   return emptyOk();
 }
 
