@@ -9,7 +9,7 @@ export const metadata = { title: 'Not found · Steward' };
  * found" too. It is the root layout's not-found boundary, which Next renders into every page's
  * answer (not only when something is missing): so it reads nothing about the person and draws the
  * light signed-out frame, not the navigation. A full frame here cost every page a session lookup
- * and the whole navigation a second time (issue 45: about a third of a page's server render).
+ * and the whole navigation a second time (issue 45: about a sixth of a page’s server render).
  */
 export default function NotFound() {
   return (
