@@ -7,6 +7,8 @@
  * stored row stays `received` and the channel sweep (channel-work.ts) routes it.
  */
 
+import { logger } from '@/server/logger';
+
 const AT_ONCE = 4;
 const waiting: Array<() => Promise<void>> = [];
 let running = 0;
@@ -23,8 +25,8 @@ function drain(): void {
     running++;
     setImmediate(() =>
       void next()
-        // Each job logs its own failure; one that throws anyway must not stop the queue.
-        .catch(() => undefined)
+        // Each job logs its own failure; one that throws anyway is logged here and frees its place.
+        .catch((err: unknown) => logger.error({ err }, 'routing after a webhook answer failed; its stored row stays received for the sweep'))
         .finally(() => {
           running--;
           drain();
