@@ -20,8 +20,16 @@ import type { ChannelAttachment, ChannelName, Delivery } from './message';
  */
 export type ThreadRef = string;
 
-/** One of the assistant's connections on a channel (a bot, an app, a number) the webhook reached. */
-export type Connection = { id: string; channel: ChannelName; accountId: string; assistantId: string; externalId: string; name: string | null };
+/**
+ * One of the assistant's connections on a channel (a bot, an app, a number) the webhook reached.
+ * `linkedThrough`: the connection a person's link must have been made through for their messages
+ * and presses to be their Steward user's (absent: this one, as for an assistant's own bot); null
+ * for a deployment-wide bot, whose links come from a connected tenant's directory (Teams).
+ */
+export type Connection = { id: string; channel: ChannelName; accountId: string; assistantId: string; externalId: string; name: string | null; linkedThrough?: string | null };
+
+/** The connection id a person's link must name, or undefined: any link of the deployment's bot. */
+export const linkScope = (c: Connection): string | undefined => (c.linkedThrough === undefined ? c.id : (c.linkedThrough ?? undefined));
 
 /** Who wrote, as the provider proved it: `proven` only when the provider vouches for the id (a secret-carrying webhook of the assistant's own bot, a signed event). */
 export type ChannelPerson = { workspaceId: string; userId: string; name: string | null; proven: boolean };
@@ -46,6 +54,8 @@ export type InboundEvent =
       files: InboundFile[];
       /** `/start <code>`-style link: the person proves they are the user who asked for the code. */
       linkCode: string | null;
+      /** The assistant's connection this message belongs to, when the webhook's is a deployment-wide bot's (resolved from the proven person). */
+      connection?: Connection;
     }
   | {
       kind: 'press';
@@ -57,8 +67,16 @@ export type InboundEvent =
       shownIn: { thread: ThreadRef; messageRef: string };
       /** Acknowledges the press to the presser (a toast), once the core decided. */
       acknowledge: (text: string) => Promise<void>;
+      /** As for a message: the connection the press belongs to behind a deployment-wide bot. */
+      connection?: Connection;
+      /**
+       * The webhook's answer to a press the provider waits on (a Teams invoke), with the outcome's
+       * line: the answer itself replaces the pressed card, so the core closes nothing more.
+       */
+      answer?: (line: string, decided: boolean) => unknown;
     }
-  | { kind: 'ignored'; externalId: string | null; reason: string };
+  /** Nothing to act on; `answer`: the webhook's answer body when the provider waits for one (an invoke), else 200 with nothing. */
+  | { kind: 'ignored'; externalId: string | null; reason: string; answer?: unknown };
 
 export type WebhookRequest = { headers: Pick<Headers, 'get'>; rawBody: Buffer; connection: Connection };
 
@@ -97,6 +115,11 @@ export interface ChannelAdapter {
   capabilities: ChannelCapabilities;
   /** The adapter's own API (connecting the assistant's bot or app), served with every other endpoint. */
   endpoints?: AnyEndpoint[];
+  /**
+   * The webhook's own path when the spec fixes one (Teams: /teams/messages, the deployment's bot,
+   * key `bot`): served there only, and the generic /channels/{channel}/webhooks/{key} answers 404.
+   */
+  fixedWebhook?: { path: string; key: string; summary: string };
   /** The connection a webhook path names (the assistant's bot or app), or null: the endpoint answers 404. */
   connection(db: Db, key: string): Promise<Connection | null>;
   /** The assistant's connection on this channel (its bot), to send as it; null when it has none. */

@@ -1,14 +1,16 @@
 import type { ChannelAdapter } from './adapter';
+import { teamsAdapter } from './teams/adapter';
 import { telegramAdapter } from './telegram/adapter';
 
 /*
  * The channel adapters behind the port (server/channels/adapter.ts), one line each. The core
  * (server/messaging/port-*.ts, replies, approvals, reply readers, send_message) asks this list,
- * and the generic webhook endpoint serves each of them at /api/channels/{channel}/webhooks/{key}.
- * Channels that predate the port (email, texts, Slack, Teams, voice) are wired as before until
- * they move behind it.
+ * and the generic webhook endpoint serves each of them at /api/channels/{channel}/webhooks/{key}
+ * (an adapter whose webhook path the spec fixes is served there instead: Teams' /teams/messages).
+ * Channels that predate the port (email, texts, Slack, voice) are wired as before until they move
+ * behind it.
  */
-export const channelAdapters: readonly ChannelAdapter[] = [telegramAdapter];
+export const channelAdapters: readonly ChannelAdapter[] = [teamsAdapter, telegramAdapter];
 
 export const portAdapter = (channel: string | null | undefined): ChannelAdapter | null => channelAdapters.find((a) => a.channel === channel) ?? null;
 

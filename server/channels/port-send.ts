@@ -1,6 +1,8 @@
+import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import type { OutboundButton, OutboundFile, SendRequest } from './adapter';
-import { portAdapter } from './adapters';
+import { channelIdentities, type ChannelIdentityRow } from '@/db/schema';
+import { linkScope, type OutboundButton, type OutboundFile, type SendRequest } from './adapter';
+import { portAdapter, threadOfRef } from './adapters';
 import { failedDelivery, type Delivery } from './message';
 
 /*
@@ -25,4 +27,30 @@ export async function sendThroughPort(
     // Our own failure before the provider was called (a read, a sealed token): nothing left.
     return failedDelivery(`${o.channel} adapter: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Something for the owner alone (a notice, an approval card), in their 1:1 thread with the
+ * assistant's connection: found through the identity they linked there (through that connection,
+ * or the deployment bot's directory). Without one nothing is sent, with the reason.
+ */
+export async function sendToOwner(
+  db: Db,
+  o: { channel: string; assistantId: string; userId: string; text: string; buttons?: OutboundButton[] },
+): Promise<Delivery & { thread?: string; connectionId?: string }> {
+  const adapter = portAdapter(o.channel);
+  const connection = adapter ? await adapter.connectionFor(db, o.assistantId) : null;
+  if (!adapter || !connection) return failedDelivery(`the assistant has no ${o.channel} connection`);
+  const scope = linkScope(connection);
+  const [identity] = await db
+    .select()
+    .from(channelIdentities)
+    .where(and(eq(channelIdentities.userId, o.userId), eq(channelIdentities.provider, o.channel as ChannelIdentityRow['provider']), scope === undefined ? undefined : eq(channelIdentities.appId, scope)))
+    .orderBy(desc(channelIdentities.updatedAt))
+    .limit(1);
+  if (!identity) return failedDelivery(`the owner has not linked their ${adapter.label} account to this assistant`);
+  const thread = adapter.directThread({ workspaceId: identity.workspaceId, userId: identity.externalUserId });
+  const d = await sendThroughPort(db, { channel: o.channel, assistantId: o.assistantId, kind: 'notice', thread, text: o.text, buttons: o.buttons });
+  // The thread the message landed in, as a press on it will name it (a person's thread may resolve to their chat).
+  return { ...d, thread: threadOfRef(d.providerMessageId) ?? thread, connectionId: connection.id };
 }

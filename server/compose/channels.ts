@@ -11,8 +11,6 @@ import { registerPhoneCodeSender } from '@/server/identifiers/verification';
 import { registerEventRouter } from '@/server/messaging/channel-work';
 import { routeSlackEvent } from '@/server/messaging/slack-inbound';
 import { slackOutlet } from '@/server/messaging/slack-sender';
-import { routeTeamsMessage } from '@/server/messaging/teams-inbound';
-import { teamsOutlet } from '@/server/messaging/teams-sender';
 import { textOutlet } from '@/server/messaging/text-sender';
 import { sendText } from '@/server/messaging/texts-outbound';
 import { twilioCallPlacer } from '@/server/messaging/voice-outbound';
@@ -80,17 +78,15 @@ function wireTexts(db: () => Db): void {
 }
 
 /**
- * Slack and Teams: their senders answer chat turns in the thread a message came from and carry
- * notices to a user who chose Slack or Teams; send_message's approved dispatches go out as the
- * assistant's own app (Slack) or the deployment's bot (Teams). Provider events whose routing after
- * the answer was lost are routed again by the channel sweep (server/messaging/channel-work.ts),
- * through each provider's router.
+ * Slack: its sender answers chat turns in the thread a message came from and carries notices to a
+ * user who chose Slack; send_message's approved dispatches go out as the assistant's own app.
+ * Events whose routing after the answer was lost are routed again by the channel sweep
+ * (server/messaging/channel-work.ts), through Slack's router. Teams is behind the port and needs
+ * no wiring but whether its notices can be reached.
  */
 function wireSlackAndTeams(db: () => Db): void {
   registerChannelOutlet(slackOutlet(db));
-  registerChannelOutlet(teamsOutlet(db));
   registerEventRouter('slack', routeSlackEvent);
-  registerEventRouter('teams', routeTeamsMessage);
   markNoticeChannelReachable('slack');
   // Teams is the deployment's bot: without its credentials a notice for Teams falls back to email.
   if (teamsBotConfig()) markNoticeChannelReachable('teams');

@@ -37,7 +37,7 @@ import { AppError } from '@/server/http/errors';
 export type ButtonPress = {
   provider: ChannelProvider;
   /** How the press was verified; recorded with the decision. */
-  verifiedBy: 'slack_signature_v0' | 'bot_connector_jwt' | 'port_webhook';
+  verifiedBy: 'slack_signature_v0' | 'port_webhook';
   accountId: string;
   /** Slack workspace or Microsoft tenant, and the presser's id there. */
   workspaceId: string;
@@ -48,9 +48,12 @@ export type ButtonPress = {
   /** Where the pressed card is, as the signed payload names it: the app that received the press, the conversation and the message. */
   shownIn:
     | { provider: 'slack'; appId: string; channel: string | null; ts: string | null }
-    | { provider: 'teams'; conversationId: string; activityId: string | null }
-    /** An adapter of the channel port: the connection (bot) that received the press, the thread and the message. */
-    | { provider: PortChatApp; connectionId: string; thread: string; messageRef: string };
+    /**
+     * An adapter of the channel port: the connection (bot) that received the press, the thread and
+     * the message; `linkedThrough`, the connection a presser's link must name (null: any link, a
+     * deployment-wide bot's, whose links come from a tenant's directory).
+     */
+    | { provider: PortChatApp; connectionId: string; thread: string; messageRef: string; linkedThrough: string | null };
 };
 
 export type PressOutcome =
@@ -95,7 +98,6 @@ const refused = (e: unknown): PressOutcome => {
 function postRef(press: ButtonPress): Partial<ApprovalPostRef> | null {
   const s = press.shownIn;
   if (s.provider === 'slack') return s.channel && s.ts ? { provider: 'slack', appId: s.appId, teamId: press.workspaceId, channel: s.channel, ts: s.ts } : null;
-  if (s.provider === 'teams') return s.activityId ? { provider: 'teams', conversationId: s.conversationId, activityId: s.activityId } : null;
   return { provider: s.provider, connectionId: s.connectionId, thread: s.thread, messageRef: s.messageRef };
 }
 
@@ -122,9 +124,9 @@ async function shownThere(db: Db, press: ButtonPress, userId: string): Promise<b
 
 /** Decides a cart on a verified press; every refusal is an outcome to show, never a thrown error. */
 export async function decideByButton(db: Db, press: ButtonPress): Promise<PressOutcome> {
-  // Slack and port adapters link an identity through one app or bot: a press counts only through that one.
+  // Slack and an assistant's own bot link an identity through one app or bot: a press counts only through that one.
   const s = press.shownIn;
-  const throughApp = s.provider === 'slack' ? s.appId : s.provider === 'teams' ? undefined : s.connectionId;
+  const throughApp = s.provider === 'slack' ? s.appId : (s.linkedThrough ?? undefined);
   const userId = await linkedUserId(db, press.accountId, press.provider, press.workspaceId, press.externalUserId, throughApp);
   if (!userId) return { ok: false, code: 'not_owner', message: NOT_OWNER };
   if (!(await shownThere(db, press, userId))) return { ok: false, code: 'not_owner', message: NOT_SHOWN };

@@ -1,19 +1,18 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { accounts, carts, channelApprovalPosts, channelIdentities, users, type ApprovalPostRef, type ChannelApprovalPostRow } from '@/db/schema';
+import { accounts, carts, channelApprovalPosts, users, type ApprovalPostRef, type ChannelApprovalPostRow } from '@/db/schema';
 import type { PortChatApp } from '@/db/schema/channel-names';
 import type { chatAppChannels } from '@/db/schema/channel-names';
 import type { UserActor } from '@/server/access/actor';
 import { getCart } from '@/server/approvals/service';
 import { portAdapter } from '@/server/channels/adapters';
-import { sendThroughPort } from '@/server/channels/port-send';
+import { sendToOwner } from '@/server/channels/port-send';
 import { approvalMessage, type ShownCart } from '@/server/channels/slack/blocks';
 import { slackBot } from '@/server/channels/slack/installations';
 import { postMessage, updateMessage } from '@/server/channels/slack/web-api';
-import { ADAPTIVE_CARD, approvalCard, type AdaptiveCard } from '@/server/channels/teams/cards';
 import { teamsBotConfig } from '@/server/channels/teams/config';
-import { sendToConversation, updateActivity } from '@/server/channels/teams/connector';
-import { conversationOfUser } from '@/server/channels/teams/conversations';
+import { updateActivity } from '@/server/channels/teams/connector';
+import { ADAPTIVE_CARD, closedCard } from '@/server/channels/teams/transform';
 import { siteOrigin } from '@/server/hosted/origin';
 import { logger } from '@/server/logger';
 import type { PressOutcome } from './button-approvals';
@@ -83,16 +82,6 @@ async function postSlack(db: Db, userId: string, assistantId: string, cart: Show
   return { ok: true, ref: { provider: 'slack', appId: dm.bot.installation.appId, teamId: dm.bot.installation.teamId, channel, ts } };
 }
 
-async function postTeams(db: Db, accountId: string, userId: string, cart: ShownCart, approvalsUrl: string): Promise<Posted> {
-  const cfg = teamsBotConfig();
-  const conversation = await conversationOfUser(db, accountId, userId);
-  if (!cfg || !conversation) return { ok: false, reason: cfg ? 'the owner has not written to the Teams bot yet' : 'Teams is not configured' };
-  const { card } = approvalCard(cart, approvalsUrl);
-  const d = await sendToConversation(cfg, conversation.serviceUrl, conversation.conversationId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: card }] });
-  if (d.state !== 'accepted' || !d.providerMessageId) return { ok: false, reason: 'reason' in d ? d.reason : 'not posted' };
-  return { ok: true, ref: { provider: 'teams', serviceUrl: conversation.serviceUrl, conversationId: conversation.conversationId, activityId: d.providerMessageId } };
-}
-
 /** The cart as its owner reads it in a plain-text card (a port adapter's): each action with its recipients and words. */
 export function cartText(cart: ShownCart, approvalsUrl: string): string {
   const lines = [`Approval needed: ${cart.taskTitle}`, ''];
@@ -110,28 +99,18 @@ export function cartText(cart: ShownCart, approvalsUrl: string): string {
 
 /** A port adapter's card: to the owner's 1:1 thread with the cart's assistant's own connection, the buttons bound to this post. */
 async function postPort(db: Db, provider: PortChatApp, post: ChannelApprovalPostRow, assistantId: string, cart: ShownCart, approvalsUrl: string): Promise<Posted> {
-  const adapter = portAdapter(provider);
-  const connection = adapter ? await adapter.connectionFor(db, assistantId) : null;
-  if (!adapter || !connection) return { ok: false, reason: `the assistant has no ${provider} connection` };
-  const [identity] = await db
-    .select()
-    .from(channelIdentities)
-    .where(and(eq(channelIdentities.userId, post.userId), eq(channelIdentities.provider, provider), eq(channelIdentities.appId, connection.id)));
-  if (!identity) return { ok: false, reason: `the owner has not linked their ${provider} account to this assistant` };
-  const thread = adapter.directThread({ workspaceId: identity.workspaceId, userId: identity.externalUserId });
-  const d = await sendThroughPort(db, {
+  const d = await sendToOwner(db, {
     channel: provider,
     assistantId,
-    kind: 'notice',
-    thread,
+    userId: post.userId,
     text: cartText(cart, approvalsUrl),
     buttons: [
       { text: 'Approve', decision: 'approve', binding: post.id },
       { text: 'Reject', decision: 'reject', binding: post.id },
     ],
   });
-  if (d.state !== 'accepted' || !d.providerMessageId) return { ok: false, reason: 'reason' in d ? d.reason : 'not posted' };
-  return { ok: true, ref: { provider, connectionId: connection.id, thread, messageRef: d.providerMessageId } };
+  if (d.state !== 'accepted' || !d.providerMessageId || !d.thread || !d.connectionId) return { ok: false, reason: 'reason' in d ? d.reason : 'not posted' };
+  return { ok: true, ref: { provider, connectionId: d.connectionId, thread: d.thread, messageRef: d.providerMessageId } };
 }
 
 /** Posts one cart version to one provider, once. */
@@ -161,11 +140,7 @@ async function post(db: Db, c: Candidate, claimed: ChannelApprovalPostRow, row: 
   }
   const approvalsUrl = `${siteOrigin(row.hostedDomain).origin}/approvals`;
   const posted =
-    c.provider === 'slack'
-      ? await postSlack(db, c.userId, cartRow?.assistantId ?? '', cart, approvalsUrl)
-      : c.provider === 'teams'
-        ? await postTeams(db, row.user.accountId, c.userId, cart, approvalsUrl)
-        : await postPort(db, c.provider, claimed, cartRow?.assistantId ?? '', cart, approvalsUrl);
+    c.provider === 'slack' ? await postSlack(db, c.userId, cartRow?.assistantId ?? '', cart, approvalsUrl) : await postPort(db, c.provider, claimed, cartRow?.assistantId ?? '', cart, approvalsUrl);
   // A failed or unknown post is not tried again for this version: a duplicate card is worse than the email the owner got anyway.
   await db
     .update(channelApprovalPosts)
@@ -174,23 +149,25 @@ async function post(db: Db, c: Candidate, claimed: ChannelApprovalPostRow, row: 
   if (!posted.ok) logger.warn({ cartId: c.cartId, provider: c.provider, reason: posted.reason }, 'approval card: not posted');
 }
 
-/** Replaces a posted card's buttons with a line (Slack: text only; Teams: a card with the line; a port adapter: its closeButtons). */
-export async function closeCard(db: Db, ref: ApprovalPostRef, line: string, teamsCard?: AdaptiveCard): Promise<void> {
+/**
+ * Replaces a posted card's buttons with a line (Slack: text only; a port adapter: its
+ * closeButtons, through the connection it was posted with; a Teams card posted before Teams moved
+ * behind the port: a card with the line, where it was posted).
+ */
+async function closeCard(db: Db, ref: ApprovalPostRef, assistantId: string, line: string): Promise<void> {
   if (ref.provider === 'slack') {
     const bot = await slackBot(db, ref.appId, ref.teamId);
     if (bot) await updateMessage(bot.token, ref.channel, ref.ts, line, [{ type: 'section', text: { type: 'mrkdwn', text: line } }]);
     return;
   }
-  if (ref.provider === 'teams') {
+  if ('serviceUrl' in ref) {
     const cfg = teamsBotConfig();
-    const card = teamsCard ?? { type: 'AdaptiveCard', $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', version: '1.4', body: [{ type: 'TextBlock', text: line, wrap: true }] };
-    if (cfg) await updateActivity(cfg, ref.serviceUrl, ref.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: card }] });
+    if (cfg) await updateActivity(cfg, ref.serviceUrl, ref.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: closedCard(line) }] });
     return;
   }
-  // A port adapter's card, through its adapter (edits capability).
   const adapter = portAdapter(ref.provider);
-  const connection = adapter ? await adapter.connection(db, ref.connectionId) : null;
-  if (adapter?.closeButtons && connection) await adapter.closeButtons(db, connection, { thread: ref.thread, messageRef: ref.messageRef }, line);
+  const connection = adapter ? await adapter.connectionFor(db, assistantId) : null;
+  if (adapter?.closeButtons && connection?.id === ref.connectionId) await adapter.closeButtons(db, connection, { thread: ref.thread, messageRef: ref.messageRef }, line);
 }
 
 /** Marks the card of a version decided by a press (so the sweep leaves it alone). */
@@ -202,9 +179,9 @@ export async function markCardDecided(db: Db, cartId: string, provider: ChannelK
 }
 
 /** Posted cards whose cart moved on without them: an older version, or decided elsewhere. */
-async function settled(db: Db, limit = 50): Promise<Array<{ post: ChannelApprovalPostRow; status: string; hash: string }>> {
+async function settled(db: Db, limit = 50): Promise<Array<{ post: ChannelApprovalPostRow; status: string; hash: string; assistantId: string }>> {
   const rows = await db
-    .select({ post: channelApprovalPosts, status: carts.status, hash: carts.contentHash })
+    .select({ post: channelApprovalPosts, status: carts.status, hash: carts.contentHash, assistantId: carts.assistantId })
     .from(channelApprovalPosts)
     .innerJoin(carts, eq(carts.id, channelApprovalPosts.cartId))
     .where(and(eq(channelApprovalPosts.state, 'posted'), sql`(${carts.status} <> 'pending_approval' OR ${carts.contentHash} <> ${channelApprovalPosts.contentHash})`))
@@ -213,13 +190,13 @@ async function settled(db: Db, limit = 50): Promise<Array<{ post: ChannelApprova
 }
 
 export async function closeSettledCards(db: Db): Promise<void> {
-  for (const { post, status, hash } of await settled(db)) {
+  for (const { post, status, hash, assistantId } of await settled(db)) {
     const line =
       status === 'pending_approval' && hash !== post.contentHash
         ? 'This approval was changed after it was posted: this version can no longer be approved. The current version is in a newer message.'
         : `This approval was decided elsewhere: it is ${status}.`;
     const [closed] = await db.update(channelApprovalPosts).set({ state: 'closed', outcome: line }).where(and(eq(channelApprovalPosts.id, post.id), ne(channelApprovalPosts.state, 'closed'))).returning();
-    if (closed && post.ref) await closeCard(db, post.ref, line).catch((err: unknown) => logger.warn({ err, cartId: post.cartId }, 'approval card: could not be closed'));
+    if (closed && post.ref) await closeCard(db, post.ref, assistantId, line).catch((err: unknown) => logger.warn({ err, cartId: post.cartId }, 'approval card: could not be closed'));
   }
 }
 

@@ -7,7 +7,7 @@ import { slackEvents } from './slack-inbound';
 import { slackInteractivity } from './slack-interactivity';
 import { ensureChannelWork } from './channel-work';
 import { portWebhook } from './port-inbound';
-import { teamsMessages } from './teams-inbound';
+import { channelAdapters } from '@/server/channels/adapters';
 
 const PortWebhookParams = z.object({ channel: z.string().min(1).max(40), connectionId: z.string().min(1).max(100) });
 
@@ -53,12 +53,22 @@ export const slackTeamsEndpoints = [
       return portWebhook(db, req, params.channel, params.connectionId);
     },
   }),
-  defineEndpoint({
-    ...webhook,
-    method: 'POST',
-    path: '/teams/messages',
-    summary: 'Bot Framework messaging endpoint of the Teams bot (the Bot Connector’s JWT: OpenID metadata keys, issuer, audience = TEAMS_CLIENT_ID, serviceUrl claim)',
-    errors: [400, 401, 404, 413],
-    handle: ({ db, req }) => teamsMessages(db, req),
-  }),
+  // The port's adapters whose webhook path the spec fixes (Teams: /teams/messages), each served there only.
+  ...channelAdapters.flatMap((adapter) =>
+    adapter.fixedWebhook
+      ? [
+          defineEndpoint({
+            ...webhook,
+            method: 'POST',
+            path: adapter.fixedWebhook.path,
+            summary: adapter.fixedWebhook.summary,
+            errors: [400, 401, 404, 413],
+            handle: ({ db, req }) => {
+              ensureChannelWork(db);
+              return portWebhook(db, req, adapter.channel, adapter.fixedWebhook!.key, 'fixed');
+            },
+          }),
+        ]
+      : [],
+  ),
 ];

@@ -6,21 +6,16 @@ import type { OutboundMessage } from '@/server/channels/outlets';
 import { slackBot } from '@/server/channels/slack/installations';
 import { postFiles } from '@/server/channels/slack/files';
 import { postMessage, usersLookupByEmail } from '@/server/channels/slack/web-api';
-import { teamsBotConfig } from '@/server/channels/teams/config';
-import { sendToConversation } from '@/server/channels/teams/connector';
-import { conversationOfUser } from '@/server/channels/teams/conversations';
-import { findUserByVerifiedEmail } from '@/server/identifiers/verified-email';
 
 /*
- * send_message on Slack and Teams (spec 5: send_message reaches real providers), for an approved
+ * send_message on Slack (spec 5: send_message reaches real providers), for an approved
  * dispatch. The approvals area claims the attempt before calling (approvals/delivery.ts), so a
  * send here happens at most once; these adapters only find who to post to and post.
  * - Slack: with the bot of the sending assistant's own Slack app, in the workspace it is installed
  *   in; `to` is a Slack member or conversation id (U…, W…, C…, G…, D…) or an email address the
  *   workspace knows (users.lookupByEmail). A bot cannot reach a workspace it is not installed in.
  *   Files go up with the words as one message (slack/files.ts); a member's files land in their DM.
- * - Teams: a bot may only message a person who has a chat with it, so `to` is the email of a user
- *   of the account who started one; anyone else is refused with the reason.
+ * (Teams is behind the channel port: server/channels/teams/adapter.ts.)
  */
 
 const SLACK_ID = /^[UWCGD][A-Z0-9]{6,}$/;
@@ -59,16 +54,4 @@ export async function slackDispatch(db: Db, m: OutboundMessage): Promise<Deliver
   return failed(`no member of the assistant's Slack workspaces has the address ${to}`);
 }
 
-export async function teamsDispatch(db: Db, m: OutboundMessage): Promise<Delivery> {
-  const cfg = teamsBotConfig();
-  if (!cfg) return failed('no provider configured for teams');
-  if (!m.accountId) return failed('the message names no account');
-  const to = m.to.trim();
-  if (m.files?.length) return failed('a Teams message cannot carry files yet: nothing was sent');
-  if (!EMAIL.test(to)) return failed('on Teams, send_message takes the email address of a person who has a chat with the assistant');
-  const user = await findUserByVerifiedEmail(db, m.accountId, to);
-  const conversation = user ? await conversationOfUser(db, m.accountId, user.id) : null;
-  if (!conversation) return failed(`${to} has no Teams chat with the assistant: a Teams bot can only write to someone who has written to it`);
-  return sendToConversation(cfg, conversation.serviceUrl, conversation.conversationId, { type: 'message', text: m.body, textFormat: 'plain' });
-}
 

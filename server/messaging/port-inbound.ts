@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { channelApprovalPosts, channelEvents, type ChannelIdentityRow } from '@/db/schema';
-import type { ChannelAdapter, Connection, InboundEvent, WebhookRequest } from '@/server/channels/adapter';
+import { linkScope, type ChannelAdapter, type Connection, type InboundEvent, type WebhookRequest } from '@/server/channels/adapter';
 import { portAdapter } from '@/server/channels/adapters';
 import type { ChannelAttachment, InboundChannelMessage } from '@/server/channels/message';
 import { sendThroughPort } from '@/server/channels/port-send';
@@ -32,19 +32,22 @@ import { emptyOk, rawBody } from './webhook-body';
 
 const toProvider = (channel: string) => channel as ChannelIdentityRow['provider'];
 
-export async function portWebhook(db: Db, req: ApiRequest, channel: string, key: string): Promise<Response> {
+export async function portWebhook(db: Db, req: ApiRequest, channel: string, key: string, at: 'generic' | 'fixed' = 'generic'): Promise<Response> {
   const adapter = portAdapter(channel);
-  if (!adapter) throw notFound('Channel');
-  const connection = await adapter.connection(db, key);
-  if (!connection) throw notFound('Channel connection');
-  const hook: WebhookRequest = { headers: req.headers, rawBody: Buffer.from(await rawBody(req)), connection };
+  // An adapter whose webhook the spec places elsewhere (Teams) is served only there.
+  if (!adapter || (at === 'generic') !== !adapter.fixedWebhook) throw notFound('Channel');
+  const webhookConnection = await adapter.connection(db, key);
+  if (!webhookConnection) throw notFound('Channel connection');
+  const hook: WebhookRequest = { headers: req.headers, rawBody: Buffer.from(await rawBody(req)), connection: webhookConnection };
   const verified = await adapter.verifyWebhook(db, hook);
   if (!verified.ok) {
-    logger.warn({ channel, connectionId: connection.id, reason: verified.reason }, 'channel port: refused an unverified webhook');
+    logger.warn({ channel, connectionId: webhookConnection.id, reason: verified.reason }, 'channel port: refused an unverified webhook');
     throw verified.status === 404 ? notFound('Channel connection') : new AppError(verified.status, 'invalid_signature', verified.reason);
   }
   const event = await adapter.parseWebhook(db, hook);
-  if (event.kind === 'ignored') return emptyOk();
+  if (event.kind === 'ignored') return event.answer === undefined ? emptyOk() : jsonOk(event.answer);
+  // Behind a deployment-wide bot the event says whose it is (the proven person's assistant).
+  const connection = event.connection ?? webhookConnection;
   const [stored] = await db
     .insert(channelEvents)
     .values({ provider: toProvider(channel), appKey: connection.id, externalId: event.externalId, accountId: connection.accountId, kind: event.kind, payload: JSON.parse(hook.rawBody.toString('utf8')) as Record<string, unknown> })
@@ -54,14 +57,13 @@ export async function portWebhook(db: Db, req: ApiRequest, channel: string, key:
     logger.info({ channel, connectionId: connection.id, externalId: event.externalId }, 'channel port: a redelivered update was acknowledged, not acted on');
     return emptyOk();
   }
-  if (event.kind === 'press') {
-    await decidePress(db, adapter, connection, event, stored.id);
-    return emptyOk();
-  }
+  if (event.kind === 'press') return decidePress(db, adapter, connection, event, stored.id);
   // After the answer: the provider waits for none of the routing, and a turn's start needs the commit anyway.
   routeAfterAnswer(() => routePortMessage(db, adapter, connection, stored.id, event));
   return emptyOk();
 }
+
+const jsonOk = (value: unknown) => new Response(JSON.stringify(value), { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });
 
 const finish = (db: Db, id: string, status: 'routed' | 'ignored', reason: string) =>
   db.update(channelEvents).set({ status, reason: reason.slice(0, 500), handledAt: sql`now()` }).where(eq(channelEvents.id, id));
@@ -92,7 +94,7 @@ async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Con
       workspaceId: event.person.workspaceId,
       externalUserId: event.person.userId,
       name: event.person.name,
-      appId: connection.id,
+      appId: linkScope(connection),
     });
     const { attachments, problems } = await fetchFiles(event);
     const msg: InboundChannelMessage = {
@@ -130,7 +132,7 @@ async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Con
 }
 
 /** A press of an approval button: its binding names the card Steward posted (channel_approval_posts), which names the cart version. */
-async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connection, event: Extract<InboundEvent, { kind: 'press' }>, eventRowId: string): Promise<void> {
+async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connection, event: Extract<InboundEvent, { kind: 'press' }>, eventRowId: string): Promise<Response> {
   const [post] = await db
     .select()
     .from(channelApprovalPosts)
@@ -145,15 +147,18 @@ async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connecti
         cartId: post.cartId,
         contentHash: post.contentHash,
         decision: event.decision,
-        shownIn: { provider: adapter.channel, connectionId: connection.id, thread: event.shownIn.thread, messageRef: event.shownIn.messageRef },
+        shownIn: { provider: adapter.channel, connectionId: connection.id, thread: event.shownIn.thread, messageRef: event.shownIn.messageRef, linkedThrough: linkScope(connection) ?? null },
       })
     : ({ ok: false, code: 'not_owner', message: 'This button is not on an approval Steward posted: nothing was decided.' } as const);
   const line = outcomeText(outcome);
   await finish(db, eventRowId, 'routed', outcome.ok ? `press: ${outcome.decision}` : `press refused: ${outcome.code}`);
+  const closes = Boolean(post) && (outcome.ok || (outcome.code !== 'not_owner' && outcome.code !== 'owner_cannot_act' && outcome.code !== 'queuing_failed'));
+  if (closes) await markCardDecided(db, post!.cartId, toProvider(adapter.channel), post!.contentHash, line);
+  // The provider waits for the answer and shows it in place of the card (a Teams invoke).
+  if (event.answer) return jsonOk(event.answer(line, closes));
   await event.acknowledge(line).catch((err: unknown) => logger.warn({ err }, 'channel port: the press could not be acknowledged'));
-  if (!post || (!outcome.ok && (outcome.code === 'not_owner' || outcome.code === 'owner_cannot_act' || outcome.code === 'queuing_failed'))) return;
-  await markCardDecided(db, post.cartId, toProvider(adapter.channel), post.contentHash, line);
-  if (adapter.closeButtons) await adapter.closeButtons(db, connection, event.shownIn, line).catch((err: unknown) => logger.warn({ err }, 'channel port: the card could not be closed'));
+  if (closes && adapter.closeButtons) await adapter.closeButtons(db, connection, event.shownIn, line).catch((err: unknown) => logger.warn({ err }, 'channel port: the card could not be closed'));
+  return emptyOk();
 }
 
 /**
@@ -167,5 +172,5 @@ export async function reroutePortEvent(db: Db, row: { id: string; provider: stri
   if (!adapter || !connection) return void (await finish(db, row.id, 'ignored', 'the connection is gone'));
   const event = await adapter.parseWebhook(db, { headers: new Headers(), rawBody: Buffer.from(JSON.stringify(row.payload)), connection }).catch(() => null);
   if (event?.kind !== 'message') return void (await finish(db, row.id, 'ignored', event?.kind === 'press' ? 'a press not decided before the process stopped' : 'not a message'));
-  await routePortMessage(db, adapter, connection, row.id, event);
+  await routePortMessage(db, adapter, event.connection ?? connection, row.id, event);
 }

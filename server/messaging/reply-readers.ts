@@ -2,8 +2,6 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { inboundTexts, textChannels, type ChatMessageRow, type ChatRow } from '@/db/schema';
 import { parseSlackRef } from '@/server/channels/slack/refs';
-import { conversationById } from '@/server/channels/teams/conversations';
-import { parseTeamsRef } from '@/server/channels/teams/refs';
 import type { ChannelAdapter } from '@/server/channels/adapter';
 import { portAdapter, threadOfRef } from '@/server/channels/adapters';
 import type { Readers } from './audience';
@@ -16,7 +14,7 @@ import type { Readers } from './audience';
  *   (inbound_texts.participants, the assistant's own line left out);
  * - Slack: a DM (D…) or the owner's own user id (a mention answered in their DM) is the owner's;
  *   any other conversation has members this layer does not know;
- * - Teams: the owner's stored 1:1 conversation with the bot; any other one is unknown;
+ * - an adapter of the channel port (Teams, Telegram): its own audienceOf (Teams serves 1:1 chats only);
  * - mail: the reply's recipients (replies.ts answers the owner alone: To their address, no Cc).
  */
 
@@ -60,24 +58,15 @@ function slackReaders(question: ChatMessageRow): ReplyReaders {
   return { readers: [], where: `the Slack conversation ${room}`, target: { type: 'message', platform: 'slack', actionType: 'messaging', to: [room], cc: [], subject: null } };
 }
 
-async function teamsReaders(db: Db, chat: Pick<ChatRow, 'userId'>, question: ChatMessageRow): Promise<ReplyReaders> {
-  const ref = parseTeamsRef(question.referenceId);
-  const conversation = ref ? await conversationById(db, ref.conversationId) : null;
-  const owner = question.from ?? '';
-  const target: OutwardTarget = { type: 'message', platform: 'teams', actionType: 'messaging', to: [owner], cc: [], subject: null };
-  // Only the owner's own 1:1 conversation with the bot is stored (teams-inbound.ts serves no other).
-  if (conversation && conversation.userId === chat.userId) return { readers: [owner], where: 'your Teams chat', target };
-  return { readers: [], where: 'a Teams conversation', target };
-}
-
 /** A port adapter's thread: a 1:1 thread is the owner's alone when its person wrote the question; a room's members are not known. */
 function portReaders(port: ChannelAdapter, question: ChatMessageRow): ReplyReaders {
   const thread = threadOfRef(question.referenceId);
-  const audience = thread ? port.audienceOf(thread) : null;
+  // A reference written before its channel moved behind the port has no thread part: the adapter still reads it.
+  const audience = port.audienceOf(thread ?? question.referenceId ?? '');
   const owner = question.from ?? '';
   const target: OutwardTarget = { type: 'message', platform: port.channel, actionType: 'messaging', to: [thread ?? owner], cc: [], subject: null };
-  if (audience?.kind === 'direct') return { readers: [owner], where: `your ${port.channel} chat`, target };
-  return { readers: [], where: audience?.where ?? `a ${port.channel} conversation`, target };
+  if (audience?.kind === 'direct') return { readers: [owner], where: `your ${port.label} chat`, target };
+  return { readers: [], where: audience?.where ?? `a ${port.label} conversation`, target };
 }
 
 /**
@@ -87,7 +76,6 @@ function portReaders(port: ChannelAdapter, question: ChatMessageRow): ReplyReade
 export async function replyReaders(db: Db, channel: string, chat: Pick<ChatRow, 'userId'>, question: ChatMessageRow, mail: { to: string[]; cc: string[]; subject: string | null }): Promise<ReplyReaders> {
   if (TEXTS.has(channel)) return textReaders(db, channel, question);
   if (channel === 'slack') return slackReaders(question);
-  if (channel === 'teams') return teamsReaders(db, chat, question);
   const port = portAdapter(channel);
   if (port) return portReaders(port, question);
   const readers = [...mail.to, ...mail.cc];

@@ -5,7 +5,9 @@ import { accounts, assistants, notices, tasks, users, type NoticeRow } from '@/d
 import { siteOrigin } from '@/server/hosted/origin';
 import { logger } from '@/server/logger';
 import { sendMail } from '@/server/mail/mailer';
+import { portAdapter } from '@/server/channels/adapters';
 import { outletFor } from '@/server/channels/outlets';
+import { sendToOwner } from '@/server/channels/port-send';
 import { NOTICE_LIMITED, noticeMailAllowed } from './budget';
 import { noteThread } from './threads';
 import { newLinkToken, NOTICE_LINK_TTL_MS } from './create';
@@ -78,8 +80,15 @@ export async function deliverNotice(db: Db, noticeId: string, now = new Date()):
   if (!to) failure = 'the user has no email address';
   else if (notice.channel === 'email') failure = await byEmail(to);
   else {
-    const send = outletFor(notice.channel)?.send;
-    const delivery = send ? await send({ kind: 'notice', from: from.email ?? '', to: [to], subject: notice.subject, text, providerMessageId: messageId }) : null;
+    // A channel behind the port reaches the owner in their 1:1 thread with the assistant's connection.
+    const send = portAdapter(notice.channel) ? null : outletFor(notice.channel)?.send;
+    const delivery = portAdapter(notice.channel)
+      ? from.assistantId
+        ? await sendToOwner(db, { channel: notice.channel, assistantId: from.assistantId, userId: notice.userId, text: notice.subject ? `${notice.subject}\n\n${text}` : text })
+        : null
+      : send
+        ? await send({ kind: 'notice', from: from.email ?? '', to: [to], subject: notice.subject, text, providerMessageId: messageId })
+        : null;
     if (!delivery || delivery.state === 'failed') {
       const reason = delivery && 'reason' in delivery ? delivery.reason : `no provider configured for ${notice.channel}`;
       failure = emailOn ? await byEmail(to) : 'the person turned email notices off';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelEvents, chatMessages, chats, driveFiles, oauthConnections } from '@/db/schema';
+import { channelApprovalPosts, channelEvents, chatMessages, chats, driveFiles, oauthConnections } from '@/db/schema';
 import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
@@ -117,12 +117,14 @@ describe('approvals as Adaptive Cards', () => {
     await h.cells(p, { email_as_user: { undoDelaySec: 0 } });
     const { runId } = await h.stagingRun(p, [emailCall({ asUser: true, subject: 'From Teams', body: 'Hi Bob,\n**as written**\nAda' })]);
     const cart = await h.cartOfRun(runId);
-    const posted = await h.until(async () => bf.activities.find((a) => a.conversationId === conversationId && JSON.stringify(a.body).includes(cart.id)) ?? null, 10_000);
+    const posted = await h.until(async () => bf.activities.find((a) => a.conversationId === conversationId && JSON.stringify(a.body).includes('Approval needed')) ?? null, 10_000);
     const card = (posted.body.attachments as Array<{ contentType: string; content: { actions: Array<{ verb: string; data: Record<string, string> }> } }>)[0]!;
     expect(card.contentType).toBe('application/vnd.microsoft.card.adaptive');
     expect(JSON.stringify(card.content)).toContain('Hi Bob,\\n**as written**\\nAda');
     const data = card.content.actions.find((a) => a.verb === 'approve')!.data;
-    expect(data).toEqual({ cartId: cart.id, contentHash: cart.contentHash });
+    // The button carries the post's binding token only, never the cart id and hash in the clear.
+    const [post] = await h.db().select().from(channelApprovalPosts).where(eq(channelApprovalPosts.cartId, cart.id));
+    expect(data).toEqual({ binding: post!.id });
 
     const invoke = (from: typeof member, verb: string) =>
       bf.deliver(endpoint(), bf.activity(from, conversationId, { type: 'invoke', name: 'adaptiveCard/action', replyToId: posted.id, value: { action: { type: 'Action.Execute', verb, data } } }));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, oauthConnections } from '@/db/schema';
+import { auditEvents, channelApprovalPosts, oauthConnections } from '@/db/schema';
 import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
@@ -140,8 +140,10 @@ describe('a Teams press', () => {
     await h.cells(p, { email_as_user: { undoDelaySec: 0 } });
     const { runId } = await h.stagingRun(p, [emailCall({ asUser: true, subject: 'Teams bound', body: 'Hi Bob' })]);
     const cart = await h.cartOfRun(runId);
-    const posted = await h.until(async () => bf.activities.find((a) => a.conversationId === conversationId && JSON.stringify(a.body).includes(cart.id)) ?? null, 10_000);
-    const data = { cartId: cart.id, contentHash: cart.contentHash };
+    const posted = await h.until(async () => bf.activities.find((a) => a.conversationId === conversationId && JSON.stringify(a.body).includes('Teams bound')) ?? null, 10_000);
+    // The button's own binding token (the card Steward posted for this version), as the card carries it.
+    const [post] = await h.db().select().from(channelApprovalPosts).where(eq(channelApprovalPosts.cartId, cart.id));
+    const data = { binding: post!.id };
     const invoke = (conversation: string, replyToId: string | undefined) =>
       bf.deliver(`${app().baseUrl}/teams/messages`, bf.activity(member, conversation, { type: 'invoke', name: 'adaptiveCard/action', ...(replyToId ? { replyToId } : {}), value: { action: { type: 'Action.Execute', verb: 'approve', data } } }));
     // The owner's own identity, but a card in another conversation, another message, or none named.

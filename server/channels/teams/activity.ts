@@ -43,8 +43,8 @@ export const FileDownloadInfo = z
 /** Any other attachment with bytes behind a URL: an image pasted inline is held by the Bot Connector (contentUrl, the bot's token). */
 export const UrlAttachment = z.object({ contentType: z.string().min(1).max(200), contentUrl: z.string().url().max(8000), name: z.string().max(500).optional() }).loose();
 
-/** The card's data on both buttons: the cart and the hash of the version shown. */
-export const CardData = z.object({ cartId: z.string().min(1).max(100), contentHash: z.string().min(1).max(200) });
+/** The card's data on both buttons: the core's binding token (the post it names names the cart version). */
+export const CardData = z.object({ binding: z.string().min(1).max(100) });
 
 /** invoke `adaptiveCard/action` (Action.Execute). */
 export const CardInvoke = z.object({ action: z.object({ type: z.literal('Action.Execute'), verb: z.enum(['approve', 'reject']), data: CardData }).loose() }).loose();

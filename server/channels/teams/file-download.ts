@@ -2,6 +2,7 @@ import net from 'node:net';
 import mime from 'mime-types';
 import { TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { cappedGet, INBOUND_FILES_BYTES } from '../capped-get';
+import type { InboundFile } from '../adapter';
 import type { ChannelAttachment } from '../message';
 import { PROVIDER_ALLOW } from '../slack/provider-http';
 import { FILE_DOWNLOAD_INFO, FileDownloadInfo, UrlAttachment, type Activity } from './activity';
@@ -114,42 +115,31 @@ function typeOf(answered: string | null, declared: string | null, name: string |
 }
 
 /** Fetches the files of a verified activity; `problems` name each one not fetched and why. */
-export async function downloadTeamsFiles(cfg: TeamsBotConfig | null, activity: Pick<Activity, 'attachments' | 'serviceUrl'>): Promise<{ attachments: ChannelAttachment[]; problems: string[] }> {
-  const attachments: ChannelAttachment[] = [];
-  const problems: string[] = [];
-  const wanted = wantedFiles(activity);
+/**
+ * The files a message carries, each fetched only when the core asks (after the webhook's answer):
+ * its bytes, or why it was not taken. Named by the label the problem is reported under.
+ */
+export function teamsInboundFiles(cfg: TeamsBotConfig | null, activity: Pick<Activity, 'attachments' | 'serviceUrl'>): InboundFile[] {
   let unnamed = 0;
-  for (const [i, w] of wanted.entries()) {
+  return wantedFiles(activity).map((w, i) => {
     const label = w.name ?? (w.kind === 'connector' ? `an image` : 'a file');
-    if (i >= MAX_TEAMS_FILES) {
-      problems.push(`${label}: more than ${MAX_TEAMS_FILES} files in one message`);
-      continue;
-    }
-    if (!cfg) {
-      problems.push(`${label}: the Teams bot is switched off`);
-      continue;
-    }
-    if (w.kind === 'unreadable') {
-      problems.push(`${label}: Teams described it in a form Steward does not read`);
-      continue;
-    }
-    if (w.kind === 'shared') {
-      const got = await download(w.url, (u) => sharedUrlProblem(cfg.fileHosts, u), async () => ({}));
-      if ('problem' in got) problems.push(`${label}: ${got.problem}`);
-      else attachments.push({ filename: w.name, contentType: typeOf(got.contentType, null, w.name), content: got.body });
-      continue;
-    }
-    // The bot's token goes only to the Connector that sent the message.
-    const bearer = async (u: URL): Promise<Record<string, string>> => (connectorUrlProblem(activity.serviceUrl, u) ? {} : { Authorization: `Bearer ${await connectorToken(cfg)}` });
-    const got = await download(w.url, (u) => connectorUrlProblem(activity.serviceUrl, u), bearer).catch((e: unknown) => ({ problem: `the bot's token for the Bot Connector: ${(e as Error).message}` }));
-    if ('problem' in got) {
-      problems.push(`${label}: ${got.problem}`);
-      continue;
-    }
-    const contentType = typeOf(got.contentType, w.contentType, w.name);
-    const ext = mime.extension(contentType);
-    const filename = w.name ?? `${contentType.startsWith('image/') ? 'image' : 'file'}-${++unnamed}${ext ? `.${ext}` : ''}`;
-    attachments.push({ filename, contentType, content: got.body });
-  }
-  return { attachments, problems };
+    const contentType = w.kind === 'connector' ? w.contentType : 'application/octet-stream';
+    const fetch = async (): Promise<ChannelAttachment | { problem: string }> => {
+      if (i >= MAX_TEAMS_FILES) return { problem: `more than ${MAX_TEAMS_FILES} files in one message` };
+      if (!cfg) return { problem: 'the Teams bot is switched off' };
+      if (w.kind === 'unreadable') return { problem: 'Teams described it in a form Steward does not read' };
+      if (w.kind === 'shared') {
+        const got = await download(w.url, (u) => sharedUrlProblem(cfg.fileHosts, u), async () => ({}));
+        return 'problem' in got ? got : { filename: w.name, contentType: typeOf(got.contentType, null, w.name), content: got.body };
+      }
+      // The bot's token goes only to the Connector that sent the message.
+      const bearer = async (u: URL): Promise<Record<string, string>> => (connectorUrlProblem(activity.serviceUrl, u) ? {} : { Authorization: `Bearer ${await connectorToken(cfg)}` });
+      const got = await download(w.url, (u) => connectorUrlProblem(activity.serviceUrl, u), bearer).catch((e: unknown) => ({ problem: `the bot's token for the Bot Connector: ${(e as Error).message}` }));
+      if ('problem' in got) return got;
+      const type = typeOf(got.contentType, w.contentType, w.name);
+      const ext = mime.extension(type);
+      return { filename: w.name ?? `${type.startsWith('image/') ? 'image' : 'file'}-${++unnamed}${ext ? `.${ext}` : ''}`, contentType: type, content: got.body };
+    };
+    return { filename: label, contentType, fetch };
+  });
 }
