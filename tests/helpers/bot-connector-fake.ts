@@ -35,6 +35,8 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
   const connectGrants = new Map<string, string>();
   const hosted = new Map<string, { bytes: Buffer; contentType: string; tempauth: string | null; chunked?: boolean }>();
   const downloads: FileDownload[] = [];
+  /** The next activity sent is refused with this status, as the Connector refuses one for a conversation it does not know. */
+  const state: { failNext: number | null } = { failNext: null };
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -101,6 +103,11 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
         const member = directory.get(decodeURIComponent(m[3]));
         return member ? send(200, member) : send(404, { error: { code: 'MemberNotFound', message: 'not a member' } });
       }
+      if (m[2] === 'activities' && req.method === 'POST' && state.failNext) {
+        const status = state.failNext;
+        state.failNext = null;
+        return send(status, { error: { code: 'ConversationNotFound', message: 'Conversation not found.' } });
+      }
       if (m[2] === 'activities' && req.method === 'POST') {
         const id = `1:${randomBytes(6).toString('hex')}`;
         activities.push({ conversationId, replyTo: m[3] ? decodeURIComponent(m[3]) : null, id, body: body ?? {} });
@@ -132,6 +139,8 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
 
   return {
     serviceUrl,
+    /** A Connector token for an activity (what deliver sends), for building requests by hand. */
+    token: connectorToken,
     tokenUrl: `${base}/botframework.com/oauth2/v2.0/token`,
     /** The token endpoint of the Teams connect flow (TEAMS_OAUTH_TOKEN_URL). */
     connectTokenUrl: `${base}/connect/token`,
@@ -145,6 +154,7 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
     calls,
     activities,
     updates,
+    state,
     downloads,
     /** A file the person shares in the chat: the attachment Teams puts on the message (its bytes kept in "OneDrive"). */
     sharedFile(name: string, bytes: Buffer, contentType = 'application/octet-stream', o: { chunked?: boolean } = {}) {
