@@ -3,8 +3,8 @@ import type { ChannelName, Delivery, OutboundChannelMessage } from './message';
 import { emailSender } from './email/sender';
 
 /*
- * How the core reaches a channel that predates the port (server/channels/adapter.ts; Telegram is
- * on it and is sent through port-send.ts). Each such channel offers one outlet, filled once by
+ * How the core reaches a channel that predates the port (server/channels/adapter.ts; Telegram and
+ * Teams are on it and are sent through port-send.ts). Each such channel offers one outlet, filled once by
  * server/compose/channels.ts: `send` for a conversation message, whose kind (a chat turn's reply
  * or Steward's notice) the caller says, `dispatch` for an approved send_message, `call` for an
  * approved place_call. Both answer

@@ -17,8 +17,8 @@ import { twilioCallPlacer } from '@/server/messaging/voice-outbound';
 import { createNotice, markNoticeChannelReachable } from '@/server/notices/create';
 
 /*
- * The channels that predate the port (server/channels/adapter.ts; Telegram is on it and needs no
- * wiring) plugged into the layers below that cannot import them. Every adapter reads its
+ * The channels that predate the port (server/channels/adapter.ts; Telegram and Teams are on it and
+ * need no wiring) plugged into the layers below that cannot import them. Every adapter reads its
  * provider's configuration when it sends, so a provider whose credentials are unset answers
  * `no provider configured for <channel>` and nothing is sent. The senders read the deployment's
  * database (`db`), as the engine's functions do.

@@ -18,7 +18,7 @@ import { reroutePortEvent } from './port-inbound';
 type Router = (db: Db, id: string) => Promise<void>;
 const routers = new Map<string, Router>();
 
-/** The provider's router for stored events left `received` (slack-inbound.ts, teams-inbound.ts register theirs). */
+/** The router of a channel not behind the port for stored events left `received` (Slack's; the port's are routed by port-inbound.ts). */
 export function registerEventRouter(provider: (typeof oauthChatApps)[number], route: Router): void {
   routers.set(provider, route);
 }
