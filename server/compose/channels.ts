@@ -88,8 +88,8 @@ function wireSlackAndTeams(db: () => Db): void {
   registerChannelOutlet(slackOutlet(db));
   registerEventRouter('slack', routeSlackEvent);
   markNoticeChannelReachable('slack');
-  // Teams is the deployment's bot: without its credentials a notice for Teams falls back to email.
-  if (teamsBotConfig()) markNoticeChannelReachable('teams');
+  // Teams is the deployment's bot (behind the port): without its credentials a notice for Teams falls back to email.
+  markNoticeChannelReachable('teams', () => teamsBotConfig() !== null);
 }
 
 export function wireChannels(db: () => Db): void {

@@ -40,9 +40,13 @@ export function registerNoticeHandover(fn: Handover | null): void {
   handover = fn;
 }
 
-/** Channels a notice can go out on today; the others (registered by their issues) fall back to email. */
-const REACHABLE = new Set(['email']);
-export const markNoticeChannelReachable = (channel: string) => REACHABLE.add(channel);
+/**
+ * Channels a notice can go out on, each with whether its provider is configured when the notice is
+ * made (asked then, not when the process started); the others fall back to email.
+ */
+const REACHABLE = new Map<string, () => boolean>([['email', () => true]]);
+export const markNoticeChannelReachable = (channel: string, configured: () => boolean = () => true) => void REACHABLE.set(channel, configured);
+const reachable = (channel: string) => REACHABLE.get(channel)?.() === true;
 
 export async function createNotice(tx: Tx, input: NewNotice, now = new Date()): Promise<NoticeRow | null> {
   const [user] = await tx
@@ -57,7 +61,7 @@ export async function createNotice(tx: Tx, input: NewNotice, now = new Date()): 
   const contact = (user.preferredContactChannel as { channel?: unknown } | null)?.channel;
   if (stated === undefined && typeof contact === 'string' && (NOTICE_CHANNELS as readonly string[]).includes(contact)) prefs.channel = contact as typeof prefs.channel;
   // By text, on the platform the user chose for their number (text-platform.ts).
-  let channel = REACHABLE.has(prefs.channel) ? await noticeChannelFor(tx, input.userId, prefs.channel, (c) => REACHABLE.has(c)) : 'email';
+  let channel = reachable(prefs.channel) ? await noticeChannelFor(tx, input.userId, prefs.channel, reachable) : 'email';
   // `preferences.<email|slack|teams>.enabled` (spec 1): a channel the person turned off gets no
   // notice; it falls back to email, and with email off too the notice is kept for the app only.
   const off = (c: string) => (c === 'email' || c === 'slack' || c === 'teams') && all[c].enabled === false;

@@ -6,6 +6,7 @@ import { siteOrigin } from '@/server/hosted/origin';
 import { logger } from '@/server/logger';
 import { sendMail } from '@/server/mail/mailer';
 import { portAdapter } from '@/server/channels/adapters';
+import type { Delivery } from '@/server/channels/message';
 import { outletFor } from '@/server/channels/outlets';
 import { sendToOwner } from '@/server/channels/port-send';
 import { NOTICE_LIMITED, noticeMailAllowed } from './budget';
@@ -30,6 +31,20 @@ async function replyAddress(db: Db, notice: NoticeRow): Promise<{ email: string 
     ? await db.select({ id: assistants.id, email: assistants.email, name: assistants.name }).from(tasks).innerJoin(assistants, eq(assistants.id, tasks.assistantId)).where(eq(tasks.id, notice.taskId))
     : await db.select({ id: assistants.id, email: assistants.email, name: assistants.name }).from(users).innerJoin(assistants, eq(assistants.id, users.primaryAssistantId)).where(eq(users.id, notice.userId));
   return { email: row?.email ?? null, name: row?.name ?? null, assistantId: row?.id ?? null };
+}
+
+/**
+ * A notice on its chosen channel other than email: a channel behind the port reaches the owner in
+ * their 1:1 thread with the assistant's connection; another one through its outlet. Null: nothing
+ * can carry it there.
+ */
+async function onChannel(db: Db, notice: NoticeRow, from: { email: string | null; assistantId: string | null }, m: { to: string; text: string; messageId: string }): Promise<Delivery | null> {
+  if (portAdapter(notice.channel)) {
+    if (!from.assistantId) return null;
+    return sendToOwner(db, { channel: notice.channel, assistantId: from.assistantId, userId: notice.userId, text: notice.subject ? `${notice.subject}\n\n${m.text}` : m.text });
+  }
+  const send = outletFor(notice.channel)?.send;
+  return send ? send({ kind: 'notice', from: from.email ?? '', to: [m.to], subject: notice.subject, text: m.text, providerMessageId: m.messageId }) : null;
 }
 
 export async function deliverNotice(db: Db, noticeId: string, now = new Date()): Promise<NoticeOutcome> {
@@ -80,15 +95,7 @@ export async function deliverNotice(db: Db, noticeId: string, now = new Date()):
   if (!to) failure = 'the user has no email address';
   else if (notice.channel === 'email') failure = await byEmail(to);
   else {
-    // A channel behind the port reaches the owner in their 1:1 thread with the assistant's connection.
-    const send = portAdapter(notice.channel) ? null : outletFor(notice.channel)?.send;
-    const delivery = portAdapter(notice.channel)
-      ? from.assistantId
-        ? await sendToOwner(db, { channel: notice.channel, assistantId: from.assistantId, userId: notice.userId, text: notice.subject ? `${notice.subject}\n\n${text}` : text })
-        : null
-      : send
-        ? await send({ kind: 'notice', from: from.email ?? '', to: [to], subject: notice.subject, text, providerMessageId: messageId })
-        : null;
+    const delivery = await onChannel(db, notice, from, { to, text, messageId });
     if (!delivery || delivery.state === 'failed') {
       const reason = delivery && 'reason' in delivery ? delivery.reason : `no provider configured for ${notice.channel}`;
       failure = emailOn ? await byEmail(to) : 'the person turned email notices off';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelApprovalPosts, channelEvents, chatMessages, chats, driveFiles, oauthConnections } from '@/db/schema';
+import { channelApprovalPosts, channelEvents, chatMessages, chats, driveFiles, notices, oauthConnections } from '@/db/schema';
 import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
@@ -163,6 +163,24 @@ describe('send_message on Teams', () => {
     const cart2 = await h.cartReaches((await h.cartOfRun(other.runId)).id, ['executed', 'failed']);
     expect(cart2.status).toBe('failed');
     expect((await h.dispatchRow(cart2.id))!.failureReason).toMatch(/has no Teams chat with the assistant/);
+  });
+});
+
+describe('notices on Teams', () => {
+  it('a user who chose Teams for notices gets the assistant’s question in their chat with the bot', async () => {
+    const { p, member, conversationId } = await connectedMember();
+    h.state.llm.enqueue({ text: 'Hi.' });
+    const hello = bf.activity(member, conversationId, { text: 'Hello' });
+    await bf.deliver(endpoint(), hello);
+    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+    const set = await call(app(), '/profile', { method: 'PATCH', key: p.key, body: { preferences: { notifications: { channel: 'teams', quietHours: false } } } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+
+    await h.stagingRun(p, [{ name: 'ask_user', arguments: { question: 'Which room suits you?' } }]);
+    const asked = await h.until(async () => bf.activities.find((a) => a.conversationId === conversationId && String(a.body.text ?? '').includes('Which room suits you?')) ?? null, 20_000);
+    expect(asked.replyTo).toBeNull();
+    const row = await h.until(async () => (await h.db().select().from(notices).where(and(eq(notices.userId, p.id), eq(notices.kind, 'question')))).find((n) => n.status !== 'pending') ?? null, 10_000);
+    expect(row).toMatchObject({ status: 'sent', channel: 'teams', error: null });
   });
 });
 
