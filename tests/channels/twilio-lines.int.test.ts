@@ -91,7 +91,7 @@ describe('phone lines', () => {
     expect(taken.out).toMatchObject({ ok: false, error_code: 'number_in_use' });
     const dismissed = await admin(url, 'dismiss-phone-line', '--request', second.body.request.id, '--reason', 'No numbers in that area');
     expect(dismissed.out).toMatchObject({ request: { status: 'dismissed', dismissalReason: 'No numbers in that area' } });
-  });
+  }, 90_000); // four admin CLI processes (npm, tsx, a migration check each), like the other admin CLI tests
 
   it('with STEWARD_TWILIO_PROVISION=1 a request buys a number (in the notes’ area code) pointed at Steward’s webhook', async () => {
     process.env.STEWARD_TWILIO_PROVISION = '1';
