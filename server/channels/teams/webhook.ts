@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
-import { invalidFields } from '@/server/http/errors';
 import type { Connection, InboundEvent, Verified, WebhookRequest } from '../adapter';
+import { parseWebhookJson } from '../webhook-json';
 import { Activity, CardInvoke, CardSubmit, isPersonal, type Activity as ActivityT } from './activity';
 import { personConnection } from './bot';
 import { teamsBotConfig } from './config';
@@ -24,17 +24,7 @@ const NOT_LINKED = 'Only the person this approval belongs to can decide on it, f
 const NOT_BOUND = 'This button is not on an approval Steward posted: nothing was decided. Decide in the app.';
 const isInvoke = (a: ActivityT) => a.type === 'invoke' && a.name === 'adaptiveCard/action';
 
-function parseBody(raw: Buffer): ActivityT {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw invalidFields([{ field: 'body', problem: 'is not JSON' }]);
-  }
-  const parsed = Activity.safeParse(json);
-  if (!parsed.success) throw invalidFields(parsed.error.issues.map((i) => ({ field: i.path.join('.') || 'body', problem: i.message })));
-  return parsed.data;
-}
+const parseBody = (raw: Buffer): ActivityT => parseWebhookJson(Activity, raw);
 
 export async function verifyTeamsWebhook(_db: Db, req: WebhookRequest): Promise<Verified> {
   const cfg = teamsBotConfig();

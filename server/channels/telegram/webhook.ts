@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '@/db/client';
-import { invalidFields } from '@/server/http/errors';
 import type { InboundEvent, Verified, WebhookRequest } from '../adapter';
+import { parseWebhookJson } from '../webhook-json';
 import { answerCallbackQuery, downloadFile } from './api';
 import { connectionById, secretsOf } from './bots';
 import { personOf, TgUpdate, parseUpdate } from './transform';
@@ -28,17 +28,7 @@ export async function verifyTelegramWebhook(db: Db, req: WebhookRequest): Promis
   return { ok: true };
 }
 
-function parseBody(raw: Buffer): TgUpdate {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw invalidFields([{ field: 'body', problem: 'is not JSON' }]);
-  }
-  const parsed = TgUpdate.safeParse(json);
-  if (!parsed.success) throw invalidFields(parsed.error.issues.map((i) => ({ field: i.path.join('.') || 'body', problem: i.message })));
-  return parsed.data;
-}
+const parseBody = (raw: Buffer): TgUpdate => parseWebhookJson(TgUpdate, raw);
 
 /** The verified update in the port's common form; files and the press's acknowledgement reach Telegram only when the core asks. */
 export async function parseTelegramWebhook(db: Db, req: WebhookRequest): Promise<InboundEvent> {
