@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Db } from '@/db/client';
+import type { ApiRequest } from '@/server/http/request';
 import { slackAppEndpoints } from '@/server/channels/slack/endpoints';
 import { SlackAppParams } from '@/server/channels/slack/contracts';
 import { defineEndpoint } from '@/server/http/endpoint';
@@ -16,6 +18,12 @@ const PortWebhookParams = z.object({ channel: z.string().min(1).max(40), connect
  * signature or token, never by an API credential), the Slack app credentials endpoints, and the
  * account and organization capability switches. server/endpoints.ts adds this list.
  */
+
+/** A port adapter's webhook; approval cards for the port's owners are posted by the channel sweep, running wherever its webhooks are served. */
+function servePort(db: Db, req: ApiRequest, channel: string, key: string, at: 'generic' | 'fixed') {
+  ensureChannelWork(db);
+  return portWebhook(db, req, channel, key, at);
+}
 
 const webhook = { tags: ['Provider webhooks'], auth: 'none' as const, raw: true, response: z.unknown() };
 
@@ -47,11 +55,7 @@ export const slackTeamsEndpoints = [
     summary: 'The webhook of every adapter behind the channel port (telegram): verified by the adapter (Telegram: X-Telegram-Bot-Api-Secret-Token, the secret set with setWebhook), kept once by the provider’s id, routed after the answer',
     params: PortWebhookParams,
     errors: [400, 401, 404, 413],
-    handle: ({ db, req, params }) => {
-      // Approval cards for the port's owners are posted by the channel sweep, running wherever its webhooks are served.
-      ensureChannelWork(db);
-      return portWebhook(db, req, params.channel, params.connectionId);
-    },
+    handle: ({ db, req, params }) => servePort(db, req, params.channel, params.connectionId, 'generic'),
   }),
   // The port's adapters whose webhook path the spec fixes (Teams: /teams/messages), each served there only.
   ...channelAdapters.flatMap((adapter) =>
@@ -63,10 +67,7 @@ export const slackTeamsEndpoints = [
             path: adapter.fixedWebhook.path,
             summary: adapter.fixedWebhook.summary,
             errors: [400, 401, 404, 413],
-            handle: ({ db, req }) => {
-              ensureChannelWork(db);
-              return portWebhook(db, req, adapter.channel, adapter.fixedWebhook!.key, 'fixed');
-            },
+            handle: ({ db, req }) => servePort(db, req, adapter.channel, adapter.fixedWebhook!.key, 'fixed'),
           }),
         ]
       : [],

@@ -1,6 +1,5 @@
 import type { OutboundButton, ThreadAudience, ThreadRef } from '../adapter';
 import type { TeamsActivity } from './connector';
-import { parseTeamsRef } from './refs';
 
 /*
  * Teams' Bot Framework objects to and from the port's common form (server/channels/adapter.ts), as
@@ -27,17 +26,28 @@ export function parseThread(ref: string | null | undefined): { tenantId: string;
 
 export const messageRefOf = (thread: ThreadRef, conversationId: string, activityId: string) => `${thread}#${b64(conversationId)}.${activityId}`;
 
+/** A reference written before Teams moved behind the port: `teams:<base64url of {c: conversation, a: activity}>`. */
+function legacyRef(value: string): { conversationId: string; activityId: string } | null {
+  if (!value.startsWith('teams:')) return null;
+  try {
+    const { c, a } = JSON.parse(Buffer.from(value.slice('teams:'.length), 'base64url').toString('utf8')) as { c?: unknown; a?: unknown };
+    return typeof c === 'string' && typeof a === 'string' && c && a ? { conversationId: c, activityId: a } : null;
+  } catch {
+    return null;
+  }
+}
+
 export type ParsedMessageRef = { thread: { tenantId: string; aadObjectId: string } | null; conversationId: string; activityId: string };
 
 /**
- * A message reference, or one written before Teams moved behind the port (teams/refs.ts, kept on
+ * A message reference, or one written before Teams moved behind the port (legacyRef, kept on
  * older chat messages and cards), which names the conversation and the activity but no person.
  */
 export function parseMessageRef(ref: string | null | undefined): ParsedMessageRef | null {
   const value = ref ?? '';
   const at = value.indexOf('#');
   if (at < 0) {
-    const legacy = parseTeamsRef(value);
+    const legacy = legacyRef(value);
     return legacy ? { thread: null, ...legacy } : null;
   }
   const thread = parseThread(value.slice(0, at));
@@ -50,7 +60,7 @@ export function parseMessageRef(ref: string | null | undefined): ParsedMessageRe
 export function audienceOfThread(thread: ThreadRef): ThreadAudience {
   const t = parseThread(thread);
   if (t) return { kind: 'direct', person: t.aadObjectId };
-  const legacy = parseTeamsRef(thread);
+  const legacy = legacyRef(thread);
   return legacy ? { kind: 'direct', person: legacy.conversationId } : { kind: 'room', where: 'an unknown Teams conversation' };
 }
 
