@@ -18,6 +18,7 @@ import { freePort, startThrowawayDatabase } from '../db/embedded';
 import { createAccount } from '../server/accounts/service';
 import { startScriptedModel, type ModelRequest } from '../tests/helpers/scripted-model';
 import { startSlackFake, type Posted } from '../tests/helpers/slack-fake';
+import { bindingOn } from '../tests/helpers/slack-cards';
 import { sleep, spread, start, stop, waitReady } from './processes';
 import { api, benchUser } from './tasks';
 
@@ -108,16 +109,18 @@ export async function bench() {
     for (let i = 0; i < WARMUP_PRESSES + PRESSES; i++) {
       const { task } = await api(base, '/tasks', user.key, { body: { title: `Bench cart ${i}`, assistant: user.assistantId } });
       await api(base, `/tasks/${task.id}/process`, user.key, { body: { message: 'Write to Bob' } });
-      const card = await waitFor(async () => {
+      const { card, cartId } = await waitFor(async () => {
         const { rows } = await database.pool.query(`SELECT id FROM carts WHERE task_id = $1 AND status = 'pending_approval'`, [task.id]);
         const cartId = rows[0]?.id as string | undefined;
         if (!cartId) return null;
         // A press counts only on a card Steward knows it posted (its ts stored once Slack answered the
         // post): under load the fake records the card a moment before that, and a press then is refused.
-        const { rows: stored } = await database.pool.query(`SELECT 1 FROM channel_approval_posts WHERE cart_id = $1 AND ref IS NOT NULL`, [cartId]);
-        return stored.length ? (slack.posted.find((m: Posted) => (m.blocks ?? []).some((b) => b.block_id === `cart:${cartId}`)) ?? null) : null;
+        // The card's buttons carry the post's id (its binding).
+        const { rows: stored } = await database.pool.query(`SELECT id FROM channel_approval_posts WHERE cart_id = $1 AND ref IS NOT NULL`, [cartId]);
+        const bindings = new Set(stored.map((r: { id: string }) => r.id));
+        const posted = slack.posted.find((m: Posted) => bindings.has(bindingOn(m)));
+        return posted ? { card: posted, cartId } : null;
       });
-      const cartId = String(card.blocks!.find((b) => b.type === 'actions')!.block_id).slice('cart:'.length);
       const pressed = await slack.press(interactivityUrl, inSlack.signingSecret, { team: TEAM, user: OWNER, message: card, actionId: 'steward_cart_approve' });
       const { rows } = await database.pool.query(`SELECT status FROM carts WHERE id = $1`, [cartId]);
       if (pressed.status !== 200 || !['approved', 'executing', 'executed'].includes(rows[0]?.status)) throw new Error(`press ${i}: ${pressed.status}, cart ${rows[0]?.status}`);

@@ -37,7 +37,7 @@ import { calendarEndpoints } from '@/server/calendars/endpoints';
 import { calendarPushEndpoints } from '@/server/calendars/push-endpoints';
 import { auditEndpoints } from '@/server/audit/endpoints';
 import { noticeEndpoints } from '@/server/notices/endpoints';
-import { slackTeamsEndpoints } from '@/server/messaging/channel-endpoints';
+import { portWebhookEndpoints } from '@/server/messaging/channel-endpoints';
 import { textWebhookEndpoints } from '@/server/messaging/texts-webhooks';
 import { identifierHooks } from '@/server/channels/imessage/number-lookup';
 import { voiceEndpoints } from '@/server/channels/voice-endpoints';
@@ -95,7 +95,7 @@ export const endpoints: AnyEndpoint[] = [
   ...withTurnSummaries(chatTurnEndpoints),
   ...auditEndpoints,
   ...noticeEndpoints,
-  ...slackTeamsEndpoints,
+  ...portWebhookEndpoints,
   ...textWebhookEndpoints,
   ...voiceEndpoints,
   ...voiceWebhookEndpoints,

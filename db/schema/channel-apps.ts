@@ -132,7 +132,6 @@ export type ChannelEventRow = typeof channelEvents.$inferSelect;
 
 /** Where a posted approval lives at the provider, to update it with the outcome. */
 export type ApprovalPostRef =
-  | { provider: 'slack'; appId: string; teamId: string; channel: string; ts: string }
   /** A Teams card posted before Teams moved behind the port (still closed when its cart moves on). */
   | { provider: 'teams'; serviceUrl: string; conversationId: string; activityId: string }
   /** A port adapter's post (server/channels/adapter.ts): the connection, the thread and the message. */

@@ -20,10 +20,8 @@ export const twilioTextChannels = ['sms', 'whatsapp'] as const satisfies readonl
 export const chatAppChannels = ['slack', 'teams', 'telegram'] as const;
 /** The chat apps installed through OAuth (Telegram connects with a bot token instead). */
 export const oauthChatApps = ['slack', 'teams'] as const satisfies readonly (typeof chatAppChannels)[number][];
-/** The chat apps not yet behind the channel port (server/channels/adapters.ts), which predate it. */
-export const preportChatApps = ['slack'] as const satisfies readonly (typeof chatAppChannels)[number][];
-/** The chat apps behind the channel port. */
-export type PortChatApp = Exclude<(typeof chatAppChannels)[number], (typeof preportChatApps)[number]>;
+/** The chat apps, all behind the channel port (server/channels/adapters.ts). */
+export type PortChatApp = (typeof chatAppChannels)[number];
 
 /** Every channel an adapter speaks. */
 export const channelNames = [...mailChannels, ...textChannels, ...chatAppChannels, 'voice'] as const;

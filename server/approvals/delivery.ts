@@ -258,8 +258,9 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     // From the staging assistant's own line on the platform; the adapter records its intent under the job's key (a retry never sends again).
     const [cart] = await db.select({ accountId: carts.accountId, assistantId: carts.assistantId }).from(carts).where(eq(carts.id, job.cartId));
     // The files the person approved: as links the provider fetches for a text through Twilio (MMS,
-    // WhatsApp), as bytes uploaded with the message on Slack and iMessage (Sendblue fetches no
-    // signed links: channels/imessage/media.ts); one gone since fails the message whole.
+    // WhatsApp), as bytes uploaded with the message on iMessage (Sendblue fetches no signed links:
+    // channels/imessage/media.ts); one gone since fails the message whole. (The chat apps are
+    // behind the port: sendPortDispatch.)
     let mediaUrls: string[] | undefined;
     let files: MailAttachment[] | undefined;
     if (content.files.length) {
@@ -269,7 +270,7 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
         const links = await mediaLinks(db, owner, content.files, now);
         if ('problem' in links) return { outcome: 'failed', reason: `Not sent: ${links.problem}` };
         mediaUrls = links.urls;
-      } else if (content.platform === 'slack' || content.platform === 'imessage') {
+      } else if (content.platform === 'imessage') {
         const read = await mailAttachments(db, owner, content.files);
         if ('problem' in read) return { outcome: 'failed', reason: `Not sent: ${read.problem}` };
         files = read.attachments;

@@ -56,6 +56,14 @@ export type InboundEvent =
       linkCode: string | null;
       /** The assistant's connection this message belongs to, when the webhook's is a deployment-wide bot's (resolved from the proven person). */
       connection?: Connection;
+      /**
+       * The conversation this message continues, when it is not its thread (absent: the thread, or
+       * `group:<thread>` for a room). Slack: each channel thread the assistant is mentioned in is its
+       * own conversation, although the answer goes to the writer's DM (the message's thread).
+       */
+      conversationKey?: string;
+      /** What is kept of the delivery (channel_events.payload), when it is not the body as JSON (a form, or a body carrying a credential). */
+      stored?: Record<string, unknown>;
     }
   | {
       kind: 'press';
@@ -74,11 +82,22 @@ export type InboundEvent =
        * line: the answer itself replaces the pressed card, so the core closes nothing more.
        */
       answer?: (line: string, decided: boolean) => unknown;
+      stored?: Record<string, unknown>;
     }
-  /** Nothing to act on; `answer`: the webhook's answer body when the provider waits for one (an invoke), else 200 with nothing. */
+  /**
+   * Nothing to act on; `answer`: the webhook's answer when the provider waits for one (a Teams
+   * invoke: JSON; Slack's url_verification: a string, answered as text), else 200 with nothing.
+   */
   | { kind: 'ignored'; externalId: string | null; reason: string; answer?: unknown };
 
-export type WebhookRequest = { headers: Pick<Headers, 'get'>; rawBody: Buffer; connection: Connection };
+/** `webhook`: which of the adapter's fixed webhooks was called (its `name`), when it has several. */
+export type WebhookRequest = { headers: Pick<Headers, 'get'>; rawBody: Buffer; connection: Connection; webhook?: string };
+
+/**
+ * A webhook path the spec fixes. `key`: the connection it serves (Teams' one bot), or `param`: the
+ * path parameter naming the connection (Slack's `{appId}`); `name` tells the adapter which it is.
+ */
+export type FixedWebhook = { path: string; name: string; summary: string } & ({ key: string; param?: undefined } | { param: string; key?: undefined });
 
 export type Verified = { ok: true } | { ok: false; status: 401 | 403 | 404; reason: string };
 
@@ -116,14 +135,19 @@ export interface ChannelAdapter {
   /** The adapter's own API (connecting the assistant's bot or app), served with every other endpoint. */
   endpoints?: AnyEndpoint[];
   /**
-   * The webhook's own path when the spec fixes one (Teams: /teams/messages, the deployment's bot,
-   * key `bot`): served there only, and the generic /channels/{channel}/webhooks/{key} answers 404.
+   * The webhook's own paths when the spec fixes them (Teams: /teams/messages, the deployment's bot;
+   * Slack: /slack/events/{appId} and /slack/interactivity/{appId}): served there only, and the
+   * generic /channels/{channel}/webhooks/{key} answers 404.
    */
-  fixedWebhook?: { path: string; key: string; summary: string };
+  fixedWebhooks?: FixedWebhook[];
   /** The connection a webhook path names (the assistant's bot or app), or null: the endpoint answers 404. */
   connection(db: Db, key: string): Promise<Connection | null>;
-  /** The assistant's connection on this channel (its bot), to send as it; null when it has none. */
-  connectionFor(db: Db, assistantId: string): Promise<Connection | null>;
+  /**
+   * The assistant's connection on this channel (its bot), to send as it; null when it has none. An
+   * adapter where an assistant may have several (Slack: its own app and the marketplace app) reads
+   * the one a thread belongs to from `thread`, and never answers another assistant's.
+   */
+  connectionFor(db: Db, assistantId: string, thread?: ThreadRef | null): Promise<Connection | null>;
   /**
    * A one-time code the person sent in their 1:1 thread (linkCode): when it is the one issued for the
    * connection's owner, the person is linked to them (a channel identity) and the owner's id comes back.
@@ -136,8 +160,17 @@ export interface ChannelAdapter {
   send(db: Db, req: SendRequest): Promise<Delivery>;
   /** Who reads what is sent into a thread (the audience rule's question). */
   audienceOf(thread: ThreadRef): ThreadAudience;
-  /** The 1:1 thread with a person of the connection, to send to them first (approvals, notices). */
-  directThread(person: { workspaceId: string; userId: string }): ThreadRef;
+  /** The 1:1 thread with a person, to send to them first (approvals, notices); `linkedThrough`: the connection their link was made through. */
+  directThread(person: { workspaceId: string; userId: string; linkedThrough?: string | null }): ThreadRef;
   /** Removes a posted message's buttons and shows a line instead (edits capability). */
   closeButtons?(db: Db, connection: Connection, at: { thread: ThreadRef; messageRef: string }, line: string): Promise<void>;
+  /** Replaces the text of a message the connection posted (edits capability): a turn's progress line. */
+  editText?(db: Db, connection: Connection, messageRef: string, text: string): Promise<void>;
+  /**
+   * A turn that has not answered after `afterMs` shows it is working: one message in the thread,
+   * edited as the turn moves (messaging/turn-progress.ts). Absent: no progress is shown.
+   */
+  progressAfterMs?(): number;
+  /** The display name of someone the provider did not name and Steward does not know (shown to the owner beside their words), best effort. */
+  nameOf?(db: Db, connection: Connection, person: ChannelPerson): Promise<string | null>;
 }

@@ -28,7 +28,7 @@ export type OutboundMessage = {
   template?: { id: string; variables: Record<string, string> } | null;
   /** Files the approved message carries, as links the provider fetches (server/files/media-links.ts): texts through Twilio. */
   mediaUrls?: string[];
-  /** Files the approved message carries, as bytes the adapter uploads with it: Slack, iMessage (Sendblue's upload). */
+  /** Files the approved message carries, as bytes the adapter uploads with it: iMessage (Sendblue’s upload). */
   files?: Array<{ filename: string; contentType: string; content: Buffer }>;
 };
 

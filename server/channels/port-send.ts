@@ -19,8 +19,8 @@ export async function sendThroughPort(
   if (!adapter) return failedDelivery(`no provider configured for ${o.channel}`);
   if (o.files?.length && !adapter.capabilities.files) return failedDelivery(`a ${o.channel} message cannot carry files: nothing was sent`);
   if (o.buttons?.length && !adapter.capabilities.buttons) return failedDelivery(`${o.channel} has no buttons: nothing was sent`);
-  const connection = await adapter.connectionFor(db, o.assistantId);
-  if (!connection) return failedDelivery(`the assistant has no ${o.channel} connection`);
+  const connection = await adapter.connectionFor(db, o.assistantId, o.thread);
+  if (!connection) return failedDelivery(`the assistant has no ${o.channel} connection${o.thread ? ' to that conversation' : ''}`);
   try {
     return await adapter.send(db, { kind: o.kind, connection, thread: o.thread ?? null, to: o.to ?? null, replyTo: o.replyTo ?? null, text: o.text, files: o.files ?? [], buttons: o.buttons });
   } catch (e) {
@@ -30,27 +30,35 @@ export async function sendThroughPort(
 }
 
 /**
- * Something for the owner alone (a notice, an approval card), in their 1:1 thread with the
- * assistant's connection: found through the identity they linked there (through that connection,
- * or the deployment bot's directory). Without one nothing is sent, with the reason.
+ * Something for the owner alone (a notice, an approval card), in their 1:1 thread with one of the
+ * assistant's connections: found through an identity they linked there (through that connection,
+ * or the deployment bot's directory), the newest first. Without one nothing is sent, with the reason.
  */
 export async function sendToOwner(
   db: Db,
   o: { channel: string; assistantId: string; userId: string; text: string; buttons?: OutboundButton[] },
 ): Promise<Delivery & { thread?: string; connectionId?: string }> {
   const adapter = portAdapter(o.channel);
-  const connection = adapter ? await adapter.connectionFor(db, o.assistantId) : null;
-  if (!adapter || !connection) return failedDelivery(`the assistant has no ${o.channel} connection`);
-  const scope = linkScope(connection);
-  const [identity] = await db
+  if (!adapter) return failedDelivery(`the assistant has no ${o.channel} connection`);
+  const identities = await db
     .select()
     .from(channelIdentities)
-    .where(and(eq(channelIdentities.userId, o.userId), eq(channelIdentities.provider, o.channel as ChannelIdentityRow['provider']), scope === undefined ? undefined : eq(channelIdentities.appId, scope)))
+    .where(and(eq(channelIdentities.userId, o.userId), eq(channelIdentities.provider, o.channel as ChannelIdentityRow['provider'])))
     .orderBy(desc(channelIdentities.updatedAt))
-    .limit(1);
-  if (!identity) return failedDelivery(`the owner has not linked their ${adapter.label} account to this assistant`);
-  const thread = adapter.directThread({ workspaceId: identity.workspaceId, userId: identity.externalUserId });
-  const d = await sendThroughPort(db, { channel: o.channel, assistantId: o.assistantId, kind: 'notice', thread, text: o.text, buttons: o.buttons });
-  // The thread the message landed in, as a press on it will name it (a person's thread may resolve to their chat).
-  return { ...d, thread: threadOfRef(d.providerMessageId) ?? thread, connectionId: connection.id };
+    .limit(20);
+  let connected = false;
+  for (const identity of identities) {
+    const thread = adapter.directThread({ workspaceId: identity.workspaceId, userId: identity.externalUserId, linkedThrough: identity.appId });
+    const connection = await adapter.connectionFor(db, o.assistantId, thread);
+    if (!connection) continue;
+    connected = true;
+    // A link made through another connection (another assistant's bot or app) proves nothing here.
+    const scope = linkScope(connection);
+    if (scope !== undefined && identity.appId !== scope) continue;
+    const d = await sendThroughPort(db, { channel: o.channel, assistantId: o.assistantId, kind: 'notice', thread, text: o.text, buttons: o.buttons });
+    // The thread the message landed in, as a press on it will name it (a person's thread may resolve to their chat).
+    return { ...d, thread: threadOfRef(d.providerMessageId) ?? thread, connectionId: connection.id };
+  }
+  if (!connected && !(await adapter.connectionFor(db, o.assistantId))) return failedDelivery(`the assistant has no ${o.channel} connection`);
+  return failedDelivery(`the owner has not linked their ${adapter.label} account to this assistant`);
 }

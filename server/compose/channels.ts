@@ -8,17 +8,14 @@ import { registerChannelOutlet } from '@/server/channels/outlets';
 import { teamsBotConfig } from '@/server/channels/teams/config';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { registerPhoneCodeSender } from '@/server/identifiers/verification';
-import { registerEventRouter } from '@/server/messaging/channel-work';
-import { routeSlackEvent } from '@/server/messaging/slack-inbound';
-import { slackOutlet } from '@/server/messaging/slack-sender';
 import { textOutlet } from '@/server/messaging/text-sender';
 import { sendText } from '@/server/messaging/texts-outbound';
 import { twilioCallPlacer } from '@/server/messaging/voice-outbound';
 import { createNotice, markNoticeChannelReachable } from '@/server/notices/create';
 
 /*
- * The channels that predate the port (server/channels/adapter.ts; Telegram and Teams are on it and
- * need no wiring) plugged into the layers below that cannot import them. Every adapter reads its
+ * The channels that predate the port (server/channels/adapter.ts; Slack, Teams and Telegram are on
+ * it and need no wiring) plugged into the layers below that cannot import them. Every adapter reads its
  * provider's configuration when it sends, so a provider whose credentials are unset answers
  * `no provider configured for <channel>` and nothing is sent. The senders read the deployment's
  * database (`db`), as the engine's functions do.
@@ -78,21 +75,16 @@ function wireTexts(db: () => Db): void {
 }
 
 /**
- * Slack: its sender answers chat turns in the thread a message came from and carries notices to a
- * user who chose Slack; send_message's approved dispatches go out as the assistant's own app.
- * Events whose routing after the answer was lost are routed again by the channel sweep
- * (server/messaging/channel-work.ts), through Slack's router. Teams is behind the port and needs
- * no wiring but whether its notices can be reached.
+ * The chat apps are behind the port and need no wiring but whether their notices can be reached:
+ * Slack through each assistant's own app (a notice without one fails over to email), Teams through
+ * the deployment's bot, when its credentials are set.
  */
-function wireSlackAndTeams(db: () => Db): void {
-  registerChannelOutlet(slackOutlet(db));
-  registerEventRouter('slack', routeSlackEvent);
+function wireChatApps(): void {
   markNoticeChannelReachable('slack');
-  // Teams is the deployment's bot (behind the port): without its credentials a notice for Teams falls back to email.
   markNoticeChannelReachable('teams', () => teamsBotConfig() !== null);
 }
 
 export function wireChannels(db: () => Db): void {
   wireTexts(db);
-  wireSlackAndTeams(db);
+  wireChatApps();
 }

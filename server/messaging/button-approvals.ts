@@ -36,8 +36,8 @@ import { AppError } from '@/server/http/errors';
 
 export type ButtonPress = {
   provider: ChannelProvider;
-  /** How the press was verified; recorded with the decision. */
-  verifiedBy: 'slack_signature_v0' | 'port_webhook';
+  /** How the press was verified (by the adapter's webhook: Slack's signature v0, the Bot Connector's JWT, Telegram's secret); recorded with the decision. */
+  verifiedBy: 'port_webhook';
   accountId: string;
   /** Slack workspace or Microsoft tenant, and the presser's id there. */
   workspaceId: string;
@@ -45,15 +45,12 @@ export type ButtonPress = {
   cartId: string;
   contentHash: string;
   decision: 'approve' | 'reject';
-  /** Where the pressed card is, as the signed payload names it: the app that received the press, the conversation and the message. */
-  shownIn:
-    | { provider: 'slack'; appId: string; channel: string | null; ts: string | null }
-    /**
-     * An adapter of the channel port: the connection (bot) that received the press, the thread and
-     * the message; `linkedThrough`, the connection a presser's link must name (null: any link, a
-     * deployment-wide bot's, whose links come from a tenant's directory).
-     */
-    | { provider: PortChatApp; connectionId: string; thread: string; messageRef: string; linkedThrough: string | null };
+  /**
+   * Where the pressed card is, as the signed payload names it: the connection (app, bot) that
+   * received the press, the thread and the message; `linkedThrough`, the connection a presser's
+   * link must name (null: any link, a deployment-wide bot's, whose links come from a tenant's directory).
+   */
+  shownIn: { provider: PortChatApp; connectionId: string; thread: string; messageRef: string; linkedThrough: string | null };
 };
 
 export type PressOutcome =
@@ -95,15 +92,14 @@ const refused = (e: unknown): PressOutcome => {
 };
 
 /** The stored post the press must have come from: that card version, to that user, where it says it is. */
-function postRef(press: ButtonPress): Partial<ApprovalPostRef> | null {
+function postRef(press: ButtonPress): Partial<ApprovalPostRef> {
   const s = press.shownIn;
-  if (s.provider === 'slack') return s.channel && s.ts ? { provider: 'slack', appId: s.appId, teamId: press.workspaceId, channel: s.channel, ts: s.ts } : null;
   return { provider: s.provider, connectionId: s.connectionId, thread: s.thread, messageRef: s.messageRef };
 }
 
 async function shownThere(db: Db, press: ButtonPress, userId: string): Promise<boolean> {
   const ref = postRef(press);
-  if (!ref || press.shownIn.provider !== press.provider) return false;
+  if (press.shownIn.provider !== press.provider) return false;
   const [post] = await db
     .select({ id: channelApprovalPosts.id })
     .from(channelApprovalPosts)
@@ -124,9 +120,8 @@ async function shownThere(db: Db, press: ButtonPress, userId: string): Promise<b
 
 /** Decides a cart on a verified press; every refusal is an outcome to show, never a thrown error. */
 export async function decideByButton(db: Db, press: ButtonPress): Promise<PressOutcome> {
-  // Slack and an assistant's own bot link an identity through one app or bot: a press counts only through that one.
-  const s = press.shownIn;
-  const throughApp = s.provider === 'slack' ? s.appId : (s.linkedThrough ?? undefined);
+  // A Slack app or an assistant's own bot links an identity through itself: a press counts only through that one.
+  const throughApp = press.shownIn.linkedThrough ?? undefined;
   const userId = await linkedUserId(db, press.accountId, press.provider, press.workspaceId, press.externalUserId, throughApp);
   if (!userId) return { ok: false, code: 'not_owner', message: NOT_OWNER };
   if (!(await shownThere(db, press, userId))) return { ok: false, code: 'not_owner', message: NOT_SHOWN };

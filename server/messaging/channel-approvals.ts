@@ -1,31 +1,44 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { accounts, carts, channelApprovalPosts, users, type ApprovalPostRef, type ChannelApprovalPostRow } from '@/db/schema';
+import { accounts, carts, channelApprovalPosts, users, type ApprovalPostRef, type ChannelApprovalPostRow, type DispatchContent } from '@/db/schema';
 import type { PortChatApp } from '@/db/schema/channel-names';
 import type { chatAppChannels } from '@/db/schema/channel-names';
 import type { UserActor } from '@/server/access/actor';
 import { getCart } from '@/server/approvals/service';
 import { portAdapter } from '@/server/channels/adapters';
 import { sendToOwner } from '@/server/channels/port-send';
-import { approvalMessage, type ShownCart } from '@/server/channels/slack/blocks';
-import { slackBot } from '@/server/channels/slack/installations';
-import { postMessage, updateMessage } from '@/server/channels/slack/web-api';
 import { teamsBotConfig } from '@/server/channels/teams/config';
 import { updateActivity } from '@/server/channels/teams/connector';
 import { ADAPTIVE_CARD, closedCard } from '@/server/channels/teams/transform';
 import { siteOrigin } from '@/server/hosted/origin';
 import { logger } from '@/server/logger';
 import type { PressOutcome } from './button-approvals';
-import { botForUser } from './slack-sender';
 
 /*
- * Approval cards in Slack, Teams and the adapters of the channel port (issues 33, 41). A cart waiting for its owner (pending_approval)
- * is posted to the owner's DM on every channel where they have a linked identity — once per cart
+ * Approval cards on the chat apps behind the channel port (Slack, Teams, Telegram; issues 33, 41).
+ * A cart waiting for its owner (pending_approval) is posted to the owner's 1:1 thread with the
+ * cart's assistant on every channel where they have a linked identity — once per cart
  * version (channel_approval_posts is unique per cart, provider and contentHash; the row is claimed
- * before the post, so two sweeps never post twice). An edit makes a new version: it is posted
- * again and the old card is told it is out of date (its buttons would refuse anyway: they carry
- * the old hash). A cart decided elsewhere (the app, email, the API) has its card closed.
+ * before the post, so two sweeps never post twice), its buttons bound to that post. An edit makes a
+ * new version: it is posted again and the old card is told it is out of date (its buttons would
+ * refuse anyway: their post is of the old hash). A cart decided elsewhere (the app, email, the
+ * API) has its card closed.
  */
+
+/** What a card shows of a cart (the approvals area's public cart has this shape): each dispatch exactly as it will be sent. */
+export type ShownCart = {
+  id: string;
+  taskTitle: string;
+  assistantName: string | null;
+  contentHash: string;
+  dispatches: Array<
+    Pick<DispatchContent, 'type' | 'platform' | 'from' | 'to' | 'cc' | 'bcc' | 'subject' | 'body' | 'description' | 'payload'> & {
+      index: number;
+      files: Array<{ filename: string }>;
+      heldBecause?: { kind: string; sources: Array<{ kind: string; ref: string }> } | null;
+    }
+  >;
+};
 
 export type ChannelKind = (typeof chatAppChannels)[number];
 
@@ -48,13 +61,6 @@ function readerActor(user: typeof users.$inferSelect): UserActor {
   return { accountId: user.accountId, credential: { kind: 'channel', channel: 'approval-card' }, level: 'user', organizationId: null, user, actingVia: null, scopes: [], account: { killSwitch: false, rateLimitReads: null, rateLimitWrites: null } };
 }
 
-/** A cart as its owner sees it (for a card), or null when it is not theirs. */
-export async function ownerCart(db: Db, userId: string, cartId: string): Promise<ShownCart | null> {
-  const [user] = await db.select().from(users).where(eq(users.id, userId));
-  if (!user) return null;
-  return getCart(db, readerActor(user), cartId).then((r) => r.cart as ShownCart, () => null);
-}
-
 type Candidate = { cartId: string; userId: string; provider: ChannelKind; contentHash: string };
 
 /** Carts waiting for an owner who has a linked identity, in a version not posted there yet. */
@@ -72,23 +78,18 @@ async function candidates(db: Db, limit = 50): Promise<Candidate[]> {
 
 type Posted = { ok: true; ref: ApprovalPostRef } | { ok: false; reason: string };
 
-async function postSlack(db: Db, userId: string, assistantId: string, cart: ShownCart, approvalsUrl: string): Promise<Posted> {
-  const dm = await botForUser(db, userId, assistantId);
-  if (!dm) return { ok: false, reason: 'no installed Slack app for the owner’s linked identity' };
-  const m = approvalMessage(cart, approvalsUrl);
-  const d = await postMessage(dm.bot.token, { channel: dm.slackUserId, text: m.text, blocks: m.blocks });
-  if (d.state !== 'accepted' || !d.providerMessageId) return { ok: false, reason: 'reason' in d ? d.reason : 'not posted' };
-  const [channel, ts] = d.providerMessageId.split('/') as [string, string];
-  return { ok: true, ref: { provider: 'slack', appId: dm.bot.installation.appId, teamId: dm.bot.installation.teamId, channel, ts } };
-}
-
 /** The cart as its owner reads it in a plain-text card (a port adapter's): each action with its recipients and words. */
 export function cartText(cart: ShownCart, approvalsUrl: string): string {
   const lines = [`Approval needed: ${cart.taskTitle}`, ''];
   for (const d of cart.dispatches) {
-    lines.push(`${d.index + 1}. ${d.type.replace('_', ' ')} on ${d.platform} to ${[...d.to, ...d.cc, ...d.bcc].join(', ') || '(nobody)'}`);
+    lines.push(`${d.index + 1}. ${d.type.replace('_', ' ')} on ${d.platform} to ${d.to.join(', ') || '(nobody)'}`);
+    if (d.cc.length) lines.push(`Cc: ${d.cc.join(', ')}`);
+    if (d.bcc.length) lines.push(`Bcc: ${d.bcc.join(', ')}`);
+    if (d.from) lines.push(`From: ${d.from}`);
     if (d.subject) lines.push(`Subject: ${d.subject}`);
+    if (d.description) lines.push(d.description);
     if (d.body) lines.push(d.body);
+    if (d.payload && Object.keys(d.payload).length) lines.push(JSON.stringify(d.payload, null, 2));
     if (d.files.length) lines.push(`Files: ${d.files.map((f) => f.filename).join(', ')}`);
     if (d.heldBecause) lines.push(`Held because it read content from outside you (${d.heldBecause.sources.map((x) => x.ref).join(', ')}).`);
     lines.push('');
@@ -139,8 +140,7 @@ async function post(db: Db, c: Candidate, claimed: ChannelApprovalPostRow, row: 
     return;
   }
   const approvalsUrl = `${siteOrigin(row.hostedDomain).origin}/approvals`;
-  const posted =
-    c.provider === 'slack' ? await postSlack(db, c.userId, cartRow?.assistantId ?? '', cart, approvalsUrl) : await postPort(db, c.provider, claimed, cartRow?.assistantId ?? '', cart, approvalsUrl);
+  const posted = await postPort(db, c.provider, claimed, cartRow?.assistantId ?? '', cart, approvalsUrl);
   // A failed or unknown post is not tried again for this version: a duplicate card is worse than the email the owner got anyway.
   await db
     .update(channelApprovalPosts)
@@ -150,23 +150,18 @@ async function post(db: Db, c: Candidate, claimed: ChannelApprovalPostRow, row: 
 }
 
 /**
- * Replaces a posted card's buttons with a line (Slack: text only; a port adapter: its
- * closeButtons, through the connection it was posted with; a Teams card posted before Teams moved
- * behind the port: a card with the line, where it was posted).
+ * Replaces a posted card's buttons with a line (its adapter's closeButtons, through the connection
+ * it was posted with; a Teams card posted before Teams moved behind the port: a card with the
+ * line, where it was posted).
  */
 async function closeCard(db: Db, ref: ApprovalPostRef, assistantId: string, line: string): Promise<void> {
-  if (ref.provider === 'slack') {
-    const bot = await slackBot(db, ref.appId, ref.teamId);
-    if (bot) await updateMessage(bot.token, ref.channel, ref.ts, line, [{ type: 'section', text: { type: 'mrkdwn', text: line } }]);
-    return;
-  }
   if ('serviceUrl' in ref) {
     const cfg = teamsBotConfig();
     if (cfg) await updateActivity(cfg, ref.serviceUrl, ref.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: closedCard(line) }] });
     return;
   }
   const adapter = portAdapter(ref.provider);
-  const connection = adapter ? await adapter.connectionFor(db, assistantId) : null;
+  const connection = adapter ? await adapter.connectionFor(db, assistantId, ref.thread) : null;
   if (adapter?.closeButtons && connection?.id === ref.connectionId) await adapter.closeButtons(db, connection, { thread: ref.thread, messageRef: ref.messageRef }, line);
 }
 

@@ -1,53 +1,40 @@
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import type { ApiRequest } from '@/server/http/request';
-import { slackAppEndpoints } from '@/server/channels/slack/endpoints';
-import { SlackAppParams } from '@/server/channels/slack/contracts';
 import { defineEndpoint } from '@/server/http/endpoint';
 import { capabilityEndpoints } from '@/server/policy/capability-endpoints';
-import { slackEvents } from './slack-inbound';
-import { slackInteractivity } from './slack-interactivity';
 import { ensureChannelWork } from './channel-work';
 import { portWebhook } from './port-inbound';
+import type { ChannelAdapter, FixedWebhook } from '@/server/channels/adapter';
 import { channelAdapters } from '@/server/channels/adapters';
 
 const PortWebhookParams = z.object({ channel: z.string().min(1).max(40), connectionId: z.string().min(1).max(100) });
 
 /*
- * Slack and Teams (issue 33): the provider webhooks of spec 5 (verified by the provider's own
- * signature or token, never by an API credential), the Slack app credentials endpoints, and the
- * account and organization capability switches. server/endpoints.ts adds this list.
+ * The provider webhooks of the channel port (spec 5; verified by the provider's own signature or
+ * token, never by an API credential): the generic one, and each adapter's fixed paths (Teams'
+ * /teams/messages, Slack's /slack/events/{appId} and /slack/interactivity/{appId}); and the account and
+ * organization capability switches (the adapters' own endpoints come with the list of adapters). server/endpoints.ts adds this list.
  */
 
 /** A port adapter's webhook; approval cards for the port's owners are posted by the channel sweep, running wherever its webhooks are served. */
-function servePort(db: Db, req: ApiRequest, channel: string, key: string, at: 'generic' | 'fixed') {
+function servePort(db: Db, req: ApiRequest, channel: string, key: string, at: { fixed: string } | 'generic') {
   ensureChannelWork(db);
   return portWebhook(db, req, channel, key, at);
 }
 
 const webhook = { tags: ['Provider webhooks'], auth: 'none' as const, raw: true, response: z.unknown() };
 
-export const slackTeamsEndpoints = [
-  ...slackAppEndpoints,
+/** One fixed webhook of an adapter, its connection named by the path (`{appId}`) or fixed (`key`). */
+function fixedEndpoint(adapter: ChannelAdapter, hook: FixedWebhook) {
+  const common = { ...webhook, method: 'POST' as const, path: hook.path, summary: hook.summary, errors: [400, 401, 404, 413] };
+  if (hook.param === undefined) return defineEndpoint({ ...common, handle: ({ db, req }) => servePort(db, req, adapter.channel, hook.key, { fixed: hook.name }) });
+  const params = z.object({ [hook.param]: z.string().min(1).max(100) });
+  return defineEndpoint({ ...common, params, handle: ({ db, req, params: p }) => servePort(db, req, adapter.channel, String((p as Record<string, string>)[hook.param!]), { fixed: hook.name }) });
+}
+
+export const portWebhookEndpoints = [
   ...capabilityEndpoints,
-  defineEndpoint({
-    ...webhook,
-    method: 'POST',
-    path: '/slack/events/{appId}',
-    summary: 'Slack Events API for one assistant’s app (X-Slack-Signature v0 with the app’s signing secret, five minutes); url_verification answered; events kept once by event_id',
-    params: SlackAppParams,
-    errors: [400, 401, 404, 413],
-    handle: ({ db, req, params }) => slackEvents(db, req, params.appId),
-  }),
-  defineEndpoint({
-    ...webhook,
-    method: 'POST',
-    path: '/slack/interactivity/{appId}',
-    summary: 'Slack block actions for one assistant’s app: Approve and Reject buttons of approval cards (signed like events)',
-    params: SlackAppParams,
-    errors: [400, 401, 404, 413],
-    handle: ({ db, req, params }) => slackInteractivity(db, req, params.appId),
-  }),
   defineEndpoint({
     ...webhook,
     method: 'POST',
@@ -57,19 +44,6 @@ export const slackTeamsEndpoints = [
     errors: [400, 401, 404, 413],
     handle: ({ db, req, params }) => servePort(db, req, params.channel, params.connectionId, 'generic'),
   }),
-  // The port's adapters whose webhook path the spec fixes (Teams: /teams/messages), each served there only.
-  ...channelAdapters.flatMap((adapter) =>
-    adapter.fixedWebhook
-      ? [
-          defineEndpoint({
-            ...webhook,
-            method: 'POST',
-            path: adapter.fixedWebhook.path,
-            summary: adapter.fixedWebhook.summary,
-            errors: [400, 401, 404, 413],
-            handle: ({ db, req }) => servePort(db, req, adapter.channel, adapter.fixedWebhook!.key, 'fixed'),
-          }),
-        ]
-      : [],
-  ),
+  // The port's adapters whose webhook paths the spec fixes, each served there only.
+  ...channelAdapters.flatMap((adapter) => (adapter.fixedWebhooks ?? []).map((hook) => fixedEndpoint(adapter, hook))),
 ];

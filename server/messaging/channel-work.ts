@@ -1,27 +1,18 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { channelEvents } from '@/db/schema';
-import type { oauthChatApps } from '@/db/schema/channel-names';
 import { logger } from '@/server/logger';
 import { closeSettledCards, postPendingApprovals } from './channel-approvals';
 import { reroutePortEvent } from './port-inbound';
 
 /*
- * The background work of the Slack and Teams channels, in every process that serves them: approval
+ * The background work of the chat apps behind the channel port, in every process that serves them: approval
  * cards for carts waiting on owners with a linked identity (posted once per version; outdated or
  * decided cards closed), and provider events whose routing after the answer was lost (a crash
  * between storing and routing) are routed again. One pass every STEWARD_CHANNEL_SWEEP_MS (2 s;
  * `off` stops it), never two at once. It starts with the first Slack or Teams request a process
  * serves, or explicitly (startChannelWork, from the process that starts the server).
  */
-
-type Router = (db: Db, id: string) => Promise<void>;
-const routers = new Map<string, Router>();
-
-/** The router of a channel not behind the port for stored events left `received` (Slack's; the port's are routed by port-inbound.ts). */
-export function registerEventRouter(provider: (typeof oauthChatApps)[number], route: Router): void {
-  routers.set(provider, route);
-}
 
 const STALE_MS = 30_000;
 const running = new WeakMap<Db, NodeJS.Timeout>();
@@ -32,10 +23,7 @@ async function reroute(db: Db): Promise<void> {
     .from(channelEvents)
     .where(and(eq(channelEvents.status, 'received'), lt(channelEvents.receivedAt, sql`now() - make_interval(secs => ${STALE_MS / 1000})`)))
     .limit(50);
-  for (const e of stale) {
-    const route = routers.get(e.provider);
-    await (route ? route(db, e.id) : reroutePortEvent(db, e));
-  }
+  for (const e of stale) await reroutePortEvent(db, e);
 }
 
 /** One pass; exported for tests and benches that do not wait for the timer. */

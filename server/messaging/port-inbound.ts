@@ -14,6 +14,7 @@ import { decideByButton } from './button-approvals';
 import { channelSender } from './channel-identities';
 import { markCardDecided, outcomeText } from './channel-approvals';
 import { routeInbound } from './inbound';
+import { watchTurnProgress } from './turn-progress';
 import { emptyOk, rawBody } from './webhook-body';
 
 /*
@@ -32,25 +33,27 @@ import { emptyOk, rawBody } from './webhook-body';
 
 const toProvider = (channel: string) => channel as ChannelIdentityRow['provider'];
 
-export async function portWebhook(db: Db, req: ApiRequest, channel: string, key: string, at: 'generic' | 'fixed' = 'generic'): Promise<Response> {
+export async function portWebhook(db: Db, req: ApiRequest, channel: string, key: string, at: 'generic' | { fixed: string } = 'generic'): Promise<Response> {
   const adapter = portAdapter(channel);
-  // An adapter whose webhook the spec places elsewhere (Teams) is served only there.
-  if (!adapter || (at === 'generic') !== !adapter.fixedWebhook) throw notFound('Channel');
+  // An adapter whose webhooks the spec places elsewhere (Teams, Slack) is served only there.
+  const fixed = at === 'generic' ? null : (adapter?.fixedWebhooks?.find((h) => h.name === at.fixed) ?? null);
+  if (!adapter || (at === 'generic' ? Boolean(adapter.fixedWebhooks?.length) : !fixed)) throw notFound('Channel');
   const webhookConnection = await adapter.connection(db, key);
   if (!webhookConnection) throw notFound('Channel connection');
-  const hook: WebhookRequest = { headers: req.headers, rawBody: Buffer.from(await rawBody(req)), connection: webhookConnection };
+  const hook: WebhookRequest = { headers: req.headers, rawBody: Buffer.from(await rawBody(req)), connection: webhookConnection, ...(fixed ? { webhook: fixed.name } : {}) };
   const verified = await adapter.verifyWebhook(db, hook);
   if (!verified.ok) {
     logger.warn({ channel, connectionId: webhookConnection.id, reason: verified.reason }, 'channel port: refused an unverified webhook');
     throw verified.status === 404 ? notFound('Channel connection') : new AppError(verified.status, 'invalid_signature', verified.reason);
   }
   const event = await adapter.parseWebhook(db, hook);
-  if (event.kind === 'ignored') return event.answer === undefined ? emptyOk() : jsonOk(event.answer);
+  if (event.kind === 'ignored') return event.answer === undefined ? emptyOk() : answerOk(event.answer);
   // Behind a deployment-wide bot the event says whose it is (the proven person's assistant).
   const connection = event.connection ?? webhookConnection;
+  const payload = event.stored ?? (JSON.parse(hook.rawBody.toString('utf8')) as Record<string, unknown>);
   const [stored] = await db
     .insert(channelEvents)
-    .values({ provider: toProvider(channel), appKey: connection.id, externalId: event.externalId, accountId: connection.accountId, kind: event.kind, payload: JSON.parse(hook.rawBody.toString('utf8')) as Record<string, unknown> })
+    .values({ provider: toProvider(channel), appKey: connection.id, externalId: event.externalId, accountId: connection.accountId, kind: event.kind, payload })
     .onConflictDoNothing()
     .returning({ id: channelEvents.id });
   if (!stored) {
@@ -64,6 +67,10 @@ export async function portWebhook(db: Db, req: ApiRequest, channel: string, key:
 }
 
 const jsonOk = (value: unknown) => new Response(JSON.stringify(value), { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });
+
+/** A webhook's answer: a string as text (Slack's url_verification challenge), anything else as JSON (a Teams invoke's). */
+const answerOk = (value: unknown) =>
+  typeof value === 'string' ? new Response(value, { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' } }) : jsonOk(value);
 
 const finish = (db: Db, id: string, status: 'routed' | 'ignored', reason: string) =>
   db.update(channelEvents).set({ status, reason: reason.slice(0, 500), handledAt: sql`now()` }).where(eq(channelEvents.id, id));
@@ -96,6 +103,8 @@ async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Con
       name: event.person.name,
       appId: linkScope(connection),
     });
+    // Someone Steward does not know, whom the provider did not name: their name, asked of the provider, shown beside their words.
+    if (!sender.proven && !sender.name && adapter.nameOf) sender.name = await adapter.nameOf(db, connection, event.person).catch(() => null);
     const { attachments, problems } = await fetchFiles(event);
     const msg: InboundChannelMessage = {
       channel: adapter.channel,
@@ -109,7 +118,7 @@ async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Con
       providerMessageId: event.messageRef,
       threadRefs: [],
       // A 1:1 thread is one conversation; a group is the owner's group chat (strangers.ts keeps other members' words there).
-      threadKey: direct ? event.thread : `group:${event.thread}`,
+      threadKey: event.conversationKey ?? (direct ? event.thread : `group:${event.thread}`),
       subject: null,
       text: [event.text, ...(problems.length ? [`(files not received: ${problems.join('; ')})`] : [])].filter(Boolean).join('\n'),
       attachments,
@@ -126,6 +135,7 @@ async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Con
       await tx.update(channelEvents).set({ status: 'routed', reason: `${routed.status}${routed.reason ? `: ${routed.reason}` : ''}`, handledAt: sql`now()` }).where(eq(channelEvents.id, eventRowId));
     });
     await startQueuedTurns(db, turns);
+    if (direct) for (const t of turns) watchTurnProgress(db, adapter, connection, t.turn.id, { thread: event.thread, replyTo: event.messageRef });
   } catch (err) {
     logger.error({ err, eventRowId, channel: adapter.channel }, 'channel port: routing failed; the update stays received');
   }
@@ -156,8 +166,11 @@ async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connecti
   if (closes) await markCardDecided(db, post!.cartId, toProvider(adapter.channel), post!.contentHash, line);
   // The provider waits for the answer and shows it in place of the card (a Teams invoke).
   if (event.answer) return jsonOk(event.answer(line, closes));
-  await event.acknowledge(line).catch((err: unknown) => logger.warn({ err }, 'channel port: the press could not be acknowledged'));
-  if (closes && adapter.closeButtons) await adapter.closeButtons(db, connection, event.shownIn, line).catch((err: unknown) => logger.warn({ err }, 'channel port: the card could not be closed'));
+  // The decision is made and committed; telling the presser and closing the card follow the answer (Slack wants one within 3 seconds).
+  routeAfterAnswer(async () => {
+    await event.acknowledge(line).catch((err: unknown) => logger.warn({ err }, 'channel port: the press could not be acknowledged'));
+    if (closes && adapter.closeButtons) await adapter.closeButtons(db, connection, event.shownIn, line).catch((err: unknown) => logger.warn({ err }, 'channel port: the card could not be closed'));
+  });
   return emptyOk();
 }
 
@@ -170,7 +183,9 @@ export async function reroutePortEvent(db: Db, row: { id: string; provider: stri
   const adapter = portAdapter(row.provider);
   const connection = adapter ? await adapter.connection(db, row.appKey) : null;
   if (!adapter || !connection) return void (await finish(db, row.id, 'ignored', 'the connection is gone'));
-  const event = await adapter.parseWebhook(db, { headers: new Headers(), rawBody: Buffer.from(JSON.stringify(row.payload)), connection }).catch(() => null);
+  // A stored message came through the adapter's first webhook (Slack's events; a press is never routed late).
+  const first = adapter.fixedWebhooks?.[0]?.name;
+  const event = await adapter.parseWebhook(db, { headers: new Headers(), rawBody: Buffer.from(JSON.stringify(row.payload)), connection, ...(first ? { webhook: first } : {}) }).catch(() => null);
   if (event?.kind !== 'message') return void (await finish(db, row.id, 'ignored', event?.kind === 'press' ? 'a press not decided before the process stopped' : 'not a message'));
   await routePortMessage(db, adapter, event.connection ?? connection, row.id, event);
 }

@@ -78,7 +78,8 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
 
   const port = portAdapter(channel);
   const delivery: Delivery = port
-    ? await sendThroughPort(db, { channel, assistantId: row.chat.assistantId, kind: 'reply', thread: threadOfRef(question.referenceId), replyTo: question.referenceId, text: claimed.reply.content })
+    ? // A reference written before its channel moved behind the port has no thread part: it names its conversation itself.
+      await sendThroughPort(db, { channel, assistantId: row.chat.assistantId, kind: 'reply', thread: threadOfRef(question.referenceId) ?? question.referenceId, replyTo: question.referenceId, text: claimed.reply.content })
     : send
     ? await send({
         kind: 'reply',

@@ -1,7 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { inboundTexts, textChannels, type ChatMessageRow, type ChatRow } from '@/db/schema';
-import { parseSlackRef } from '@/server/channels/slack/refs';
 import type { ChannelAdapter } from '@/server/channels/adapter';
 import { portAdapter, threadOfRef } from '@/server/channels/adapters';
 import type { Readers } from './audience';
@@ -12,9 +11,8 @@ import type { Readers } from './audience';
  * staged should anyone but the owner be.
  * - texts (SMS, WhatsApp, iMessage): the number that wrote, or every member of the group
  *   (inbound_texts.participants, the assistant's own line left out);
- * - Slack: a DM (D…) or the owner's own user id (a mention answered in their DM) is the owner's;
- *   any other conversation has members this layer does not know;
- * - an adapter of the channel port (Teams, Telegram): its own audienceOf (Teams serves 1:1 chats only);
+ * - an adapter of the channel port (Slack, Teams, Telegram): its own audienceOf (Slack: a DM, or
+ *   the writer's DM a mention is answered in; Teams serves 1:1 chats only);
  * - mail: the reply's recipients (replies.ts answers the owner alone: To their address, no Cc).
  */
 
@@ -48,16 +46,6 @@ async function textReaders(db: Db, channel: string, question: ChatMessageRow): P
   return { readers: members, where: `the ${channel} group with ${members.join(', ')}`, target: message(`group:${text.group}`) };
 }
 
-function slackReaders(question: ChatMessageRow): ReplyReaders {
-  const ref = parseSlackRef(question.referenceId);
-  const owner = question.from ?? '';
-  if (ref && (ref.channel.startsWith('D') || ref.channel.startsWith('U') || ref.channel.startsWith('W'))) {
-    return { readers: [owner], where: 'your Slack DM', target: { type: 'message', platform: 'slack', actionType: 'messaging', to: [ref.channel], cc: [], subject: null } };
-  }
-  const room = ref?.channel ?? 'an unknown conversation';
-  return { readers: [], where: `the Slack conversation ${room}`, target: { type: 'message', platform: 'slack', actionType: 'messaging', to: [room], cc: [], subject: null } };
-}
-
 /** A port adapter's thread: a 1:1 thread is the owner's alone when its person wrote the question; a room's members are not known. */
 function portReaders(port: ChannelAdapter, question: ChatMessageRow): ReplyReaders {
   const thread = threadOfRef(question.referenceId);
@@ -75,7 +63,6 @@ function portReaders(port: ChannelAdapter, question: ChatMessageRow): ReplyReade
  */
 export async function replyReaders(db: Db, channel: string, chat: Pick<ChatRow, 'userId'>, question: ChatMessageRow, mail: { to: string[]; cc: string[]; subject: string | null }): Promise<ReplyReaders> {
   if (TEXTS.has(channel)) return textReaders(db, channel, question);
-  if (channel === 'slack') return slackReaders(question);
   const port = portAdapter(channel);
   if (port) return portReaders(port, question);
   const readers = [...mail.to, ...mail.cc];

@@ -99,6 +99,8 @@ export function describeAdapterContract(f: AdapterFixture) {
     expect(e.kind).toBe('message');
     return e as Message;
   }
+  /** The person's 1:1 thread, as the core names it from their link (made through connection `a`). */
+  const directOf = (person: ContractPerson) => adapter.directThread({ ...person, linkedThrough: a.connection.id });
   const send = (req: Omit<SendRequest, 'connection' | 'files'> & { files?: OutboundFile[] }, on = a): Promise<Delivery> => adapter.send(f.db(), { files: [], ...req, connection: on.connection });
   /** A send the core counts as sent: accepted, its id the message's reference in the thread (what a reply, a press and closeButtons name it by). */
   function expectSent(d: Delivery, recorded: { id: string } | undefined, thread: string | null) {
@@ -206,7 +208,7 @@ export function describeAdapterContract(f: AdapterFixture) {
         expect(adapter.audienceOf(e.thread).kind, where.label).toBe(where.audience);
         if (where.audience === 'direct') expect(adapter.audienceOf(e.thread), where.label).toEqual({ kind: 'direct', person: person.userId });
       }
-      expect(adapter.audienceOf(adapter.directThread(person))).toEqual({ kind: 'direct', person: person.userId });
+      expect(adapter.audienceOf(directOf(person))).toEqual({ kind: 'direct', person: person.userId });
       for (const junk of ['nonsense', `${ch}:`, `${ch}:x:y:z:w`, `other:${person.userId}`]) expect(adapter.audienceOf(junk).kind, junk).toBe('room');
     });
 
@@ -225,7 +227,7 @@ export function describeAdapterContract(f: AdapterFixture) {
 
     it('sends a notice and a code into the person’s 1:1 thread, and a dispatch to their address', async () => {
       const person = a.newPerson();
-      const thread = adapter.directThread(person);
+      const thread = directOf(person);
       expect(thread.startsWith(`${ch}:`)).toBe(true);
       for (const kind of ['notice', 'code', 'dispatch'] as const) {
         const before = a.sent().length;
@@ -247,7 +249,7 @@ export function describeAdapterContract(f: AdapterFixture) {
 
     it('never claims a send that did not happen: refused by the provider, nothing to send, no such target, a connection that is gone', async () => {
       const person = a.newPerson();
-      const thread = adapter.directThread(person);
+      const thread = directOf(person);
       const before = a.sent().length;
       a.refuseNext('message');
       expectNotSent(await send({ kind: 'reply', thread, text: 'refused' }));
@@ -271,7 +273,7 @@ export function describeAdapterContract(f: AdapterFixture) {
     describe.runIf(adapter.capabilities.files)('files', () => {
       it('an outbound file arrives whole, with or without words; a refused file is not reported sent', async () => {
         const person = a.newPerson();
-        const thread = adapter.directThread(person);
+        const thread = directOf(person);
         const content = awkwardBytes();
         const beforeFiles = a.files().length;
         const beforeSent = a.sent().length;
@@ -307,7 +309,7 @@ export function describeAdapterContract(f: AdapterFixture) {
     describe.runIf(adapter.capabilities.buttons)('buttons', () => {
       it('carry the binding token alone; a press comes back with it, its decision, the proven presser and where the card is', async () => {
         const person = a.newPerson();
-        const thread = adapter.directThread(person);
+        const thread = directOf(person);
         const binding = token();
         const before = a.sent().length;
         const d = await send({
@@ -348,7 +350,7 @@ export function describeAdapterContract(f: AdapterFixture) {
       it('a button that is not Steward’s is ignored', async () => {
         const person = a.newPerson();
         const before = a.sent().length;
-        await send({ kind: 'notice', thread: adapter.directThread(person), text: 'card', buttons: [{ text: 'Approve', decision: 'approve', binding: token() }] });
+        await send({ kind: 'notice', thread: directOf(person), text: 'card', buttons: [{ text: 'Approve', decision: 'approve', binding: token() }] });
         const [card] = added(a.sent, before);
         expect((await parsed(a.press!(person, card!, 'someone-elses-button'))).kind).toBe('ignored');
       });
@@ -357,7 +359,7 @@ export function describeAdapterContract(f: AdapterFixture) {
     describe.runIf(adapter.capabilities.edits)('edits', () => {
       it('closeButtons replaces the card’s buttons with a line, on the message the send named', async () => {
         const person = a.newPerson();
-        const thread = adapter.directThread(person);
+        const thread = directOf(person);
         const before = a.sent().length;
         const d = await send({ kind: 'notice', thread, text: 'card', buttons: adapter.capabilities.buttons ? [{ text: 'Approve', decision: 'approve', binding: token() }] : undefined });
         const [card] = added(a.sent, before);

@@ -91,9 +91,9 @@ async function routedMessage(s: Setup, p: Person, e: ReturnType<typeof dmWithFil
   expect(row.status, row.reason ?? '').toBe('routed');
   const [chat] = await h.db().select().from(chats).where(and(eq(chats.userId, p.id), eq(chats.platform, 'slack')));
   expect(chat, 'the owner’s Slack chat').toBeTruthy();
-  // Its referenceId is the message's slackRef, which ends with the message's ts (a DM: no mention channel).
+  // Its referenceId is the message's reference in the owner's thread: `<thread>#<ts>@<the DM>`.
   const messages = await h.db().select().from(chatMessages).where(and(eq(chatMessages.chatId, chat!.id), eq(chatMessages.role, 'user')));
-  return { row, message: messages.find((m) => m.referenceId?.endsWith(`:${e.event.ts}`)) ?? null };
+  return { row, message: messages.find((m) => m.referenceId?.endsWith(`#${e.event.ts}@${e.event.channel}`)) ?? null };
 }
 
 const download = async (p: Person, fileId: string) => {

@@ -1,9 +1,12 @@
-import { and, eq } from 'drizzle-orm';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelEvents, chatMessages, chats, slackAppCredentials, slackApps, slackInstallations } from '@/db/schema';
+import { channelApprovalPosts, channelEvents, chatMessages, chats, slackAppCredentials, slackApps, slackInstallations } from '@/db/schema';
 import { useCartHarness, emailCall } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
 import { slackAppInstalled, slackOAuth } from '../helpers/slack-app-setup';
+import { bindingOn, hashOnCard, slackCardOf } from '../helpers/slack-cards';
 import { startSlackFake, type Posted, type SlackFake } from '../helpers/slack-fake';
 import { PNG, upload } from '../files/documents';
 
@@ -13,7 +16,8 @@ import { PNG, upload } from '../files/documents';
  * install and link use them; events are verified (bad or old signatures: 401, nothing stored),
  * kept once (a retry is not acted on again), and a DM from the linked owner is answered in its
  * thread by a chat turn; a cart waiting for the owner is posted to their DM with buttons bound to
- * its contentHash, which refuse anyone else and refuse after an edit, and approve exactly once.
+ * that post (and so to its contentHash), which refuse anyone else and refuse after an edit, and
+ * approve exactly once.
  */
 
 const h = useCartHarness();
@@ -123,7 +127,7 @@ describe('events', () => {
     const noId = await slack.event(s.eventsUrl, s.secret, { team: s.team, eventId: '', event: { type: 'message' } });
     expect(noId.status).toBe(400);
     expect(noId.text).toContain('event_id');
-    const garbled = await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: s.owner, message: { channel: 'D1', ts: '1.000001', text: '', threadTs: null, blocks: null, token: '' }, actionId: 'steward_cart_approve' });
+    const garbled = await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: s.owner, message: { channel: 'D1', ts: '1.000001', text: '', blocks: null }, actionId: 'steward_cart_approve' });
     expect(garbled.status).toBe(400);
     expect(garbled.text).toContain('payload.actions.0.value');
     expect(await storedEvents(s.appId)).toHaveLength(0);
@@ -207,8 +211,8 @@ describe('long turns', () => {
   });
 });
 
-const cardFor = (cartId: string) => (m: Posted) => (m.blocks ?? []).some((b) => b.block_id === `cart:${cartId}`);
-const hashOn = (m: Posted) => JSON.parse(String(((m.blocks ?? []).find((b) => b.type === 'actions')!.elements as Array<{ value: string }>)[0]!.value)).contentHash as string;
+const cardOf = (cartId: string, not?: string) => slackCardOf(h.db, slack, cartId, not);
+const hashOn = (m: Posted) => hashOnCard(h.db, m);
 
 describe('approvals as buttons', () => {
   it('the cart is posted as it will be sent; someone else’s press and a stale press are refused; the owner’s press approves and exactly one email goes out', async () => {
@@ -219,12 +223,12 @@ describe('approvals as buttons', () => {
     const cart = await h.cartOfRun(runId);
     expect(cart.status).toBe('pending_approval');
 
-    const card = await h.until(async () => slack.posted.find(cardFor(cart.id)) ?? null, 10_000);
+    const card = await h.until(cardOf(cart.id), 10_000);
     expect(card.channel).toBe(`D${s.owner.slice(1)}`);
     const texts = JSON.stringify(card.blocks);
     expect(texts).toContain('Hi Bob,\\nFriday at 8?\\n*not bold*\\nAda');
     expect(texts).toContain('bob@partner.example');
-    expect(hashOn(card)).toBe(cart.contentHash);
+    expect(await hashOn(card)).toBe(cart.contentHash);
 
     // Someone else presses the owner's buttons: refused, and only they are told.
     const other = await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: 'UINTRUDER', message: card, actionId: 'steward_cart_approve' });
@@ -245,8 +249,8 @@ describe('approvals as buttons', () => {
     expect(refusedUpdate).toBeTruthy();
 
     // The new version is posted; the owner approves it: released before Slack hears back, sent once.
-    const fresh = await h.until(async () => slack.posted.find((m) => cardFor(cart.id)(m) && m.ts !== card.ts) ?? null, 10_000);
-    expect(hashOn(fresh)).toBe(edited.body.cart.contentHash);
+    const fresh = await h.until(cardOf(cart.id, card.ts), 10_000);
+    expect(await hashOn(fresh)).toBe(edited.body.cart.contentHash);
     expect(JSON.stringify(fresh.blocks)).toContain('Saturday instead?');
     const pressed = await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: s.owner, message: fresh, actionId: 'steward_cart_approve' });
     expect(pressed.status).toBe(200);
@@ -268,11 +272,42 @@ describe('approvals as buttons', () => {
     await h.cells(p, { email_as_user: { undoDelaySec: 0 } });
     const { runId } = await h.stagingRun(p, [emailCall({ asUser: true, subject: 'Never' })]);
     const cart = await h.cartOfRun(runId);
-    const card = await h.until(async () => slack.posted.find(cardFor(cart.id)) ?? null, 10_000);
+    const card = await h.until(cardOf(cart.id), 10_000);
     expect((await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: s.owner, message: card, actionId: 'steward_cart_reject' })).status).toBe(200);
     expect((await h.cartRow(cart.id)).status).toBe('rejected');
     await h.settle(600);
     expect(h.mails().filter((m) => m.parsed.subject === 'Never')).toHaveLength(0);
+  });
+});
+
+describe('a card posted before Slack moved behind the port (issue 41)', () => {
+  it('migration 0076 names its place as the port does, and its buttons (the cart and hash in the clear) still decide it, only on that card', async () => {
+    const p = await h.person(await newAccount(app()));
+    const s = await slackSetup(p);
+    await h.cells(p, { email_as_user: { undoDelaySec: 0 } });
+    const { runId } = await h.stagingRun(p, [emailCall({ asUser: true, subject: 'Posted before' })]);
+    const cart = await h.cartOfRun(runId);
+    const card = await h.until(cardOf(cart.id), 10_000);
+    const [post] = await h.db().select().from(channelApprovalPosts).where(eq(channelApprovalPosts.id, bindingOn(card)));
+    // The post as the code before the port wrote it, then the migration.
+    const legacyRef = { provider: 'slack', appId: s.appId, teamId: s.team, channel: card.channel, ts: card.ts };
+    await h.db().execute(sql`UPDATE channel_approval_posts SET ref = ${JSON.stringify(legacyRef)}::jsonb WHERE id = ${post!.id}`);
+    const migration = readFileSync(path.join(process.cwd(), 'db/migrations/0076_slack_port_post_refs.sql'), 'utf8');
+    for (const statement of migration.split('--> statement-breakpoint')) await h.db().execute(sql.raw(statement));
+    const [migrated] = await h.db().select().from(channelApprovalPosts).where(eq(channelApprovalPosts.id, post!.id));
+    expect(migrated!.ref).toEqual(post!.ref);
+
+    // The old card's buttons carried the cart and its hash.
+    const legacyValue = JSON.stringify({ cartId: cart.id, contentHash: cart.contentHash });
+    const legacyCard = { ...card, blocks: [{ type: 'actions', elements: [{ type: 'button', action_id: 'steward_cart_approve', value: legacyValue }] }] };
+    // On another message, the same buttons decide nothing.
+    const elsewhere = { ...legacyCard, ts: `${Math.floor(Date.now() / 1000)}.999999` };
+    expect((await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: s.owner, message: elsewhere, actionId: 'steward_cart_approve' })).status).toBe(200);
+    await h.settle(500);
+    expect((await h.cartRow(cart.id)).status).toBe('pending_approval');
+    expect((await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: s.owner, message: legacyCard, actionId: 'steward_cart_approve' })).status).toBe(200);
+    expect((await h.cartRow(cart.id)).resolvedByUserId).toBe(p.id);
+    await h.cartReaches(cart.id, ['executed']);
   });
 });
 
@@ -291,7 +326,7 @@ describe('send_message on Slack', () => {
     const sent = slack.posted.filter((m) => m.channel === `D${friend.slice(1)}`);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.text).toMatch(/^The slides are in the drive/);
-    expect(await h.dispatchRow(cart.id)).toMatchObject({ deliveryState: 'provider_accepted', providerMessageId: `${sent[0]!.channel}/${sent[0]!.ts}` });
+    expect(await h.dispatchRow(cart.id)).toMatchObject({ deliveryState: 'provider_accepted', providerMessageId: `slack:${s.appId}:${s.team}:${friend}#${sent[0]!.ts}@${sent[0]!.channel}` });
 
     const second = await h.stagingRun(p, messageCall('nobody@example.test'));
     const cart2 = await h.cartReaches((await h.cartOfRun(second.runId)).id, ['executed', 'failed']);
@@ -322,7 +357,7 @@ describe('send_message on Slack', () => {
     expect(sent[0]!.files[1]!.content.equals(PNG)).toBe(true);
     // One message: the words rode with the files, nothing was posted beside them.
     expect(slack.posted.filter((m) => m.channel === dmChannel)).toHaveLength(0);
-    expect(await h.dispatchRow(cart.id)).toMatchObject({ deliveryState: 'provider_accepted', providerMessageId: `${dmChannel}/files:${sent[0]!.files.map((f) => f.id).join(',')}` });
+    expect(await h.dispatchRow(cart.id)).toMatchObject({ deliveryState: 'provider_accepted', providerMessageId: `slack:${s.appId}:${s.team}:${friend}#files:${sent[0]!.files.map((f) => f.id).join(',')}@${dmChannel}` });
 
     // Slack refuses the bytes: the completing call is never made, so nobody sees anything, and the dispatch says why.
     slack.state.refuseUploads = true;

@@ -17,11 +17,12 @@ import type { AddressInfo } from 'node:net';
 export type SlackCall = { method: string; token: string | null; body: Record<string, unknown> };
 /** A file shared by files.completeUploadExternal, with the bytes that were uploaded for it. */
 export type SharedFile = { id: string; title: string; filename: string; contentType: string; content: Buffer };
-export type Shared = { channel: string; text: string | null; threadTs: string | null; files: SharedFile[]; token: string };
+export type Shared = { channel: string; text: string | null; threadTs: string | null; files: SharedFile[]; token: string; order: number };
 /** A file a person shared, as Slack keeps it: served at its url_private_download. */
 export type HostedFile = { id: string; team: string; name: string; mimetype: string; content: Buffer; status?: number };
 export type FileRequest = { path: string; token: string | null };
-export type Posted = { channel: string; ts: string; text: string; threadTs: string | null; blocks: Array<Record<string, unknown>> | null; token: string };
+/** `order`: when, among posted and shared messages (one count for both). */
+export type Posted = { channel: string; ts: string; text: string; threadTs: string | null; blocks: Array<Record<string, unknown>> | null; token: string; order?: number };
 
 type App = { clientId: string; clientSecret: string; signingSecret: string };
 type Grant = { team: string; authedUser: string; botUserId?: string; botToken?: string };
@@ -47,7 +48,9 @@ export async function startSlackFake() {
   const shared: Shared[] = [];
   const hosted = new Map<string, HostedFile>();
   const fileRequests: FileRequest[] = [];
-  const state = { delayMs: 0, refuseUploads: false };
+  /** `failNext`: the next chat.postMessage (`message`) or files.completeUploadExternal (`file`) is refused as Slack refuses a channel it does not know. */
+  const state = { delayMs: 0, refuseUploads: false, failNext: null as 'message' | 'file' | null };
+  let order = 0;
   let seq = 0;
   const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
 
@@ -131,11 +134,14 @@ export async function startSlackFake() {
     if (!bot) return json(res, { ok: false, error: 'invalid_auth' });
     if (method === 'chat.postMessage') {
       const asked = String(body.channel ?? '');
-      if (!asked) return json(res, { ok: false, error: 'channel_not_found' });
+      if (!asked || state.failNext === 'message') {
+        state.failNext = null;
+        return json(res, { ok: false, error: 'channel_not_found' });
+      }
       // Posting to a user id opens (or reuses) the app's DM with them, as Slack does.
       const channel = asked.startsWith('U') ? `D${asked.slice(1)}` : asked;
       const ts = nextTs();
-      posted.push({ channel, ts, text: String(body.text ?? ''), threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : null, blocks: (body.blocks as Posted['blocks']) ?? null, token: token! });
+      posted.push({ channel, ts, text: String(body.text ?? ''), threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : null, blocks: (body.blocks as Posted['blocks']) ?? null, token: token!, order: ++order });
       return json(res, { ok: true, channel, ts, message: { text: body.text, ts } });
     }
     if (method === 'chat.update') {
@@ -161,12 +167,16 @@ export async function startSlackFake() {
       return json(res, { ok: true, upload_url: `${base}/upload/${fileId}`, file_id: fileId });
     }
     if (method === 'files.completeUploadExternal') {
+      if (state.failNext === 'file') {
+        state.failNext = null;
+        return json(res, { ok: false, error: 'channel_not_found' });
+      }
       const listed = Array.isArray(body.files) ? (body.files as Array<{ id?: string; title?: string }>) : [];
       const ready = listed.map((f) => ({ f, up: uploads.get(String(f.id)) }));
       if (!listed.length || ready.some((r) => !r.up || r.up.token !== token || !r.up.content || r.up.content.length !== r.up.length)) return json(res, { ok: false, error: 'file_upload_incomplete' });
       const files = ready.map(({ f, up }) => ({ id: String(f.id), title: f.title ?? up!.filename, filename: up!.filename, contentType: up!.contentType, content: up!.content! }));
       for (const f of files) uploads.delete(f.id);
-      shared.push({ channel: String(body.channel_id ?? ''), text: typeof body.initial_comment === 'string' ? body.initial_comment : null, threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : null, files, token: token! });
+      shared.push({ channel: String(body.channel_id ?? ''), text: typeof body.initial_comment === 'string' ? body.initial_comment : null, threadTs: typeof body.thread_ts === 'string' ? body.thread_ts : null, files, token: token!, order: ++order });
       return json(res, { ok: true, files: files.map((f) => ({ id: f.id, title: f.title })) });
     }
     if (method === 'users.info') {
@@ -190,7 +200,8 @@ export async function startSlackFake() {
   const sign = (secret: string, timestamp: number, body: string) => `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
 
   type SendOpts = { retryNum?: number; timestamp?: number; secret?: string; unsigned?: boolean };
-  async function deliver(url: string, secret: string, body: string, contentType: string, opts: SendOpts = {}) {
+  /** The headers Slack sends with a callback body. */
+  function headersFor(secret: string, body: string, contentType: string, opts: SendOpts = {}): Record<string, string> {
     const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = { 'Content-Type': contentType, 'User-Agent': 'Slackbot 1.0 (+https://api.slack.com/robots)' };
     if (!opts.unsigned) {
@@ -201,6 +212,30 @@ export async function startSlackFake() {
       headers['X-Slack-Retry-Num'] = String(opts.retryNum);
       headers['X-Slack-Retry-Reason'] = 'http_timeout';
     }
+    return headers;
+  }
+  const eventBody = (e: { team: string; eventId?: string; event: Record<string, unknown> }) =>
+    JSON.stringify({ token: 'legacy', team_id: e.team, api_app_id: 'AFAKE', type: 'event_callback', event_id: e.eventId ?? `Ev${randomBytes(6).toString('hex')}`, event_time: Math.floor(Date.now() / 1000), event: e.event });
+  type Press = { team: string; user: string; message: Pick<Posted, 'channel' | 'ts' | 'text' | 'blocks'>; actionId: string; trigger?: string };
+  function pressBody(p: Press): string {
+    const button = (p.message.blocks ?? []).flatMap((b) => ((b.elements as Array<Record<string, unknown>>) ?? [])).find((el) => el.action_id === p.actionId);
+    const payload = {
+      type: 'block_actions',
+      token: 'legacy',
+      api_app_id: 'AFAKE',
+      team: { id: p.team, domain: 'fake' },
+      user: { id: p.user, team_id: p.team, username: p.user, name: p.user },
+      channel: { id: p.message.channel, name: 'directmessage' },
+      container: { type: 'message', message_ts: p.message.ts, channel_id: p.message.channel, is_ephemeral: false },
+      message: { type: 'message', ts: p.message.ts, text: p.message.text, blocks: p.message.blocks },
+      response_url: `${base}/response/${p.message.ts}`,
+      trigger_id: p.trigger ?? randomBytes(6).toString('hex'),
+      actions: [{ type: 'button', action_id: p.actionId, block_id: 'b', value: button?.value ?? '', action_ts: String(Date.now() / 1000) }],
+    };
+    return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  }
+  async function deliver(url: string, secret: string, body: string, contentType: string, opts: SendOpts = {}) {
+    const headers = headersFor(secret, body, contentType, opts);
     const started = performance.now();
     const res = await fetch(url, { method: 'POST', headers, body });
     const text = await res.text();
@@ -257,28 +292,24 @@ export async function startSlackFake() {
     },
     /** An Events API callback, wrapped as Slack wraps it. */
     event(url: string, secret: string, e: { team: string; eventId?: string; event: Record<string, unknown> }, opts: SendOpts = {}) {
-      const envelope = { token: 'legacy', team_id: e.team, api_app_id: 'AFAKE', type: 'event_callback', event_id: e.eventId ?? `Ev${randomBytes(6).toString('hex')}`, event_time: Math.floor(Date.now() / 1000), event: e.event };
-      return deliver(url, secret, JSON.stringify(envelope), 'application/json', opts);
+      return deliver(url, secret, eventBody(e), 'application/json', opts);
+    },
+    /** The same callback as the request Steward's webhook reads (headers and body), without sending it. */
+    eventRequest(secret: string, e: { team: string; eventId?: string; event: Record<string, unknown> }, opts: SendOpts = {}) {
+      const body = eventBody(e);
+      return { headers: new Headers(headersFor(secret, body, 'application/json', opts)), rawBody: Buffer.from(body) };
+    },
+    /** A block_actions press as the request Steward's webhook reads, without sending it. */
+    pressRequest(secret: string, p: Press, opts: SendOpts = {}) {
+      const body = pressBody(p);
+      return { headers: new Headers(headersFor(secret, body, 'application/x-www-form-urlencoded', opts)), rawBody: Buffer.from(body) };
     },
     urlVerification(url: string, secret: string, challenge: string, opts: SendOpts = {}) {
       return deliver(url, secret, JSON.stringify({ token: 'legacy', challenge, type: 'url_verification' }), 'application/json', opts);
     },
     /** A block_actions payload for a button press on a posted message, form-encoded as Slack sends it. */
-    press(url: string, secret: string, p: { team: string; user: string; message: Posted; actionId: string }, opts: SendOpts = {}) {
-      const button = (p.message.blocks ?? []).flatMap((b) => ((b.elements as Array<Record<string, unknown>>) ?? [])).find((el) => el.action_id === p.actionId);
-      const payload = {
-        type: 'block_actions',
-        api_app_id: 'AFAKE',
-        team: { id: p.team, domain: 'fake' },
-        user: { id: p.user, team_id: p.team, username: p.user, name: p.user },
-        channel: { id: p.message.channel, name: 'directmessage' },
-        container: { type: 'message', message_ts: p.message.ts, channel_id: p.message.channel, is_ephemeral: false },
-        message: { type: 'message', ts: p.message.ts, text: p.message.text, blocks: p.message.blocks },
-        response_url: `${base}/response/${p.message.ts}`,
-        trigger_id: randomBytes(6).toString('hex'),
-        actions: [{ type: 'button', action_id: p.actionId, block_id: 'b', value: button?.value ?? '', action_ts: String(Date.now() / 1000) }],
-      };
-      return deliver(url, secret, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', opts);
+    press(url: string, secret: string, p: Press, opts: SendOpts = {}) {
+      return deliver(url, secret, pressBody(p), 'application/x-www-form-urlencoded', opts);
     },
     close: () => new Promise<void>((r) => {
       server.closeAllConnections();

@@ -6,7 +6,8 @@ import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
 import { call, newAccount } from '../helpers/client';
-import { startSlackFake, type Posted, type SlackFake } from '../helpers/slack-fake';
+import { slackCardOf } from '../helpers/slack-cards';
+import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 
 /*
  * Approval buttons are bound to where they were shown (issue 40, the second high). An ordinary user
@@ -80,7 +81,6 @@ async function ownApp(p: Person, team: string, slackUser: string | null) {
   return { appId, secret: credentials.signingSecret, interactivityUrl: created.body.manifest.manifestJson.settings.interactivity.request_url as string };
 }
 
-const cardFor = (cartId: string) => (m: Posted) => (m.blocks ?? []).some((b) => b.block_id === `cart:${cartId}`);
 
 describe('a Slack press', () => {
   it('signed by another user’s own app, naming the owner’s identity, cart and hash (even the card’s channel and ts), decides nothing; the owner’s press on the card approves', async () => {
@@ -93,7 +93,7 @@ describe('a Slack press', () => {
     const { runId } = await h.stagingRun(victim, [emailCall({ asUser: true, subject: 'Wire the money', body: 'Hi Bob,\nplease wire it.\nAda' })]);
     const cart = await h.cartOfRun(runId);
     expect(cart.status).toBe('pending_approval');
-    const card = await h.until(async () => slack.posted.find(cardFor(cart.id)) ?? null, 10_000);
+    const card = await h.until(slackCardOf(h.db, slack, cart.id), 10_000);
 
     // The attacker's own app, in the same workspace, with a signing secret the attacker chose.
     const theirs = await ownApp(attacker, team, null);

@@ -79,13 +79,11 @@ export const BlockActions = z
     channel: z.object({ id: SlackId }).loose().optional(),
     container: z.object({ message_ts: Ts.optional(), channel_id: SlackId.optional() }).loose().optional(),
     message: z.object({ ts: Ts }).loose().optional(),
-    actions: z.array(z.object({ action_id: z.string().max(255), value: z.string().max(2000).optional(), block_id: z.string().max(255).optional() }).loose()).min(1),
+    trigger_id: z.string().max(255).optional(),
+    actions: z.array(z.object({ action_id: z.string().max(255), value: z.string().max(2000).optional(), block_id: z.string().max(255).optional(), action_ts: z.string().max(64).optional() }).loose()).min(1),
   })
   .loose();
 export type BlockActions = z.infer<typeof BlockActions>;
-
-/** What an Approve or Reject button carries: the cart and the contentHash of the version shown. */
-export const ButtonValue = z.object({ cartId: z.string().min(1).max(100), contentHash: z.string().min(1).max(200) });
 
 /** Every Web API answer: `ok`, and `error` when it is false (Slack answers HTTP 200 either way). */
 export const WebApiAnswer = z.object({ ok: z.boolean(), error: z.string().optional() }).loose();

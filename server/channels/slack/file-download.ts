@@ -1,5 +1,6 @@
 import { TOTAL_MS } from '@/server/http/outbound-timeouts';
 import { cappedGet, INBOUND_FILES_BYTES } from '../capped-get';
+import type { InboundFile } from '../adapter';
 import type { ChannelAttachment } from '../message';
 import { slackFilesBase } from './config';
 import { SlackFileObject } from './contracts';
@@ -86,28 +87,33 @@ export async function downloadSlackFile(token: string, raw: unknown, opts: { bas
   return { filename: name, contentType: f.mimetype || answered || 'application/octet-stream', content: got.body };
 }
 
-/** The files of one message, one after another within the message's allowance and deadline; what could not be fetched is named. */
-export async function downloadSlackFiles(token: string | null, files: unknown[], opts: { base?: string; now?: () => number } = {}): Promise<{ attachments: ChannelAttachment[]; problems: FileProblem[] }> {
-  const attachments: ChannelAttachment[] = [];
-  const problems: FileProblem[] = [];
+/**
+ * The files of one message for the port (InboundFile: fetched when the core asks, one after
+ * another), within the message's allowance and deadline, which the list shares; what could not be
+ * fetched says why.
+ */
+export function slackInboundFiles(token: string | null, files: unknown[], opts: { base?: string; now?: () => number } = {}): InboundFile[] {
   const now = opts.now ?? Date.now;
-  const until = now() + MESSAGE_DEADLINE_MS;
+  let until: number | null = null;
   let left = MAX_MESSAGE_FILE_BYTES;
-  for (const [i, raw] of files.entries()) {
+  return files.map((raw, i) => {
     const named = SlackFileObject.safeParse(raw);
     const name = named.success ? (named.data.name || named.data.title || named.data.id) : 'a file';
-    if (!token) problems.push({ name, problem: 'the app has no bot in this workspace to fetch it with' });
-    else if (i >= MAX_FILES) problems.push({ name, problem: `more than ${MAX_FILES} files in one message` });
-    else if (left <= 0) problems.push({ name, problem: `the message's files exceed ${mb(MAX_MESSAGE_FILE_BYTES)} together` });
-    else if (until - now() <= 0) problems.push({ name, problem: `the message's files took longer than ${MESSAGE_DEADLINE_MS / 1000} s to fetch` });
-    else {
-      const got = await downloadSlackFile(token, raw, { base: opts.base, cap: left, timeoutMs: Math.min(TOTAL_MS.media, until - now()) });
-      if ('problem' in got) problems.push(got);
-      else {
-        attachments.push(got);
+    return {
+      filename: name,
+      contentType: (named.success && named.data.mimetype) || 'application/octet-stream',
+      async fetch() {
+        // The deadline runs from the first fetch: the message's downloads start after the webhook's answer.
+        until ??= now() + MESSAGE_DEADLINE_MS;
+        if (!token) return { problem: 'the app has no bot in this workspace to fetch it with' };
+        if (i >= MAX_FILES) return { problem: `more than ${MAX_FILES} files in one message` };
+        if (left <= 0) return { problem: `the message's files exceed ${mb(MAX_MESSAGE_FILE_BYTES)} together` };
+        if (until - now() <= 0) return { problem: `the message's files took longer than ${MESSAGE_DEADLINE_MS / 1000} s to fetch` };
+        const got = await downloadSlackFile(token, raw, { base: opts.base, cap: left, timeoutMs: Math.min(TOTAL_MS.media, until - now()) });
+        if ('problem' in got) return { problem: got.problem };
         left -= got.content.length;
-      }
-    }
-  }
-  return { attachments, problems };
+        return got;
+      },
+    };
+  });
 }

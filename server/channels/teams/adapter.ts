@@ -70,11 +70,14 @@ export const teamsAdapter: ChannelAdapter = {
   channel: 'teams',
   label: 'Teams',
   capabilities: { buttons: true, edits: true },
-  fixedWebhook: {
-    path: '/teams/messages',
-    key: TEAMS_CONNECTION_ID,
-    summary: 'Bot Framework messaging endpoint of the Teams bot (the Bot Connector’s JWT: OpenID metadata keys, issuer, audience = TEAMS_CLIENT_ID, serviceUrl claim)',
-  },
+  fixedWebhooks: [
+    {
+      path: '/teams/messages',
+      name: 'messages',
+      key: TEAMS_CONNECTION_ID,
+      summary: 'Bot Framework messaging endpoint of the Teams bot (the Bot Connector’s JWT: OpenID metadata keys, issuer, audience = TEAMS_CLIENT_ID, serviceUrl claim)',
+    },
+  ],
   async connection(_db, key) {
     const cfg = teamsBotConfig();
     return cfg && key === TEAMS_CONNECTION_ID ? webhookConnection(cfg) : null;
