@@ -6,6 +6,7 @@ import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
 import { call, newAccount } from '../helpers/client';
+import { slackAppInstalled, slackOAuth } from '../helpers/slack-app-setup';
 import { slackCardOf } from '../helpers/slack-cards';
 import { startSlackFake, type SlackFake } from '../helpers/slack-fake';
 
@@ -59,28 +60,12 @@ afterAll(async () => {
 
 type Person = Awaited<ReturnType<typeof h.person>>;
 
-async function oauth(p: Person, purpose: 'authorize' | 'link', grant: Parameters<SlackFake['grant']>[0]) {
-  const start = await fetch(`${app().baseUrl}/oauth/slack/assistant/${purpose}?assistantId=${p.assistantId}`, { headers: { Authorization: `Bearer ${p.key}` }, redirect: 'manual' });
-  expect(start.status).toBe(302);
-  const opened = await fetch(start.headers.get('location')!, { redirect: 'manual' });
-  const state = new URL(opened.headers.get('location')!).searchParams.get('state')!;
-  const cookie = opened.headers.get('set-cookie')!.split(';')[0]!;
-  const done = await call(app(), `/oauth/callback/slack?code=${slack.grant(grant)}&state=${encodeURIComponent(state)}`, { headers: { cookie } });
-  expect(done.status, JSON.stringify(done.body)).toBe(200);
-}
-
 /** The user's assistant gets its own workspace app with credentials they chose; installed in `team` and (optionally) their identity linked through it. */
 async function ownApp(p: Person, team: string, slackUser: string | null) {
-  const created = await call(app(), `/assistants/${p.assistantId}/slack-apps`, { key: p.key, body: { kind: 'workspace', botDisplayName: 'Mine' } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const appId = created.body.slackApp.id as string;
-  const credentials = slack.createApp(appId);
-  expect((await call(app(), `/slack-apps/${appId}/credentials`, { method: 'PUT', key: p.key, body: credentials })).status).toBe(200);
-  await oauth(p, 'authorize', { team, authedUser: slackUser ?? `U${randomUUID().slice(0, 6).toUpperCase()}`, botUserId: `UBOT${appId.slice(-4).toUpperCase()}` });
-  if (slackUser) await oauth(p, 'link', { team, authedUser: slackUser });
-  return { appId, secret: credentials.signingSecret, interactivityUrl: created.body.manifest.manifestJson.settings.interactivity.request_url as string };
+  const made = await slackAppInstalled(app(), slack, p, { team, authedUser: slackUser ?? `U${randomUUID().slice(0, 6).toUpperCase()}`, botUserId: `UBOT${randomUUID().slice(0, 4).toUpperCase()}` }, 'Mine');
+  if (slackUser) await slackOAuth(app(), slack, p, 'link', { team, authedUser: slackUser });
+  return { appId: made.appId, secret: made.secret, interactivityUrl: made.interactivityUrl };
 }
-
 
 describe('a Slack press', () => {
   it('signed by another user’s own app, naming the owner’s identity, cart and hash (even the card’s channel and ts), decides nothing; the owner’s press on the card approves', async () => {
