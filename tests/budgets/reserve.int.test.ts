@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { creditBudgetUsage, creditReservations, teamMemberships, webhookDeliveries } from '@/db/schema';
+import { creditBudgetUsage, creditEstimates, creditReservations, teamMemberships, webhookDeliveries } from '@/db/schema';
 import { insertBudget, addCredits } from '@/server/budgets/service';
 import { releaseCall, reserveCall, settleCall, type CallRef } from '@/server/budgets/reserve';
 import { sweepBudgets } from '@/server/budgets/sweep';
@@ -61,6 +61,20 @@ describe('reserving against a budget', () => {
     expect(usage).toMatchObject({ spent: counts.spent, reserved: 0 });
     // The first call's cost was unknown: it ran alone and the others waited.
     expect(counts.busy).toBeGreaterThan(0);
+  });
+
+  it("two calls that together do not fit, racing a budget's first call of its period (no usage row yet): exactly one holds", async () => {
+    const { account } = await setUp();
+    // Each call is known to cost up to 6; the budget has room for one.
+    await db().insert(creditEstimates).values({ accountId: account.accountId, modelTier: 'medium', credits: 6 });
+    for (let round = 0; round < 5; round++) {
+      const user = await newUser(app(), account);
+      const budget = await insertBudget(db(), account.accountId, { scope: 'user', scopeId: user.id, period: 'week', limitCredits: 10 });
+      const ref = (r: string): CallRef => ({ accountId: account.accountId, userId: user.id, tier: 'medium', ref: `${r}:${round}` });
+      const answers = await Promise.all([reserveCall(db(), ref('a')), reserveCall(db(), ref('b'))]);
+      expect(answers.map((a) => a.kind).sort()).toEqual(['busy', 'reserved']);
+      expect(await usageOf(budget.id)).toMatchObject({ spent: 0, reserved: 6 });
+    }
   });
 
   it('calls of different costs (none above the largest seen) still overshoot by at most one call', async () => {
