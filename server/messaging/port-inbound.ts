@@ -161,13 +161,20 @@ async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connecti
       })
     : ({ ok: false, code: 'not_owner', message: 'This button is not on an approval Steward posted: nothing was decided.' } as const);
   const line = outcomeText(outcome);
-  await finish(db, eventRowId, 'routed', outcome.ok ? `press: ${outcome.decision}` : `press refused: ${outcome.code}`);
+  const record = () => finish(db, eventRowId, 'routed', outcome.ok ? `press: ${outcome.decision}` : `press refused: ${outcome.code}`);
   const closes = Boolean(post) && (outcome.ok || (outcome.code !== 'not_owner' && outcome.code !== 'owner_cannot_act' && outcome.code !== 'queuing_failed'));
+  // Before the answer, so the sweep never closes this card as decided elsewhere.
   if (closes) await markCardDecided(db, post!.cartId, toProvider(adapter.channel), post!.contentHash, line);
   // The provider waits for the answer and shows it in place of the card (a Teams invoke).
-  if (event.answer) return jsonOk(event.answer(line, closes));
-  // The decision is made and committed; telling the presser and closing the card follow the answer (Slack wants one within 3 seconds).
+  if (event.answer) {
+    await record();
+    return jsonOk(event.answer(line, closes));
+  }
+  // The decision is made and committed; recording the press, telling the presser and closing the
+  // card follow the answer (Slack wants one within 3 seconds). A press left `received` by a process
+  // that stopped first is not decided again (reroutePortEvent).
   routeAfterAnswer(async () => {
+    await record();
     await event.acknowledge(line).catch((err: unknown) => logger.warn({ err }, 'channel port: the press could not be acknowledged'));
     if (closes && adapter.closeButtons) await adapter.closeButtons(db, connection, event.shownIn, line).catch((err: unknown) => logger.warn({ err }, 'channel port: the card could not be closed'));
   });

@@ -143,12 +143,6 @@ export async function slackAppFor(db: Db, userId: string, assistant: { id: strin
   return { app: null, pending: candidates.length > 0 };
 }
 
-/** The app a webhook names, with its account; null when there is none (404, and nothing is read). */
-export async function slackAppById(db: Db, appId: string): Promise<SlackAppRow | null> {
-  const [app] = await db.select().from(slackApps).where(eq(slackApps.id, appId));
-  return app ?? null;
-}
-
 /**
  * The person's own workspace app for an assistant (the hosted app's setup form), with the link that
  * creates it in Slack from its manifest; null when they have none yet.

@@ -26,7 +26,7 @@ import { PROVIDER_ALLOW } from './provider-http';
  */
 
 /** The most a message's files may weigh together: the largest mail (DEFAULT_MAX_BYTES of the mail listener). */
-export const MAX_MESSAGE_FILE_BYTES = INBOUND_FILES_BYTES;
+const MAX_MESSAGE_FILE_BYTES = INBOUND_FILES_BYTES;
 /** Slack shares at most 10 files in one message; anything beyond is not fetched. */
 const MAX_FILES = 10;
 /** All of one message's downloads, under the channel sweep's 30 s. */
@@ -92,9 +92,10 @@ export async function downloadSlackFile(token: string, raw: unknown, opts: { bas
  * another), within the message's allowance and deadline, which the list shares; what could not be
  * fetched says why.
  */
-export function slackInboundFiles(token: string | null, files: unknown[], opts: { base?: string; now?: () => number } = {}): InboundFile[] {
+export function slackInboundFiles(tokenOf: () => Promise<string | null>, files: unknown[], opts: { base?: string; now?: () => number } = {}): InboundFile[] {
   const now = opts.now ?? Date.now;
   let until: number | null = null;
+  let token: Promise<string | null> | null = null;
   let left = MAX_MESSAGE_FILE_BYTES;
   return files.map((raw, i) => {
     const named = SlackFileObject.safeParse(raw);
@@ -105,11 +106,13 @@ export function slackInboundFiles(token: string | null, files: unknown[], opts: 
       async fetch() {
         // The deadline runs from the first fetch: the message's downloads start after the webhook's answer.
         until ??= now() + MESSAGE_DEADLINE_MS;
-        if (!token) return { problem: 'the app has no bot in this workspace to fetch it with' };
+        token ??= tokenOf();
+        const bearer = await token;
+        if (!bearer) return { problem: 'the app has no bot in this workspace to fetch it with' };
         if (i >= MAX_FILES) return { problem: `more than ${MAX_FILES} files in one message` };
         if (left <= 0) return { problem: `the message's files exceed ${mb(MAX_MESSAGE_FILE_BYTES)} together` };
         if (until - now() <= 0) return { problem: `the message's files took longer than ${MESSAGE_DEADLINE_MS / 1000} s to fetch` };
-        const got = await downloadSlackFile(token, raw, { base: opts.base, cap: left, timeoutMs: Math.min(TOTAL_MS.media, until - now()) });
+        const got = await downloadSlackFile(bearer, raw, { base: opts.base, cap: left, timeoutMs: Math.min(TOTAL_MS.media, until - now()) });
         if ('problem' in got) return { problem: got.problem };
         left -= got.content.length;
         return got;

@@ -45,12 +45,3 @@ export async function linkedUserId(tx: Tx, accountId: string, provider: ChannelP
   if (!row || (throughApp !== undefined && row.appId !== throughApp)) return null;
   return row.userId;
 }
-
-/** A user's linked identities on one provider, most recent first. */
-export function identitiesOf(tx: Tx, userId: string, provider: ChannelProvider): Promise<ChannelIdentityRow[]> {
-  return tx
-    .select()
-    .from(channelIdentities)
-    .where(and(eq(channelIdentities.userId, userId), eq(channelIdentities.provider, provider)))
-    .orderBy(sql`${channelIdentities.updatedAt} DESC`);
-}

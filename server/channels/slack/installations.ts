@@ -16,6 +16,7 @@ export type NewInstallation = { accountId: string; appId: string; teamId: string
 
 /** Installing again in the same workspace replaces the token (Slack issues a new one). */
 export async function saveSlackInstallation(db: Db, i: NewInstallation): Promise<void> {
+  installedRecently.delete(`${i.appId}:${i.teamId}`);
   const botToken = await sealJson(db, i.botToken, PURPOSE);
   const set = { botUserId: i.botUserId, botToken, installedByUserId: i.installedByUserId, connectionId: i.connectionId, updatedAt: sql`now()` };
   await db
@@ -38,7 +39,27 @@ export async function slackBot(db: Db, appId: string, teamId: string): Promise<B
   return { token, botUserId: row.botUserId, installation: row };
 }
 
+/**
+ * Whether the app has a bot in the workspace, and its user id: what an event's routing asks before
+ * Slack's answer (is the writer a member Slack vouches for; is this the bot's own message). A burst
+ * of events from one workspace reads it once: kept two seconds, like the webhook's app
+ * (credentials.ts). Sending always reads the installation itself (slackBot).
+ */
+export async function installedBot(db: Db, appId: string, teamId: string): Promise<{ botUserId: string | null } | null> {
+  const key = `${appId}:${teamId}`;
+  const hit = installedRecently.get(key);
+  if (hit && Date.now() - hit.at < RECENT_MS) return hit.value;
+  const [row] = await db.select({ botUserId: slackInstallations.botUserId }).from(slackInstallations).where(and(eq(slackInstallations.appId, appId), eq(slackInstallations.teamId, teamId)));
+  const value = row ? { botUserId: row.botUserId } : null;
+  if (installedRecently.size > 5_000) installedRecently.clear();
+  installedRecently.set(key, { at: Date.now(), value });
+  return value;
+}
+const RECENT_MS = 2_000;
+const installedRecently = new Map<string, { at: number; value: { botUserId: string | null } | null }>();
+
 /** Slack said the app was uninstalled or its tokens revoked: the workspace's bot is forgotten. */
 export async function forgetSlackInstallation(db: Db, appId: string, teamId: string): Promise<void> {
+  installedRecently.delete(`${appId}:${teamId}`);
   await db.delete(slackInstallations).where(and(eq(slackInstallations.appId, appId), eq(slackInstallations.teamId, teamId)));
 }

@@ -8,7 +8,7 @@ import { parseWebhookJson } from '../webhook-json';
 import { BlockActions, EventCallback, SlackEnvelope, SlackMessageEvent } from './contracts';
 import { slackWebhookApp } from './credentials';
 import { slackInboundFiles } from './file-download';
-import { forgetSlackInstallation, slackBot } from './installations';
+import { forgetSlackInstallation, installedBot, slackBot } from './installations';
 import { verifySlackSignature } from './signature';
 import { APPROVE_ACTION, bindingOf, placeOf, pressedAt, REJECT_ACTION, routingOf, workspaceMember } from './transform';
 import { postEphemeral } from './web-api';
@@ -58,7 +58,7 @@ async function parseEvent(db: Db, req: WebhookRequest): Promise<InboundEvent> {
     await forgetSlackInstallation(db, app.id, teamId);
     return { kind: 'ignored', externalId: e.event_id, reason: 'the app was uninstalled from the workspace' };
   }
-  const bot = await slackBot(db, app.id, teamId);
+  const bot = await installedBot(db, app.id, teamId);
   const message = SlackMessageEvent.safeParse(e.event);
   const routing = routingOf(type, message.success ? message.data : null, bot?.botUserId ?? null);
   if (routing.kind === 'ignored') return { kind: 'ignored', externalId: e.event_id, reason: routing.reason };
@@ -74,7 +74,8 @@ async function parseEvent(db: Db, req: WebhookRequest): Promise<InboundEvent> {
     messageRef: place.messageRef,
     conversationKey: place.conversationKey,
     text: m.text,
-    files: m.files?.length ? slackInboundFiles(bot?.token ?? null, m.files) : [],
+    // Fetched after the answer, with the bot's token then.
+    files: m.files?.length ? slackInboundFiles(async () => (await slackBot(db, app.id, teamId))?.token ?? null, m.files) : [],
     linkCode: null,
     stored: withoutToken(envelope as Record<string, unknown>),
   };
