@@ -49,6 +49,15 @@ async function unsealed(db: Db, row: typeof slackAppCredentials.$inferSelect): P
 export async function slackWebhookApp(db: Db, appId: string): Promise<{ app: SlackAppRow; secrets: SlackAppSecrets } | null> {
   const hit = recent.get(appId);
   if (hit && Date.now() - hit.at < RECENT_MS) return hit.value;
+  // Requests that arrive together (a burst; the port's connection and verification of one request) wait for one read.
+  const pending = reading.get(appId);
+  if (pending) return pending;
+  const read = readWebhookApp(db, appId).finally(() => reading.delete(appId));
+  reading.set(appId, read);
+  return read;
+}
+
+async function readWebhookApp(db: Db, appId: string): Promise<{ app: SlackAppRow; secrets: SlackAppSecrets } | null> {
   const [row] = await db.select({ app: slackApps, creds: slackAppCredentials }).from(slackApps).leftJoin(slackAppCredentials, eq(slackAppCredentials.appId, slackApps.id)).where(eq(slackApps.id, appId));
   if (!row) return null;
   const secrets = row.app.kind === 'marketplace' ? deploymentSlackSecrets() : row.creds ? await unsealed(db, row.creds) : null;
@@ -65,6 +74,7 @@ export async function slackWebhookApp(db: Db, appId: string): Promise<{ app: Sla
  */
 const RECENT_MS = 2_000;
 const recent = new Map<string, { at: number; value: { app: SlackAppRow; secrets: SlackAppSecrets } }>();
+const reading = new Map<string, Promise<{ app: SlackAppRow; secrets: SlackAppSecrets } | null>>();
 
 /** The status a caller sees: a marketplace app is active once the deployment has its credentials. */
 export const shownStatus = (app: Pick<SlackAppRow, 'kind' | 'status'>) => (app.kind === 'marketplace' ? (deploymentSlackSecrets() ? 'active' : 'pending_credentials') : app.status);

@@ -45,18 +45,23 @@ export async function slackBot(db: Db, appId: string, teamId: string): Promise<B
  * of events from one workspace reads it once: kept two seconds, like the webhook's app
  * (credentials.ts). Sending always reads the installation itself (slackBot).
  */
-export async function installedBot(db: Db, appId: string, teamId: string): Promise<{ botUserId: string | null } | null> {
+export function installedBot(db: Db, appId: string, teamId: string): Promise<{ botUserId: string | null } | null> {
   const key = `${appId}:${teamId}`;
   const hit = installedRecently.get(key);
   if (hit && Date.now() - hit.at < RECENT_MS) return hit.value;
-  const [row] = await db.select({ botUserId: slackInstallations.botUserId }).from(slackInstallations).where(and(eq(slackInstallations.appId, appId), eq(slackInstallations.teamId, teamId)));
-  const value = row ? { botUserId: row.botUserId } : null;
+  // The read itself is kept, so the events of a burst that arrive together wait for one read.
+  const value = db
+    .select({ botUserId: slackInstallations.botUserId })
+    .from(slackInstallations)
+    .where(and(eq(slackInstallations.appId, appId), eq(slackInstallations.teamId, teamId)))
+    .then(([row]) => (row ? { botUserId: row.botUserId } : null));
   if (installedRecently.size > 5_000) installedRecently.clear();
   installedRecently.set(key, { at: Date.now(), value });
+  value.catch(() => installedRecently.delete(key));
   return value;
 }
 const RECENT_MS = 2_000;
-const installedRecently = new Map<string, { at: number; value: { botUserId: string | null } | null }>();
+const installedRecently = new Map<string, { at: number; value: Promise<{ botUserId: string | null } | null> }>();
 
 /** Slack said the app was uninstalled or its tokens revoked: the workspace's bot is forgotten. */
 export async function forgetSlackInstallation(db: Db, appId: string, teamId: string): Promise<void> {
