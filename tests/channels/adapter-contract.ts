@@ -4,6 +4,8 @@ import type { Db } from '@/db/client';
 import type { ChannelAdapter, Connection, InboundEvent, OutboundFile, SendRequest, WebhookRequest } from '@/server/channels/adapter';
 import { threadOfRef } from '@/server/channels/adapters';
 import type { Delivery } from '@/server/channels/message';
+import { call, newUser, userKey, type AccountFixture } from '../helpers/client';
+import type { TestServer } from '../helpers/server';
 
 /*
  * The channel port's contract (issue 41): what every ChannelAdapter must do, checked through the
@@ -74,6 +76,15 @@ export type AdapterFixture = {
   deploymentBot?: boolean;
   connect(): Promise<Connected>;
 };
+
+/** A user of the account who hired an assistant through the API, as the fixtures' connections start: their key and the assistant. */
+export async function userWithAssistant(server: TestServer, acct: AccountFixture) {
+  const user = await newUser(server, acct);
+  const key = await userKey(server, acct, user.id);
+  const hired = await call(server, `/users/${user.id}/assistants`, { key, body: { name: 'Ada' } });
+  expect(hired.status, JSON.stringify(hired.body)).toBeLessThan(300);
+  return { ...user, key, assistantId: hired.body.assistant.id as string };
+}
 
 type Message = Extract<InboundEvent, { kind: 'message' }>;
 type Press = Extract<InboundEvent, { kind: 'press' }>;

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import type { WebhookRequest } from '@/server/channels/adapter';
 import { slackAdapter } from '@/server/channels/slack/adapter';
 import { APPROVE_ACTION, REJECT_ACTION } from '@/server/channels/slack/transform';
-import { call, newAccount, newUser, userKey } from '../helpers/client';
+import { newAccount } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
 import { slackAppInstalled } from '../helpers/slack-app-setup';
 import { startSlackFake, type Posted, type SlackFake } from '../helpers/slack-fake';
-import { describeAdapterContract, type Connected, type ContractPerson, type Conversation, type RecordedMessage } from './adapter-contract';
+import { describeAdapterContract, userWithAssistant, type Connected, type ContractPerson, type Conversation, type RecordedMessage } from './adapter-contract';
 
 /*
  * Slack against the channel port's contract (adapter-contract.ts): an assistant's own workspace app
@@ -45,13 +45,9 @@ const dmOf = (userId: string) => `D${userId.slice(1)}`;
 const idIn = (channel: string, ts: string) => (channel.startsWith('D') ? `${ts}@${channel}` : ts);
 
 async function connect(): Promise<Connected> {
-  const acct = await newAccount(app());
-  const user = await newUser(app(), acct);
-  const key = await userKey(app(), acct, user.id);
-  const hired = await call(app(), `/users/${user.id}/assistants`, { key, body: { name: 'Ada' } });
-  expect(hired.status, JSON.stringify(hired.body)).toBeLessThan(300);
+  const owner = await userWithAssistant(app(), await newAccount(app()));
   const team = `TC${++counter}X${Date.now() % 100_000}`;
-  const made = await slackAppInstalled(app(), slack, { key, assistantId: hired.body.assistant.id }, { team, authedUser: `UI${counter}INSTALL`, botUserId: `UB${counter}BOT` });
+  const made = await slackAppInstalled(app(), slack, owner, { team, authedUser: `UI${counter}INSTALL`, botUserId: `UB${counter}BOT` });
   const connection = await slackAdapter.connection(app().database.db, made.appId);
   if (!connection) throw new Error('the app’s connection was not found');
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { channelIdentities, teamsConversations } from '@/db/schema';
 import type { WebhookRequest } from '@/server/channels/adapter';
 import { teamsAdapter } from '@/server/channels/teams/adapter';
 import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
-import { call, newAccount, newUser, userKey, type AccountFixture } from '../helpers/client';
+import { newAccount } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
-import { describeAdapterContract, type Connected, type ContractPerson, type RecordedMessage } from './adapter-contract';
+import { describeAdapterContract, userWithAssistant, type Connected, type ContractPerson, type RecordedMessage } from './adapter-contract';
 
 /*
  * Teams against the channel port's contract (adapter-contract.ts): the deployment's bot, the
@@ -49,25 +49,17 @@ const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
 
 type Person = { contract: ContractPerson; email: string; member: ReturnType<BotConnectorFake['addMember']>; conversationId: string };
 
-async function userWithAssistant(acct: AccountFixture) {
-  const u = await newUser(app(), acct);
-  const key = await userKey(app(), acct, u.id);
-  const hired = await call(app(), `/users/${u.id}/assistants`, { key, body: { name: 'Ada' } });
-  expect(hired.status, JSON.stringify(hired.body)).toBeLessThan(300);
-  return { ...u, assistantId: hired.body.assistant.id as string };
-}
-
 async function connect(): Promise<Connected> {
   const db = app().database.db;
   const acct = await newAccount(app());
   const tenantId = randomUUID();
-  const owner = await userWithAssistant(acct);
+  const owner = await userWithAssistant(app(), acct);
   const connection = await teamsAdapter.connectionFor(db, owner.assistantId);
   if (!connection) throw new Error('the Teams bot is not configured');
 
   const people: Person[] = [];
   for (let i = 0; i < PEOPLE; i++) {
-    const u = await userWithAssistant(acct);
+    const u = await userWithAssistant(app(), acct);
     const aad = randomUUID();
     const member = bf.addMember({ aadObjectId: aad, name: `Person ${i}`, email: u.email, tenantId });
     const conversationId = bf.newConversationId();

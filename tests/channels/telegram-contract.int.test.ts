@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { WebhookRequest } from '@/server/channels/adapter';
 import { telegramAdapter } from '@/server/channels/telegram/adapter';
-import { call, newAccount, newUser, userKey } from '../helpers/client';
+import { call, newAccount } from '../helpers/client';
 import { useTestServer } from '../helpers/server';
 import { startTelegramFake, type TelegramFake, type TgPerson } from '../helpers/telegram-fake';
-import { describeAdapterContract, type Connected, type ContractPerson, type Conversation } from './adapter-contract';
+import { describeAdapterContract, userWithAssistant, type Connected, type ContractPerson, type Conversation } from './adapter-contract';
 
 /*
  * Telegram against the channel port's contract (adapter-contract.ts): the assistant's own bot
@@ -38,13 +38,9 @@ let groups = 1_000_000_000_000;
 
 /** A user of a new account hires an assistant and connects a new bot to it, as on the settings page. */
 async function connect(): Promise<Connected> {
-  const acct = await newAccount(app());
-  const user = await newUser(app(), acct);
-  const key = await userKey(app(), acct, user.id);
-  const hired = await call(app(), `/users/${user.id}/assistants`, { key, body: { name: 'Ada' } });
-  expect(hired.status, JSON.stringify(hired.body)).toBeLessThan(300);
+  const owner = await userWithAssistant(app(), await newAccount(app()));
   const bot = tg.createBot();
-  const put = await call(app(), `/assistants/${hired.body.assistant.id}/telegram-bot`, { method: 'PUT', key, body: { token: bot.token } });
+  const put = await call(app(), `/assistants/${owner.assistantId}/telegram-bot`, { method: 'PUT', key: owner.key, body: { token: bot.token } });
   expect(put.status, JSON.stringify(put.body)).toBe(200);
   const connection = await telegramAdapter.connection(app().database.db, put.body.telegramBot.id);
   if (!connection) throw new Error('the bot’s connection was not found');
