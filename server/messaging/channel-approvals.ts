@@ -78,11 +78,21 @@ async function candidates(db: Db, limit = 50): Promise<Candidate[]> {
 
 type Posted = { ok: true; ref: ApprovalPostRef } | { ok: false; reason: string };
 
-/** The cart as its owner reads it in a plain-text card (a port adapter's): each action with its recipients and words. */
-export function cartText(cart: ShownCart, approvalsUrl: string): string {
+/** The most of a card's words a chat app is sent (Teams' card limit, Telegram's messages, Slack's blocks all hold it). */
+const CARD_MAX = 12_000;
+
+/**
+ * The cart as its owner reads it in a plain-text card: each action with its recipients and words.
+ * `decidable`: the whole cart fits. A cart that does not is not approved from a card: what cannot
+ * be shown whole is approved where it can be read (the approvals page), so its card has no buttons.
+ */
+export function cartCard(cart: ShownCart, approvalsUrl: string): { text: string; decidable: boolean } {
   const lines = [`Approval needed: ${cart.taskTitle}`, ''];
+  const heads: string[] = [];
   for (const d of cart.dispatches) {
-    lines.push(`${d.index + 1}. ${d.type.replace('_', ' ')} on ${d.platform} to ${d.to.join(', ') || '(nobody)'}`);
+    const head = `${d.index + 1}. ${d.type.replace('_', ' ')} on ${d.platform} to ${d.to.join(', ') || '(nobody)'}`;
+    heads.push(head.slice(0, 300));
+    lines.push(head);
     if (d.cc.length) lines.push(`Cc: ${d.cc.join(', ')}`);
     if (d.bcc.length) lines.push(`Bcc: ${d.bcc.join(', ')}`);
     if (d.from) lines.push(`From: ${d.from}`);
@@ -95,20 +105,28 @@ export function cartText(cart: ShownCart, approvalsUrl: string): string {
     lines.push('');
   }
   lines.push(`Or decide in the app: ${approvalsUrl}`);
-  return lines.join('\n').slice(0, 12_000);
+  const whole = lines.join('\n');
+  if (whole.length <= CARD_MAX) return { text: whole, decidable: true };
+  const short = [`Approval needed: ${cart.taskTitle}`, '', ...heads.slice(0, 20), '', `This approval is too long to show here in full, so it cannot be approved here. Read and decide on it in your approvals: ${approvalsUrl}`];
+  return { text: short.join('\n').slice(0, CARD_MAX), decidable: false };
 }
 
 /** A port adapter's card: to the owner's 1:1 thread with the cart's assistant's own connection, the buttons bound to this post. */
 async function postPort(db: Db, provider: PortChatApp, post: ChannelApprovalPostRow, assistantId: string, cart: ShownCart, approvalsUrl: string): Promise<Posted> {
+  const card = cartCard(cart, approvalsUrl);
   const d = await sendToOwner(db, {
     channel: provider,
     assistantId,
     userId: post.userId,
-    text: cartText(cart, approvalsUrl),
-    buttons: [
-      { text: 'Approve', decision: 'approve', binding: post.id },
-      { text: 'Reject', decision: 'reject', binding: post.id },
-    ],
+    text: card.text,
+    ...(card.decidable
+      ? {
+          buttons: [
+            { text: 'Approve', decision: 'approve', binding: post.id },
+            { text: 'Reject', decision: 'reject', binding: post.id },
+          ],
+        }
+      : {}),
   });
   if (d.state !== 'accepted' || !d.providerMessageId || !d.thread || !d.connectionId) return { ok: false, reason: 'reason' in d ? d.reason : 'not posted' };
   return { ok: true, ref: { provider, connectionId: d.connectionId, thread: d.thread, messageRef: d.providerMessageId } };

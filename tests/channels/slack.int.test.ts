@@ -266,6 +266,21 @@ describe('approvals as buttons', () => {
     expect(sent[0]!.parsed.text?.trim()).toBe('Hi Bob,\nSaturday instead?\nAda');
   });
 
+  it('a cart too long to show whole gets a card without buttons that sends the owner to the app', async () => {
+    const p = await h.person(await newAccount(app()));
+    const s = await slackSetup(p);
+    await h.cells(p, { email_as_user: { undoDelaySec: 0 } });
+    const { runId } = await h.stagingRun(p, [emailCall({ asUser: true, subject: 'Long one', body: 'All the minutes. '.repeat(1_000) })]);
+    const cart = await h.cartOfRun(runId);
+    const posts = async () => h.db().select().from(channelApprovalPosts).where(eq(channelApprovalPosts.cartId, cart.id));
+    const post = await h.until(async () => (await posts()).find((x) => x.state === 'posted') ?? null, 10_000);
+    const card = slack.posted.find((m) => m.channel === `D${s.owner.slice(1)}` && m.text.startsWith('Approval needed: ') && m.ts === (post.ref as { messageRef: string }).messageRef.split('#')[1]!.split('@')[0])!;
+    expect(card.text).toContain('too long to show here in full');
+    expect(card.text).toContain('/approvals');
+    expect(card.text).not.toContain('All the minutes.');
+    expect((card.blocks ?? []).some((b) => b.type === 'actions')).toBe(false);
+  });
+
   it('reject by button: the cart is rejected and nothing is sent', async () => {
     const p = await h.person(await newAccount(app()));
     const s = await slackSetup(p);
