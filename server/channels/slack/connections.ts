@@ -24,6 +24,14 @@ export async function webhookConnection(db: Db, appId: string): Promise<Connecti
   return found ? connectionOf(found.app) : null;
 }
 
+/** The assistant's apps that have credentials (their own, or the deployment's for the marketplace app); with `appId`, that one only. */
+async function readyApps(db: Db, assistantId: string, appId?: string): Promise<SlackAppRow[]> {
+  const apps = await db.select().from(slackApps).where(appId ? and(eq(slackApps.assistantId, assistantId), eq(slackApps.id, appId)) : eq(slackApps.assistantId, assistantId));
+  const ready: SlackAppRow[] = [];
+  for (const app of apps) if (await slackAppSecrets(db, app)) ready.push(app);
+  return ready;
+}
+
 /**
  * The assistant's app to send as: the one a thread names (an app of this assistant only), or, with
  * no thread, its app with the newest installation.
@@ -31,9 +39,7 @@ export async function webhookConnection(db: Db, appId: string): Promise<Connecti
 export async function assistantConnection(db: Db, assistantId: string, thread?: ThreadRef | null): Promise<Connection | null> {
   // A reference written before the port (a reply to it) names its app as a thread does.
   const named = (parseThread(thread) ?? parseMessageRef(thread))?.appId;
-  const apps = await db.select().from(slackApps).where(named ? and(eq(slackApps.assistantId, assistantId), eq(slackApps.id, named)) : eq(slackApps.assistantId, assistantId));
-  const ready: SlackAppRow[] = [];
-  for (const app of apps) if (await slackAppSecrets(db, app)) ready.push(app);
+  const ready = await readyApps(db, assistantId, named);
   if (named || ready.length <= 1) return ready[0] ? connectionOf(ready[0]) : null;
   const [newest] = await db
     .select({ appId: slackInstallations.appId })
@@ -46,9 +52,7 @@ export async function assistantConnection(db: Db, assistantId: string, thread?: 
 
 /** The bots of all the assistant's apps, newest installation first: where send_message may look for a member. */
 export async function assistantBots(db: Db, assistantId: string): Promise<BotAccess[]> {
-  const apps = await db.select().from(slackApps).where(eq(slackApps.assistantId, assistantId));
-  const ready: string[] = [];
-  for (const app of apps) if (await slackAppSecrets(db, app)) ready.push(app.id);
+  const ready = (await readyApps(db, assistantId)).map((a) => a.id);
   if (!ready.length) return [];
   const rows = await db
     .select({ appId: slackInstallations.appId, teamId: slackInstallations.teamId })
