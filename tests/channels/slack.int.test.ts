@@ -150,9 +150,12 @@ describe('events', () => {
     expect(await storedEvents(s.appId)).toHaveLength(1);
     const [chat] = await h.db().select().from(chats).where(and(eq(chats.userId, p.id), eq(chats.platform, 'slack')));
     expect(chat).toBeTruthy();
-    const messages = await h.db().select().from(chatMessages).where(eq(chatMessages.chatId, chat!.id));
+    // The post reaches Slack before its row records Slack's acceptance: wait for the record.
+    const messages = await h.until(async () => {
+      const rows = await h.db().select().from(chatMessages).where(eq(chatMessages.chatId, chat!.id));
+      return rows.find((m) => m.role === 'assistant')?.deliveryState === 'provider_accepted' ? rows : null;
+    });
     expect(messages.map((m) => m.role).sort()).toEqual(['assistant', 'user']);
-    expect(messages.find((m) => m.role === 'assistant')).toMatchObject({ deliveryState: 'provider_accepted' });
     await h.settle(700);
     expect(slack.posted.filter((m) => m.threadTs === first.event.ts)).toHaveLength(1);
 
