@@ -47,6 +47,7 @@ export async function sendToOwner(
     .orderBy(desc(channelIdentities.updatedAt))
     .limit(20);
   let connected = false;
+  let refused: Delivery | null = null;
   for (const identity of identities) {
     const thread = adapter.directThread({ workspaceId: identity.workspaceId, userId: identity.externalUserId, linkedThrough: identity.appId });
     const connection = await adapter.connectionFor(db, o.assistantId, thread);
@@ -56,9 +57,16 @@ export async function sendToOwner(
     const scope = linkScope(connection);
     if (scope !== undefined && identity.appId !== scope) continue;
     const d = await sendThroughPort(db, { channel: o.channel, assistantId: o.assistantId, kind: 'notice', thread, text: o.text, buttons: o.buttons });
+    // Refused with nothing sent (the app no longer in that workspace, the person gone from it): their
+    // next link may still reach them. Anything else may have reached them, so it is the answer.
+    if (d.state === 'failed') {
+      refused ??= d;
+      continue;
+    }
     // The thread the message landed in, as a press on it will name it (a person's thread may resolve to their chat).
     return { ...d, thread: threadOfRef(d.providerMessageId) ?? thread, connectionId: connection.id };
   }
+  if (refused) return refused;
   if (!connected && !(await adapter.connectionFor(db, o.assistantId))) return failedDelivery(`the assistant has no ${o.channel} connection`);
   return failedDelivery(`the owner has not linked their ${adapter.label} account to this assistant`);
 }

@@ -284,6 +284,31 @@ describe('approvals as buttons', () => {
     expect((card.blocks ?? []).some((b) => b.type === 'actions')).toBe(false);
   });
 
+  it('a card the owner’s newest link cannot receive goes to their next link, through the same app', async () => {
+    const p = await h.person(await newAccount(app()));
+    const s = await slackSetup(p);
+    // The owner links a second workspace's account later (newest first), then leaves that workspace.
+    const other = { team: `${s.team}B`, user: `${s.owner}B` };
+    await oauth(p, 'authorize', { team: other.team, authedUser: other.user, botUserId: `${s.owner}BOT` });
+    slack.state.gone.add(other.user);
+    try {
+      await h.cells(p, { email_as_user: { undoDelaySec: 0 } });
+      const { runId } = await h.stagingRun(p, [emailCall({ asUser: true, subject: 'Second link' })]);
+      const cart = await h.cartOfRun(runId);
+      const card = await h.until(cardOf(cart.id), 10_000);
+      expect(card.channel).toBe(`D${s.owner.slice(1)}`);
+      // The post's row records where it landed once Slack has answered.
+      const post = await h.until(async () => (await h.db().select().from(channelApprovalPosts).where(and(eq(channelApprovalPosts.id, bindingOn(card)), eq(channelApprovalPosts.state, 'posted'))))[0] ?? null);
+      expect((post.ref as { thread: string }).thread).toContain(`:${s.team}:`);
+      expect(slack.calls.some((c) => c.method === 'chat.postMessage' && c.body.channel === other.user)).toBe(true);
+      // Its buttons work where it landed.
+      expect((await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: s.owner, message: card, actionId: 'steward_cart_reject' })).status).toBe(200);
+      expect((await h.cartRow(cart.id)).status).toBe('rejected');
+    } finally {
+      slack.state.gone.delete(other.user);
+    }
+  });
+
   it('reject by button: the cart is rejected and nothing is sent', async () => {
     const p = await h.person(await newAccount(app()));
     const s = await slackSetup(p);

@@ -49,7 +49,8 @@ export async function startSlackFake() {
   const hosted = new Map<string, HostedFile>();
   const fileRequests: FileRequest[] = [];
   /** `failNext`: the next chat.postMessage (`message`) or files.completeUploadExternal (`file`) is refused as Slack refuses a channel it does not know. */
-  const state = { delayMs: 0, refuseUploads: false, failNext: null as 'message' | 'file' | null };
+  /** `gone`: users (or channels) every post to is refused as channel_not_found, as for a person who left the workspace. */
+  const state = { delayMs: 0, refuseUploads: false, failNext: null as 'message' | 'file' | null, gone: new Set<string>() };
   let order = 0;
   let seq = 0;
   const nextTs = () => `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
@@ -134,8 +135,8 @@ export async function startSlackFake() {
     if (!bot) return json(res, { ok: false, error: 'invalid_auth' });
     if (method === 'chat.postMessage') {
       const asked = String(body.channel ?? '');
-      if (!asked || state.failNext === 'message') {
-        state.failNext = null;
+      if (!asked || state.failNext === 'message' || state.gone.has(asked)) {
+        if (!state.gone.has(asked)) state.failNext = null;
         return json(res, { ok: false, error: 'channel_not_found' });
       }
       // Posting to a user id opens (or reuses) the app's DM with them, as Slack does.
