@@ -81,7 +81,7 @@ export type InboundEvent =
        * The webhook's answer to a press the provider waits on (a Teams invoke), with the outcome's
        * line: the answer itself replaces the pressed card, so the core closes nothing more.
        */
-      answer?: (line: string, decided: boolean) => unknown;
+      answer?: (line: string, decided: boolean, words?: string | null) => unknown;
       stored?: Record<string, unknown>;
     }
   /**
@@ -162,8 +162,12 @@ export interface ChannelAdapter {
   audienceOf(thread: ThreadRef): ThreadAudience;
   /** The 1:1 thread with a person, to send to them first (approvals, notices); `linkedThrough`: the connection their link was made through. */
   directThread(person: { workspaceId: string; userId: string; linkedThrough?: string | null }): ThreadRef;
-  /** Removes a posted message's buttons and shows a line instead (edits capability). */
-  closeButtons?(db: Db, connection: Connection, at: { thread: ThreadRef; messageRef: string }, line: string): Promise<void>;
+  /**
+   * Removes a posted card's buttons (edits capability): the card keeps `words` (what it showed, as
+   * the core renders that version again) and ends with `line`, the outcome; without `words` (the
+   * version is gone), the line alone.
+   */
+  closeButtons?(db: Db, connection: Connection, at: { thread: ThreadRef; messageRef: string }, line: string, words?: string | null): Promise<void>;
   /** Replaces the text of a message the connection posted (edits capability): a turn's progress line. */
   editText?(db: Db, connection: Connection, messageRef: string, text: string): Promise<void>;
   /**

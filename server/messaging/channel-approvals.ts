@@ -85,8 +85,9 @@ const CARD_MAX = 12_000;
  * The cart as its owner reads it in a plain-text card: each action with its recipients and words.
  * `decidable`: the whole cart fits. A cart that does not is not approved from a card: what cannot
  * be shown whole is approved where it can be read (the approvals page), so its card has no buttons.
+ * `words`: what the card shows of the cart, without its way to decide (kept on the card once decided).
  */
-export function cartCard(cart: ShownCart, approvalsUrl: string): { text: string; decidable: boolean } {
+export function cartCard(cart: ShownCart, approvalsUrl: string): { text: string; decidable: boolean; words: string } {
   const lines = [`Approval needed: ${cart.taskTitle}`, ''];
   const heads: string[] = [];
   for (const d of cart.dispatches) {
@@ -104,11 +105,23 @@ export function cartCard(cart: ShownCart, approvalsUrl: string): { text: string;
     if (d.heldBecause) lines.push(`Held because it read content from outside you (${d.heldBecause.sources.map((x) => x.ref).join(', ')}).`);
     lines.push('');
   }
-  lines.push(`Or decide in the app: ${approvalsUrl}`);
-  const whole = lines.join('\n');
-  if (whole.length <= CARD_MAX) return { text: whole, decidable: true };
-  const short = [`Approval needed: ${cart.taskTitle}`, '', ...heads.slice(0, 20), '', `This approval is too long to show here in full, so it cannot be approved here. Read and decide on it in your approvals: ${approvalsUrl}`];
-  return { text: short.join('\n').slice(0, CARD_MAX), decidable: false };
+  const words = lines.join('\n').trimEnd();
+  const whole = `${words}\n\nOr decide in the app: ${approvalsUrl}`;
+  if (whole.length <= CARD_MAX) return { text: whole, decidable: true, words };
+  const listed = [`Approval needed: ${cart.taskTitle}`, '', ...heads.slice(0, 20)].join('\n').slice(0, CARD_MAX - 400);
+  return { text: `${listed}\n\nThis approval is too long to show here in full, so it cannot be approved here. Read and decide on it in your approvals: ${approvalsUrl}`, decidable: false, words: listed };
+}
+
+/**
+ * What a card of this version showed of its cart, for the card to keep once decided; null when the
+ * cart is no longer that version (an edit made a new one) or cannot be read.
+ */
+export async function wordsOfCard(db: Db, post: Pick<ChannelApprovalPostRow, 'cartId' | 'userId' | 'contentHash'>): Promise<string | null> {
+  const [row] = await db.select({ user: users, hostedDomain: accounts.hostedDomain }).from(users).innerJoin(accounts, eq(accounts.id, users.accountId)).where(eq(users.id, post.userId));
+  if (!row) return null;
+  const read = await getCart(db, readerActor(row.user), post.cartId).catch(() => null);
+  if (!read || read.cart.contentHash !== post.contentHash) return null;
+  return cartCard(read.cart, `${siteOrigin(row.hostedDomain).origin}/approvals`).words;
 }
 
 /** A port adapter's card: to the owner's 1:1 thread with the cart's assistant's own connection, the buttons bound to this post. */
@@ -172,15 +185,15 @@ async function post(db: Db, c: Candidate, claimed: ChannelApprovalPostRow, row: 
  * it was posted with; a Teams card posted before Teams moved behind the port: a card with the
  * line, where it was posted).
  */
-async function closeCard(db: Db, ref: ApprovalPostRef, assistantId: string, line: string): Promise<void> {
+async function closeCard(db: Db, ref: ApprovalPostRef, assistantId: string, line: string, words: string | null): Promise<void> {
   if ('serviceUrl' in ref) {
     const cfg = teamsBotConfig();
-    if (cfg) await updateActivity(cfg, ref.serviceUrl, ref.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: closedCard(line) }] });
+    if (cfg) await updateActivity(cfg, ref.serviceUrl, ref.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: closedCard(line, words) }] });
     return;
   }
   const adapter = portAdapter(ref.provider);
   const connection = adapter ? await adapter.connectionFor(db, assistantId, ref.thread) : null;
-  if (adapter?.closeButtons && connection?.id === ref.connectionId) await adapter.closeButtons(db, connection, { thread: ref.thread, messageRef: ref.messageRef }, line);
+  if (adapter?.closeButtons && connection?.id === ref.connectionId) await adapter.closeButtons(db, connection, { thread: ref.thread, messageRef: ref.messageRef }, line, words);
 }
 
 /** Marks the card of a version decided by a press (so the sweep leaves it alone). */
@@ -204,12 +217,16 @@ async function settled(db: Db, limit = 50): Promise<Array<{ post: ChannelApprova
 
 export async function closeSettledCards(db: Db): Promise<void> {
   for (const { post, status, hash, assistantId } of await settled(db)) {
+    const changed = hash !== post.contentHash;
     const line =
-      status === 'pending_approval' && hash !== post.contentHash
+      status === 'pending_approval' && changed
         ? 'This approval was changed after it was posted: this version can no longer be approved. The current version is in a newer message.'
         : `This approval was decided elsewhere: it is ${status}.`;
     const [closed] = await db.update(channelApprovalPosts).set({ state: 'closed', outcome: line }).where(and(eq(channelApprovalPosts.id, post.id), ne(channelApprovalPosts.state, 'closed'))).returning();
-    if (closed && post.ref) await closeCard(db, post.ref, assistantId, line).catch((err: unknown) => logger.warn({ err, cartId: post.cartId }, 'approval card: could not be closed'));
+    if (!closed || !post.ref) continue;
+    // A version decided elsewhere keeps its words; an out-of-date one shows the line alone (its words are no longer the cart's).
+    const words = changed ? null : await wordsOfCard(db, post).catch(() => null);
+    await closeCard(db, post.ref, assistantId, line, words).catch((err: unknown) => logger.warn({ err, cartId: post.cartId }, 'approval card: could not be closed'));
   }
 }
 

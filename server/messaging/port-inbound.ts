@@ -12,7 +12,7 @@ import { logger } from '@/server/logger';
 import { routeAfterAnswer } from './after-answer';
 import { decideByButton } from './button-approvals';
 import { channelSender } from './channel-identities';
-import { markCardDecided, outcomeText } from './channel-approvals';
+import { markCardDecided, outcomeText, wordsOfCard } from './channel-approvals';
 import { routeInbound } from './inbound';
 import { watchTurnProgress } from './turn-progress';
 import { emptyOk, rawBody } from './webhook-body';
@@ -165,10 +165,12 @@ async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connecti
   const closes = Boolean(post) && (outcome.ok || (outcome.code !== 'not_owner' && outcome.code !== 'owner_cannot_act' && outcome.code !== 'queuing_failed'));
   // Before the answer, so the sweep never closes this card as decided elsewhere.
   if (closes) await markCardDecided(db, post!.cartId, toProvider(adapter.channel), post!.contentHash, line);
+  // The card keeps what it showed of this version once decided (none when an edit made a newer one).
+  const words = () => (closes ? wordsOfCard(db, post!).catch(() => null) : Promise.resolve(null));
   // The provider waits for the answer and shows it in place of the card (a Teams invoke).
   if (event.answer) {
     await record();
-    return jsonOk(event.answer(line, closes));
+    return jsonOk(event.answer(line, closes, await words()));
   }
   // The decision is made and committed; recording the press, telling the presser and closing the
   // card follow the answer (Slack wants one within 3 seconds). A press left `received` by a process
@@ -176,7 +178,7 @@ async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connecti
   routeAfterAnswer(async () => {
     await record();
     await event.acknowledge(line).catch((err: unknown) => logger.warn({ err }, 'channel port: the press could not be acknowledged'));
-    if (closes && adapter.closeButtons) await adapter.closeButtons(db, connection, event.shownIn, line).catch((err: unknown) => logger.warn({ err }, 'channel port: the card could not be closed'));
+    if (closes && adapter.closeButtons) await adapter.closeButtons(db, connection, event.shownIn, line, await words()).catch((err: unknown) => logger.warn({ err }, 'channel port: the card could not be closed'));
   });
   return emptyOk();
 }

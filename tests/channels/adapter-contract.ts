@@ -378,6 +378,22 @@ export function describeAdapterContract(f: AdapterFixture) {
         await adapter.closeButtons!(f.db(), a.connection, { thread, messageRef: d.providerMessageId! }, 'Approved by you');
         expect(added(a.edits, edits)).toEqual([{ wireId: card!.wireId, id: card!.id, text: 'Approved by you', buttons: 0 }]);
       });
+
+      it('a decided card keeps the words the core gives it, the outcome’s line last, and loses its buttons', async () => {
+        const person = a.newPerson();
+        const thread = directOf(person);
+        const before = a.sent().length;
+        const words = 'Approval needed: Dinner\n\n1. email on email to bob@partner.example\nFriday at 8?';
+        const d = await send({ kind: 'notice', thread, text: `${words}\n\nOr decide in the app`, buttons: adapter.capabilities.buttons ? [{ text: 'Approve', decision: 'approve', binding: token() }] : undefined });
+        const [card] = added(a.sent, before);
+        const edits = a.edits().length;
+        await adapter.closeButtons!(f.db(), a.connection, { thread, messageRef: d.providerMessageId! }, 'Approved by you', words);
+        const [edit] = added(a.edits, edits);
+        expect(edit).toMatchObject({ wireId: card!.wireId, id: card!.id, buttons: 0 });
+        expect(edit!.text).toContain('Friday at 8?');
+        expect(edit!.text).not.toContain('Or decide in the app');
+        expect(edit!.text.trimEnd().endsWith('Approved by you')).toBe(true);
+      });
     });
   });
 }

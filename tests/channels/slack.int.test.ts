@@ -249,7 +249,8 @@ describe('approvals as buttons', () => {
     expect((await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: s.owner, message: card, actionId: 'steward_cart_approve' })).status).toBe(200);
     expect((await h.cartRow(cart.id)).status).toBe('pending_approval');
     const refusedUpdate = await h.until(async () => slack.updates.find((u) => u.ts === card.ts && u.text.includes('cart_content_changed')) ?? null);
-    expect(refusedUpdate).toBeTruthy();
+    // The out-of-date card does not keep words that are no longer the cart's.
+    expect(refusedUpdate.text).not.toContain('Friday at 8?');
 
     // The new version is posted; the owner approves it: released before Slack hears back, sent once.
     const fresh = await h.until(cardOf(cart.id, card.ts), 10_000);
@@ -260,7 +261,11 @@ describe('approvals as buttons', () => {
     expect(['approved', 'executing', 'executed']).toContain((await h.cartRow(cart.id)).status);
     expect((await h.cartRow(cart.id)).resolvedByUserId).toBe(p.id);
     await h.cartReaches(cart.id, ['executed']);
-    await h.until(async () => slack.updates.find((u) => u.ts === fresh.ts && u.text.includes('Approved')) ?? null);
+    // The decided card keeps what it showed, the outcome last, and no buttons.
+    const decided = await h.until(async () => slack.updates.find((u) => u.ts === fresh.ts && u.text.includes('Approved')) ?? null);
+    expect(decided.text).toContain('Saturday instead?');
+    expect(JSON.stringify(decided.blocks)).toContain('Saturday instead?');
+    expect((decided.blocks as Array<{ type: string }>).some((b) => b.type === 'actions')).toBe(false);
     // Pressed again (a double click): already decided, nothing more is sent.
     await slack.press(s.interactivityUrl, s.secret, { team: s.team, user: s.owner, message: fresh, actionId: 'steward_cart_approve' });
     await h.settle(800);

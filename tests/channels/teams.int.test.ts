@@ -137,6 +137,9 @@ describe('approvals as Adaptive Cards', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ statusCode: 200, type: 'application/vnd.microsoft.card.adaptive' });
     expect(JSON.stringify(ok.body)).toContain('Approved by you');
+    // The card it answers with keeps what the owner approved, without buttons.
+    expect(JSON.stringify(ok.body)).toContain('Hi Bob,\\n**as written**\\nAda');
+    expect(JSON.stringify(ok.body)).not.toContain('"actions"');
     expect((await h.cartRow(cart.id)).resolvedByUserId).toBe(p.id);
     await h.cartReaches(cart.id, ['executed']);
     await h.settle(600);

@@ -286,7 +286,10 @@ describe('approvals as inline buttons', () => {
     expect((await h.cartRow(cart.id)).resolvedByUserId).toBe(p.id);
     await h.cartReaches(cart.id, ['executed']);
     expect((await h.until(async () => tg.answered.find((a) => a.callbackQueryId === press.callback_query.id) ?? null)).text).toContain('Approved by you');
-    await h.until(async () => tg.edits.find((e) => e.messageId === card.messageId) ?? null);
+    const closed = await h.until(async () => tg.edits.find((e) => e.messageId === card.messageId) ?? null);
+    // The card keeps what was approved, the outcome last.
+    expect(closed.text).toContain('Hi Bob,\nFriday?\nAda');
+    expect(closed.text).toMatch(/Approved by you.*$/);
     await h.settle(600);
     expect(h.mails().filter((m) => m.parsed.subject === 'From Telegram')).toHaveLength(1);
   });

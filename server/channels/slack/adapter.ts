@@ -6,7 +6,7 @@ import { assistantBots, assistantConnection, webhookConnection } from './connect
 import { slackAppEndpoints } from './endpoints';
 import { postFiles } from './files';
 import { slackBot, type BotAccess } from './installations';
-import { audienceOfThread, blocksOf, channelOf, isMention, messageRefOf, parseMessageRef, parseThread, threadOf, type SlackThread } from './transform';
+import { audienceOfThread, blocksOf, channelOf, isMention, messageRefOf, parseMessageRef, parseThread, textBlocks, threadOf, type SlackThread } from './transform';
 import { postMessage, updateMessage, usersInfo, usersLookupByEmail } from './web-api';
 import { parseSlackWebhook, verifySlackWebhook } from './webhook';
 
@@ -107,9 +107,10 @@ export const slackAdapter: ChannelAdapter = {
   audienceOf: audienceOfThread,
   // A member's id is the bot's DM with them (Slack opens it on the first post).
   directThread: (person) => threadOf({ appId: person.linkedThrough ?? '', teamId: person.workspaceId, conversation: person.userId, threadTs: null }),
-  async closeButtons(db, connection, at, line) {
+  async closeButtons(db, connection, at, line, words) {
     const found = await postedMessage(db, connection, at.messageRef);
-    if (found) await updateMessage(found.bot.token, channelOf(found.ref), found.ref.ts, line, [{ type: 'section', text: { type: 'mrkdwn', text: line.slice(0, 2_900) } }]);
+    const text = words ? `${words}\n\n${line}` : line;
+    if (found) await updateMessage(found.bot.token, channelOf(found.ref), found.ref.ts, text, textBlocks(text));
   },
   async editText(db, connection, messageRef, text) {
     const found = await postedMessage(db, connection, messageRef);

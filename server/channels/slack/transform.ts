@@ -128,16 +128,23 @@ export function workspaceMember(e: SlackMessageEvent, teamId: string, installed:
 const CHUNK = 2_900;
 const MAX_TEXT_BLOCKS = 45;
 
+/** Words as plain-text sections of Slack's size (a decided card keeps its words this way, without buttons). */
+export function textBlocks(text: string): Block[] {
+  const sections: Block[] = [];
+  for (let i = 0; i < Math.max(text.length, 1) && sections.length < MAX_TEXT_BLOCKS; i += CHUNK) {
+    sections.push({ type: 'section', text: { type: 'plain_text', text: text.slice(i, i + CHUNK) || ' ', emoji: false } });
+  }
+  return sections;
+}
+
 /**
  * A message with buttons as Block Kit: the words as plain text (Slack shows plain_text literally;
  * mrkdwn would reinterpret an approval's body), cut into sections of Slack's size, then the
  * buttons, each carrying only the core's binding token.
  */
 export function blocksOf(text: string, buttons: OutboundButton[]): Block[] {
-  const sections: Block[] = [];
-  for (let i = 0; i < Math.max(text.length, 1) && sections.length < MAX_TEXT_BLOCKS; i += CHUNK) {
-    sections.push({ type: 'section', text: { type: 'plain_text', text: text.slice(i, i + CHUNK) || ' ', emoji: false } });
-  }
+  const sections = textBlocks(text);
+  if (!buttons.length) return sections;
   const elements = buttons.map((b) => ({
     type: 'button',
     action_id: b.decision === 'approve' ? APPROVE_ACTION : REJECT_ACTION,

@@ -91,11 +91,11 @@ export const teamsAdapter: ChannelAdapter = {
   send,
   audienceOf: audienceOfThread,
   directThread: (person) => personThread(person.workspaceId, person.userId),
-  async closeButtons(db, connection, at, line) {
+  async closeButtons(db, connection, at, line, words) {
     const cfg = teamsBotConfig();
     const ref = parseMessageRef(at.messageRef);
     const conversation = cfg && ref ? await conversationById(db, ref.conversationId) : null;
     if (!cfg || !ref || !conversation || conversation.accountId !== connection.accountId) return;
-    await updateActivity(cfg, conversation.serviceUrl, conversation.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: closedCard(line) }] });
+    await updateActivity(cfg, conversation.serviceUrl, conversation.conversationId, ref.activityId, { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: closedCard(line, words) }] });
   },
 };

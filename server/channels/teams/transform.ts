@@ -99,10 +99,10 @@ export function outboundActivity(text: string, buttons?: OutboundButton[]): Team
   return { type: 'message', attachments: [{ contentType: ADAPTIVE_CARD, content: cardOf([literal(text)], buttons.map(buttonOf)) }] };
 }
 
-/** A decided card: its buttons give way to the outcome's line. */
-export const closedCard = (line: string): AdaptiveCard => cardOf([{ type: 'TextBlock', text: line, wrap: true, weight: 'Bolder' }]);
+/** A decided card: its buttons give way to the outcome's line, under the words it showed when the core still has them. */
+export const closedCard = (line: string, words?: string | null): AdaptiveCard => cardOf([...(words ? [literal(words)] : []), { type: 'TextBlock', text: line, wrap: true, weight: 'Bolder' }]);
 
 /** The answer to an `adaptiveCard/action` invoke: the closed card once decided, otherwise the line as a message. */
-export function invokeAnswer(line: string, decided: boolean): unknown {
-  return decided ? { statusCode: 200, type: ADAPTIVE_CARD, value: closedCard(line) } : { statusCode: 200, type: 'application/vnd.microsoft.activity.message', value: line };
+export function invokeAnswer(line: string, decided: boolean, words?: string | null): unknown {
+  return decided ? { statusCode: 200, type: ADAPTIVE_CARD, value: closedCard(line, words) } : { statusCode: 200, type: 'application/vnd.microsoft.activity.message', value: line };
 }

@@ -89,7 +89,7 @@ function press(
   decision: 'approve' | 'reject',
   shownIn: { thread: string; messageRef: string },
   connection: Connection,
-  o: { answer?: (line: string, decided: boolean) => unknown },
+  o: { answer?: (line: string, decided: boolean, words?: string | null) => unknown },
 ): InboundEvent {
   // Teams shows no toast for a press: an invoke's answer carries the outcome, an older client's card is updated in place.
   return { kind: 'press', externalId, person, binding, decision, shownIn, connection, acknowledge: async () => undefined, ...o };

@@ -60,10 +60,12 @@ export const telegramAdapter: ChannelAdapter = {
   send,
   audienceOf: audienceOfThread,
   directThread: (person) => threadOf(person.workspaceId, person.userId),
-  async closeButtons(db, connection, at, line) {
+  async closeButtons(db, connection, at, line, words) {
     const row = await connectionById(db, connection.id);
     const ref = parseMessageRef(at.messageRef);
     if (!row || !ref) return;
-    await editMessageText((await secretsOf(db, row)).token, ref.chatId, ref.messageId, line);
+    // A card of one message keeps its words; one sent in parts (over 4,096 characters) shows the line.
+    const kept = words ? `${words}\n\n${line}` : line;
+    await editMessageText((await secretsOf(db, row)).token, ref.chatId, ref.messageId, kept.length <= 4096 ? kept : line);
   },
 };
