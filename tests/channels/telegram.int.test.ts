@@ -165,9 +165,12 @@ describe('the owner', () => {
     expect(reply.replyTo).toBe(asked.message.message_id);
     const [chat] = await h.db().select().from(chats).where(and(eq(chats.userId, p.id), eq(chats.platform, 'telegram')));
     expect(chat).toMatchObject({ assistantId: p.assistantId });
-    const messages = await h.db().select().from(chatMessages).where(eq(chatMessages.chatId, chat!.id));
+    // The reply reaches Telegram before its row records Telegram's acceptance: wait for the record.
+    const messages = await h.until(async () => {
+      const rows = await h.db().select().from(chatMessages).where(eq(chatMessages.chatId, chat!.id));
+      return rows.find((m) => m.role === 'assistant')?.deliveryState === 'provider_accepted' ? rows : null;
+    });
     expect(messages.find((m) => m.role === 'user')).toMatchObject({ content: 'Remember dinner with Bob on Friday' });
-    expect(messages.find((m) => m.role === 'assistant')).toMatchObject({ deliveryState: 'provider_accepted' });
 
     h.state.llm.enqueue({ text: 'Got the receipt.' });
     const fileId = tg.addFile(Buffer.from('%PDF-1.4 receipt'));

@@ -38,7 +38,12 @@ describe('the owner mails their assistant', () => {
 
     const row = await inbound(first);
     expect(row).toMatchObject({ status: 'chat', senderVerified: true });
-    const [userMessage, reply] = await messagesOf((await h.db().select().from(chatMessages).where(eq(chatMessages.referenceId, first)))[0]!.chatId);
+    // The answer reaches the mail server before its row records the server's acceptance: wait for the record.
+    const chatId = (await h.db().select().from(chatMessages).where(eq(chatMessages.referenceId, first)))[0]!.chatId;
+    const [userMessage, reply] = await h.until(async () => {
+      const rows = await messagesOf(chatId);
+      return rows[1]?.deliveryState === 'provider_accepted' ? rows : null;
+    });
     expect(userMessage).toMatchObject({ role: 'user', content: expect.stringContaining('dinner with Bob'), deliveryState: 'received', platform: 'email' });
     expect(reply).toMatchObject({ role: 'assistant', deliveryState: 'provider_accepted', referenceId: answer.parsed.messageId });
     // The turn went to the engine through the outbox, as a client's turn does: its row was written
