@@ -90,8 +90,12 @@ export type InboundEvent =
    */
   | { kind: 'ignored'; externalId: string | null; reason: string; answer?: unknown };
 
-/** `webhook`: which of the adapter's fixed webhooks was called (its `name`), when it has several. */
-export type WebhookRequest = { headers: Pick<Headers, 'get'>; rawBody: Buffer; connection: Connection; webhook?: string };
+/**
+ * `webhook`: which of the adapter's fixed webhooks was called (its `name`), when it has several.
+ * `replay`: a stored update parsed again by the channel sweep (its routing was lost): the adapter
+ * notes nothing from it (where to answer a person, say), since it may be older than what it noted since.
+ */
+export type WebhookRequest = { headers: Pick<Headers, 'get'>; rawBody: Buffer; connection: Connection; webhook?: string; replay?: boolean };
 
 /**
  * A webhook path the spec fixes. `key`: the connection it serves (Teams' one bot), or `param`: the

@@ -58,6 +58,8 @@ export async function portWebhook(db: Db, req: ApiRequest, channel: string, key:
     .returning({ id: channelEvents.id });
   if (!stored) {
     logger.info({ channel, connectionId: connection.id, externalId: event.externalId }, 'channel port: a redelivered update was acknowledged, not acted on');
+    // A provider that shows a press's answer (a Teams invoke) sent it again because the first answer was lost: it gets the card's state again.
+    if (event.kind === 'press' && event.answer) return jsonOk(await answerAgain(db, adapter, connection, event));
     return emptyOk();
   }
   if (event.kind === 'press') return decidePress(db, adapter, connection, event, stored.id);
@@ -183,6 +185,16 @@ async function decidePress(db: Db, adapter: ChannelAdapter, connection: Connecti
   return emptyOk();
 }
 
+/** The answer to a press delivered again: the card as its first press left it (decided: its outcome), or that nothing more was decided. */
+async function answerAgain(db: Db, adapter: ChannelAdapter, connection: Connection, event: Extract<InboundEvent, { kind: 'press' }>): Promise<unknown> {
+  const [post] = await db
+    .select()
+    .from(channelApprovalPosts)
+    .where(and(eq(channelApprovalPosts.id, event.binding), eq(channelApprovalPosts.accountId, connection.accountId), eq(channelApprovalPosts.provider, toProvider(adapter.channel))));
+  if (post?.state === 'closed' && post.outcome) return event.answer!(post.outcome, true, await wordsOfCard(db, post).catch(() => null));
+  return event.answer!('This press was received already: nothing more was decided.', false);
+}
+
 /**
  * An update stored and left `received` (the process stopped before routing it), routed by the
  * channel sweep from its stored payload. A press is not decided late: the presser was already
@@ -194,7 +206,7 @@ export async function reroutePortEvent(db: Db, row: { id: string; provider: stri
   if (!adapter || !connection) return void (await finish(db, row.id, 'ignored', 'the connection is gone'));
   // A stored message came through the adapter's first webhook (Slack's events; a press is never routed late).
   const first = adapter.fixedWebhooks?.[0]?.name;
-  const event = await adapter.parseWebhook(db, { headers: new Headers(), rawBody: Buffer.from(JSON.stringify(row.payload)), connection, ...(first ? { webhook: first } : {}) }).catch(() => null);
+  const event = await adapter.parseWebhook(db, { headers: new Headers(), rawBody: Buffer.from(JSON.stringify(row.payload)), connection, replay: true, ...(first ? { webhook: first } : {}) }).catch(() => null);
   if (event?.kind !== 'message') return void (await finish(db, row.id, 'ignored', event?.kind === 'press' ? 'a press not decided before the process stopped' : 'not a message'));
   await routePortMessage(db, adapter, event.connection ?? connection, row.id, event);
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelApprovalPosts, channelEvents, chatMessages, chats, driveFiles, notices, oauthConnections } from '@/db/schema';
+import { channelApprovalPosts, channelEvents, chatMessages, chats, driveFiles, notices, oauthConnections, teamsConversations } from '@/db/schema';
+import { TEAMS_CONNECTION_ID } from '@/server/channels/teams/bot';
+import { channelWorkOnce } from '@/server/messaging/channel-work';
 import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
@@ -104,6 +106,31 @@ describe('1:1 chats', () => {
     await h.settle(500);
     expect(bf.activities.filter((a) => a.replyTo === activity.id)).toHaveLength(1);
   });
+
+  it('a message whose routing was lost is routed by the sweep, without taking its old serviceUrl as where the person is now', async () => {
+    const { p, member, conversationId, acct } = await connectedMember();
+    h.state.llm.enqueue({ text: 'First answer.' });
+    const now = bf.activity(member, conversationId, { text: 'Hello' });
+    expect((await bf.deliver(endpoint(), now)).status).toBe(200);
+    await h.until(async () => bf.activities.find((a) => a.replyTo === now.id) ?? null, 20_000);
+    const noted = async () => (await h.db().select().from(teamsConversations).where(eq(teamsConversations.userId, p.id)))[0]!;
+    const serviceUrl = (await noted()).serviceUrl;
+    // An older message, stored when it came (by another region's Connector) and never routed: its process stopped.
+    const older = { ...bf.activity(member, conversationId, { text: 'Sent earlier, routed late' }), serviceUrl: 'https://smba.old-region.example/amer/' };
+    const [row] = await h
+      .db()
+      .insert(channelEvents)
+      .values({ provider: 'teams', appKey: TEAMS_CONNECTION_ID, externalId: older.id, accountId: acct.accountId, kind: 'message', payload: older, receivedAt: new Date(Date.now() - 60_000) })
+      .returning();
+    h.state.llm.enqueue({ text: 'Late answer.' });
+    await channelWorkOnce(h.db());
+    await h.until(async () => ((await storedTeams(older.id))[0]?.status === 'routed' ? true : null));
+    expect((await storedTeams(older.id))[0]!.id).toBe(row!.id);
+    // The person is still answered where the Connector last vouched for them.
+    expect((await noted()).serviceUrl).toBe(serviceUrl);
+    const late = await h.until(async () => bf.activities.find((a) => a.replyTo === older.id) ?? null, 20_000);
+    expect(late.body).toMatchObject({ text: 'Late answer.' });
+  });
 });
 
 describe('approvals as Adaptive Cards', () => {
@@ -133,8 +160,13 @@ describe('approvals as Adaptive Cards', () => {
     expect(refused.body).toMatchObject({ statusCode: 200, type: 'application/vnd.microsoft.activity.message' });
     expect((await h.cartRow(cart.id)).status).toBe('pending_approval');
 
-    const ok = await invoke(member, 'approve');
+    const pressed = bf.activity(member, conversationId, { type: 'invoke', name: 'adaptiveCard/action', replyToId: posted.id, value: { action: { type: 'Action.Execute', verb: 'approve', data } } });
+    const ok = await bf.deliver(endpoint(), pressed);
     expect(ok.status).toBe(200);
+    // The Connector delivers the press again (its answer was lost): the same closed card, decided once.
+    const again = await bf.deliver(endpoint(), pressed);
+    expect(again.body).toMatchObject({ statusCode: 200, type: 'application/vnd.microsoft.card.adaptive' });
+    expect(JSON.stringify(again.body)).toContain('Approved by you');
     expect(ok.body).toMatchObject({ statusCode: 200, type: 'application/vnd.microsoft.card.adaptive' });
     expect(JSON.stringify(ok.body)).toContain('Approved by you');
     // The card it answers with keeps what the owner approved, without buttons.

@@ -48,8 +48,9 @@ export async function parseTeamsWebhook(db: Db, req: WebhookRequest): Promise<In
     // A press is answered all the same: the card shows why nothing was decided.
     return { kind: 'ignored', externalId: activity.id, reason, ...(isInvoke(activity) ? { answer: invokeAnswer(NOT_LINKED, false) } : {}) };
   }
-  // Where the bot answers this person from now on (replies, notices, approval cards), as the Connector's token vouched.
-  await rememberConversation(db, person, activity);
+  // Where the bot answers this person from now on (replies, notices, approval cards), as the Connector's token vouched;
+  // not from a stored activity parsed again, which may be older than one noted since.
+  if (!req.replay) await rememberConversation(db, person, activity);
   const connection = await personConnection(db, cfg, person);
   if (!connection) return { kind: 'ignored', externalId: activity.id, reason: 'the user has no assistant' };
   const who = { workspaceId: person.tenantId, userId: person.aadObjectId, name: activity.from.name ?? null, proven: true };
