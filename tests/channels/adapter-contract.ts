@@ -379,6 +379,20 @@ export function describeAdapterContract(f: AdapterFixture) {
         expect(added(a.edits, edits)).toEqual([{ wireId: card!.wireId, id: card!.id, text: 'Approved by you', buttons: 0 }]);
       });
 
+      it.runIf(adapter.capabilities.buttons)('a card too long for one message: the send names the message that carries the buttons, and closing it closes those', async () => {
+        const person = a.newPerson();
+        const thread = directOf(person);
+        const before = a.sent().length;
+        const long = Array.from({ length: 300 }, (_, i) => `Line ${i} of a long approval card.`).join('\n');
+        const d = await send({ kind: 'notice', thread, text: long, buttons: [{ text: 'Approve', decision: 'approve', binding: token() }] });
+        expect(SENT).toContain(d.state);
+        const withButtons = added(a.sent, before).filter((m) => m.buttons.length > 0);
+        expect(withButtons).toHaveLength(1);
+        const edits = a.edits().length;
+        await adapter.closeButtons!(f.db(), a.connection, { thread, messageRef: d.providerMessageId! }, 'Approved by you');
+        expect(added(a.edits, edits)).toMatchObject([{ wireId: withButtons[0]!.wireId, id: withButtons[0]!.id, buttons: 0 }]);
+      });
+
       it('a decided card keeps the words the core gives it, the outcome’s line last, and loses its buttons', async () => {
         const person = a.newPerson();
         const thread = directOf(person);

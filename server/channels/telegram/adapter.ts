@@ -31,6 +31,8 @@ async function send(db: Db, req: SendRequest): Promise<Delivery> {
     // A part that did not go (or may have) ends the send: what went is reported, nothing is repeated.
     if (d.state !== 'accepted') return first && i > 0 ? { state: 'unknown', providerMessageId: first.providerMessageId, reason: `only part of the message was sent: ${'reason' in d ? d.reason : d.state}` } : d;
     first ??= { state: 'accepted', providerMessageId: messageRefOf(thread, d.providerMessageId!) };
+    // A card in parts is named by the part that carries its buttons: that is the message a press names and a close edits.
+    if (last && req.buttons?.length) first = { state: 'accepted', providerMessageId: messageRefOf(thread, d.providerMessageId!) };
   }
   for (const f of req.files) {
     const params: Record<string, string> = { chat_id: target.chatId, ...(target.topicId ? { message_thread_id: String(target.topicId) } : {}) };
