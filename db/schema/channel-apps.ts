@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { customType, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { accounts } from './accounts';
 import { carts } from './carts';
 import { chatAppChannels, type PortChatApp } from './channel-names';
@@ -191,3 +191,36 @@ export const teamsConversations = pgTable(
 );
 
 export type TeamsConversationRow = typeof teamsConversations.$inferSelect;
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * A file the Teams bot offered a person in their 1:1 chat (a file consent card, issue 41): a bot's
+ * file reaches a personal chat only once the person allows it into their OneDrive. The bytes wait
+ * here until they answer, and are dropped then (uploaded, declined or failed).
+ */
+export const teamsFileOffers = pgTable(
+  'teams_file_offers',
+  {
+    id: idColumn(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    /** Where the card was posted and who may answer it. */
+    conversationId: text('conversation_id').notNull(),
+    aadObjectId: text('aad_object_id').notNull(),
+    filename: text('filename').notNull(),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    content: bytea('content'),
+    state: text('state', { enum: ['offered', 'uploading', 'uploaded', 'declined', 'failed'] })
+      .notNull()
+      .default('offered'),
+    reason: text('reason'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('teams_file_offers_conversation').on(t.conversationId)],
+);
+
+export type TeamsFileOfferRow = typeof teamsFileOffers.$inferSelect;

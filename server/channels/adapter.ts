@@ -85,10 +85,12 @@ export type InboundEvent =
       stored?: Record<string, unknown>;
     }
   /**
-   * Nothing to act on; `answer`: the webhook's answer when the provider waits for one (a Teams
-   * invoke: JSON; Slack's url_verification: a string, answered as text), else 200 with nothing.
+   * Nothing for the core to act on; `answer`: the webhook's answer when the provider waits for one
+   * (a Teams invoke: JSON; Slack's url_verification: a string, answered as text), else 200 with
+   * nothing. `afterAnswer`: a step of the provider's own protocol the adapter takes once the
+   * webhook has answered (Teams: uploading a file the person allowed).
    */
-  | { kind: 'ignored'; externalId: string | null; reason: string; answer?: unknown };
+  | { kind: 'ignored'; externalId: string | null; reason: string; answer?: unknown; afterAnswer?: () => Promise<void> };
 
 /**
  * `webhook`: which of the adapter's fixed webhooks was called (its `name`), when it has several.

@@ -47,7 +47,10 @@ export async function portWebhook(db: Db, req: ApiRequest, channel: string, key:
     throw verified.status === 404 ? notFound('Channel connection') : new AppError(verified.status, 'invalid_signature', verified.reason);
   }
   const event = await adapter.parseWebhook(db, hook);
-  if (event.kind === 'ignored') return event.answer === undefined ? emptyOk() : answerOk(event.answer);
+  if (event.kind === 'ignored') {
+    if (event.afterAnswer) routeAfterAnswer(event.afterAnswer);
+    return event.answer === undefined ? emptyOk() : answerOk(event.answer);
+  }
   // Behind a deployment-wide bot the event says whose it is (the proven person's assistant).
   const connection = event.connection ?? webhookConnection;
   const payload = event.stored ?? (JSON.parse(hook.rawBody.toString('utf8')) as Record<string, unknown>);

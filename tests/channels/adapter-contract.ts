@@ -59,6 +59,11 @@ export type Connected = {
   edits(): RecordedEdit[];
   /** What the presser was answered (a toast). */
   acknowledged(): string[];
+  /**
+   * A provider that offers a file before it delivers it (Teams' file consent card): the person
+   * allows every file offered so far, and the delivery that follows is waited for.
+   */
+  allowFiles?(): Promise<void>;
   /** The stand-in refuses the next message or file as its provider refuses one (a chat it does not know). */
   refuseNext(what: 'message' | 'file'): void;
 };
@@ -290,18 +295,21 @@ export function describeAdapterContract(f: AdapterFixture) {
         const beforeSent = a.sent().length;
         const d = await send({ kind: 'dispatch', thread, text: 'the plan', files: [{ filename: 'plan.bin', contentType: 'application/octet-stream', content }] });
         expect(SENT).toContain(d.state);
+        await a.allowFiles?.();
         const [file] = added(a.files, beforeFiles);
         expect(file).toMatchObject({ wireId: a.direct(person).wireId, filename: 'plan.bin', contentType: 'application/octet-stream' });
         expect(file!.content.equals(content)).toBe(true);
         expect(added(a.sent, beforeSent).map((m) => m.text)).toEqual(['the plan']);
 
         const alone = await send({ kind: 'dispatch', thread, text: '', files: [{ filename: 'only.txt', contentType: 'text/plain', content: Buffer.from('just the file') }] });
+        await a.allowFiles?.();
         const [only] = added(a.files, beforeFiles + 1);
         expectSent(alone, only, thread);
         expect(only!.content.toString()).toBe('just the file');
 
         a.refuseNext('file');
         expectNotSent(await send({ kind: 'dispatch', thread, text: 'with a refused file', files: [{ filename: 'x.txt', contentType: 'text/plain', content: Buffer.from('x') }] }));
+        await a.allowFiles?.();
         expect(added(a.files, beforeFiles + 2)).toEqual([]);
       });
 

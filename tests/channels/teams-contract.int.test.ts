@@ -16,7 +16,8 @@ import { describeAdapterContract, userWithAssistant, type Connected, type Contra
  * connected tenant's directory, already linked (the identity the directory match records) and with
  * a 1:1 chat with the bot (the conversation the bot keeps when they first write): a bot can only
  * write to someone who wrote to it. Teams serves no group chats, so there are no other kinds of
- * conversation; it sends no files (a decision says why).
+ * conversation. A file it sends is offered on a consent card and uploaded once the person allows it
+ * (allowFiles presses Allow on each card, as a person does).
  *
  * In the stand-in's terms a message is its conversation and activity ids; the fixture names it as
  * the adapter's references do (`<conversation, base64url>.<activity id>`), and a button by the
@@ -27,12 +28,12 @@ const app = useTestServer();
 const APP_ID = randomUUID();
 const APP_SECRET = 'teams-contract-secret';
 let bf: BotConnectorFake;
-const VARS = ['TEAMS_CLIENT_ID', 'TEAMS_CLIENT_SECRET', 'STEWARD_TEAMS_TOKEN_URL', 'STEWARD_TEAMS_OPENID_URL', 'STEWARD_PROVIDER_ALLOWED_RANGES'];
+const VARS = ['TEAMS_CLIENT_ID', 'TEAMS_CLIENT_SECRET', 'STEWARD_TEAMS_TOKEN_URL', 'STEWARD_TEAMS_OPENID_URL', 'STEWARD_PROVIDER_ALLOWED_RANGES', 'STEWARD_TEAMS_FILE_HOSTS'];
 const saved = Object.fromEntries(VARS.map((k) => [k, process.env[k]]));
 
 beforeAll(async () => {
   bf = await startBotConnectorFake({ appId: APP_ID, appSecret: APP_SECRET });
-  Object.assign(process.env, { TEAMS_CLIENT_ID: APP_ID, TEAMS_CLIENT_SECRET: APP_SECRET, STEWARD_TEAMS_TOKEN_URL: bf.tokenUrl, STEWARD_TEAMS_OPENID_URL: bf.openIdUrl, STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.1/32' });
+  Object.assign(process.env, { TEAMS_CLIENT_ID: APP_ID, TEAMS_CLIENT_SECRET: APP_SECRET, STEWARD_TEAMS_TOKEN_URL: bf.tokenUrl, STEWARD_TEAMS_OPENID_URL: bf.openIdUrl, STEWARD_PROVIDER_ALLOWED_RANGES: '127.0.0.1/32', STEWARD_TEAMS_FILE_HOSTS: '127.0.0.1' });
   forgetConnectorKeys();
 });
 afterAll(async () => {
@@ -44,7 +45,7 @@ afterAll(async () => {
 });
 
 /** Enough people for every check of one connection (each takes a new one). */
-const PEOPLE = 14;
+const PEOPLE = 20;
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
 
 type Person = { contract: ContractPerson; email: string; member: ReturnType<BotConnectorFake['addMember']>; conversationId: string };
@@ -70,6 +71,7 @@ async function connect(): Promise<Connected> {
   let next = 0;
   const who = (p: ContractPerson) => people.find((x) => x.contract.userId === p.userId)!;
   const conversations = new Set(people.map((p) => p.conversationId));
+  const allowed = new Set<string>();
 
   // The bot's webhook connection, as the endpoint hands it to the adapter.
   const webhook = (await teamsAdapter.connection(db, connection.id))!;
@@ -94,9 +96,11 @@ async function connect(): Promise<Connected> {
     const card = (body.attachments as Array<{ content?: { body?: Array<{ text?: string; inlines?: Array<{ text: string }> }> } }> | undefined)?.[0]?.content;
     return (card?.body ?? []).map((b) => b.text ?? (b.inlines ?? []).map((r) => r.text).join('')).join('\n');
   };
+  // A file's consent card and the card that opens it once uploaded are the file's, recorded under files().
+  const isFileCard = (body: Record<string, unknown>) => String((body.attachments as Array<{ contentType?: string }> | undefined)?.[0]?.contentType ?? '').startsWith('application/vnd.microsoft.teams.card.file.');
   const sent = (): RecordedMessage[] =>
     bf.activities
-      .filter((x) => conversations.has(x.conversationId))
+      .filter((x) => conversations.has(x.conversationId) && !isFileCard(x.body))
       .map((x) => ({ wireId: x.conversationId, id: idOf(x.conversationId, x.id), text: textOf(x.body), replyTo: x.replyTo === null ? null : idOf(x.conversationId, x.replyTo), buttons: buttonsOf(x.body) }));
 
   return {
@@ -119,15 +123,32 @@ async function connect(): Promise<Connected> {
       return delivered(bf.activity(who(from).member, on.wireId, { type: 'invoke', name: 'adaptiveCard/action', replyToId: activityId, value }));
     },
     sent,
-    files: () => [],
+    files: () =>
+      bf.uploads
+        .filter((u) => conversations.has(u.conversationId))
+        .map((u) => ({ wireId: u.conversationId, id: idOf(u.conversationId, u.cardId), filename: u.name, contentType: (u.contentType ?? '').split(';')[0]!, content: u.bytes })),
+    messageWithFile: (from, where, file) => delivered(bf.activity(who(from).member, where.wireId, { text: '', attachments: [bf.sharedFile(file.filename, file.content, file.contentType)] })),
+    async allowFiles() {
+      // Each card not answered yet: the person presses Allow, the adapter takes the answer, and its upload is awaited.
+      for (const card of bf.consentCards().filter((c) => conversations.has(c.conversationId) && !allowed.has(c.id))) {
+        allowed.add(card.id);
+        const person = people.find((x) => x.conversationId === card.conversationId)!;
+        const request = delivered(bf.consentAnswer(person.member, card, 'accept')).genuine;
+        if (!(await teamsAdapter.verifyWebhook(db, request)).ok) throw new Error('the consent answer did not verify');
+        const event = await teamsAdapter.parseWebhook(db, request);
+        if (event.kind !== 'ignored' || !event.afterAnswer) throw new Error(`the consent answer was read as ${event.kind}`);
+        await event.afterAnswer();
+      }
+    },
     edits: () =>
       bf.updates
         .filter((x) => conversations.has(x.conversationId))
         .map((x) => ({ wireId: x.conversationId, id: idOf(x.conversationId, x.activityId), text: textOf(x.body), buttons: buttonsOf(x.body).length })),
     // Teams shows no toast: an invoke's answer carries the outcome (the contract reads it there).
     acknowledged: () => [],
-    refuseNext() {
-      bf.state.failNext = 404;
+    refuseNext(what) {
+      if (what === 'file') bf.state.failNextCard = 404;
+      else bf.state.failNext = 404;
     },
   };
 }

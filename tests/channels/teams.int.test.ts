@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { channelApprovalPosts, channelEvents, chatMessages, chats, driveFiles, notices, oauthConnections, teamsConversations } from '@/db/schema';
+import { channelApprovalPosts, channelEvents, chatMessages, chats, driveFiles, notices, oauthConnections, teamsConversations, teamsFileOffers } from '@/db/schema';
 import { TEAMS_CONNECTION_ID } from '@/server/channels/teams/bot';
 import { channelWorkOnce } from '@/server/messaging/channel-work';
 import { forgetConnectorKeys } from '@/server/channels/teams/jwt';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
 import { startBotConnectorFake, type BotConnectorFake } from '../helpers/bot-connector-fake';
 import { call, newAccount } from '../helpers/client';
+import { PNG, upload } from '../files/documents';
 
 /*
  * Microsoft Teams as a channel (issue 33), against a loopback Bot Framework
@@ -198,6 +199,87 @@ describe('send_message on Teams', () => {
     const cart2 = await h.cartReaches((await h.cartOfRun(other.runId)).id, ['executed', 'failed']);
     expect(cart2.status).toBe('failed');
     expect((await h.dispatchRow(cart2.id))!.failureReason).toMatch(/has no Teams chat with the assistant/);
+  });
+});
+
+describe('files the assistant sends on Teams (issue 41)', () => {
+  it('each file is offered on a consent card; allowed, its bytes go to the person’s OneDrive and a card opens it; declined or sent elsewhere, nothing is uploaded', async () => {
+    const { p, member, conversationId } = await connectedMember();
+    h.state.llm.enqueue({ text: 'Hi.' });
+    const hello = bf.activity(member, conversationId, { text: 'Hello' });
+    await bf.deliver(endpoint(), hello);
+    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+    await h.cells(p, { messaging: { undoDelaySec: 0 }, files: { mode: 'auto', undoDelaySec: 0 } });
+    const plan = Buffer.from('ground floor plan');
+    const files = [await upload(h.app(), p.key, 'plan.txt', plan, 'text/plain'), await upload(h.app(), p.key, 'dot.png', PNG, 'image/png'), await upload(h.app(), p.key, 'elsewhere.txt', Buffer.from('x'), 'text/plain')];
+    const { runId } = await h.stagingRun(p, [{ name: 'send_message', arguments: { platform: 'teams', to: p.email, body: 'The plans, as promised', attachments: files } }]);
+    const cart = await h.cartReaches((await h.cartOfRun(runId)).id, ['executed', 'failed']);
+    expect(cart.status, JSON.stringify(await h.dispatchRow(cart.id))).toBe('executed');
+    const mine = () => bf.activities.filter((a) => a.conversationId === conversationId);
+    expect(mine().filter((a) => String(a.body.text ?? '').startsWith('The plans, as promised'))).toHaveLength(1);
+    const cards = bf.consentCards().filter((c) => c.conversationId === conversationId);
+    expect(cards.map((c) => (c.body.attachments as Array<{ name: string; content: { sizeInBytes: number } }>)[0]).map((a) => [a.name, a.content.sizeInBytes])).toEqual([
+      ['plan.txt', plan.length],
+      ['dot.png', PNG.length],
+      ['elsewhere.txt', 1],
+    ]);
+    // Nothing is in their OneDrive before they allow it; the bytes wait, sealed in no card.
+    expect(bf.uploads.filter((u) => u.conversationId === conversationId)).toHaveLength(0);
+    expect(JSON.stringify(cards[0]!.body)).not.toContain('ground floor plan');
+
+    // Allowed: uploaded whole, once, and a card that opens it follows; the consent card says so.
+    const allow = bf.consentAnswer(member, cards[0]!, 'accept');
+    expect((await bf.deliver(endpoint(), allow)).status).toBe(200);
+    const put = await h.until(async () => bf.uploads.find((u) => u.cardId === cards[0]!.id) ?? null);
+    expect(put.bytes.equals(plan)).toBe(true);
+    expect(put.contentRange).toBe(`bytes 0-${plan.length - 1}/${plan.length}`);
+    const info = await h.until(async () => mine().find((a) => JSON.stringify(a.body).includes('application/vnd.microsoft.teams.card.file.info')) ?? null);
+    expect((info.body.attachments as Array<{ name: string }>)[0]!.name).toBe('plan.txt');
+    await h.until(async () => bf.updates.find((u) => u.activityId === cards[0]!.id && String(u.body.text).includes('is in your OneDrive')) ?? null);
+    // Teams delivers the same Allow again: nothing is uploaded twice.
+    expect((await bf.deliver(endpoint(), allow)).status).toBe(200);
+
+    // Declined: nothing uploaded, the bytes dropped.
+    expect((await bf.deliver(endpoint(), bf.consentAnswer(member, cards[1]!, 'decline'))).status).toBe(200);
+    await h.until(async () => bf.updates.find((u) => u.activityId === cards[1]!.id && String(u.body.text).includes('you declined it')) ?? null);
+
+    // An upload place that is not where Teams keeps files (STEWARD_TEAMS_FILE_HOSTS): the bytes do not go there.
+    const away = bf.consentAnswer(member, cards[2]!, 'accept', { uploadUrl: 'https://files.example.net/upload/1' });
+    expect((await bf.deliver(endpoint(), away)).status).toBe(200);
+    await h.until(async () => bf.updates.find((u) => u.activityId === cards[2]!.id && String(u.body.text).includes('could not be put in your OneDrive')) ?? null);
+
+    await h.settle(400);
+    expect(bf.uploads.filter((u) => u.conversationId === conversationId)).toHaveLength(1);
+    const offers = await h.db().select().from(teamsFileOffers).where(eq(teamsFileOffers.conversationId, conversationId));
+    expect(Object.fromEntries(offers.map((o) => [o.filename, [o.state, o.content]]))).toEqual({ 'plan.txt': ['uploaded', null], 'dot.png': ['declined', null], 'elsewhere.txt': ['failed', null] });
+    expect(offers.find((o) => o.filename === 'elsewhere.txt')!.reason).toContain('not a host Steward takes Teams files from');
+  });
+
+  it('someone else’s answer to a consent card uploads nothing', async () => {
+    const { p, member, conversationId, tenantId, acct, org } = await connectedMember();
+    h.state.llm.enqueue({ text: 'Hi.' });
+    const hello = bf.activity(member, conversationId, { text: 'Hello' });
+    await bf.deliver(endpoint(), hello);
+    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+    // A colleague in the same organization and tenant, with a chat of their own with the bot.
+    const colleague = await h.person(acct);
+    await call(app(), `/users/${colleague.id}`, { key: acct.key, method: 'PUT', body: { organization: org.id } });
+    const eve = bf.addMember({ aadObjectId: randomUUID(), name: 'Eve', email: colleague.email, tenantId });
+    const eveChat = bf.newConversationId();
+    h.state.llm.enqueue({ text: 'Hi Eve.' });
+    const eveHello = bf.activity(eve, eveChat, { text: 'Hello' });
+    await bf.deliver(endpoint(), eveHello);
+    await h.until(async () => bf.activities.find((a) => a.replyTo === eveHello.id) ?? null, 20_000);
+    await h.cells(p, { messaging: { undoDelaySec: 0 }, files: { mode: 'auto', undoDelaySec: 0 } });
+    const file = await upload(h.app(), p.key, 'secret.txt', Buffer.from('only for Ada'), 'text/plain');
+    const { runId } = await h.stagingRun(p, [{ name: 'send_message', arguments: { platform: 'teams', to: p.email, body: 'For you', attachments: [file] } }]);
+    await h.cartReaches((await h.cartOfRun(runId)).id, ['executed']);
+    const [card] = bf.consentCards().filter((c) => c.conversationId === conversationId);
+    // The colleague answers with the card's context, from their own chat with the bot, and in Ada's chat's name.
+    for (const where of [eveChat, conversationId]) expect((await bf.deliver(endpoint(), bf.consentAnswer(eve, { ...card!, conversationId: where }, 'accept'))).status).toBe(200);
+    await h.settle(600);
+    expect(bf.uploads.filter((u) => u.name === 'secret.txt')).toHaveLength(0);
+    expect((await h.db().select().from(teamsFileOffers).where(eq(teamsFileOffers.conversationId, conversationId)))[0]).toMatchObject({ state: 'offered' });
   });
 });
 

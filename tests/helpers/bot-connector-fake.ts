@@ -13,7 +13,8 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
  * Files a person sends (issue 41): a shared file's pre-authenticated download URL (`/files/…`, its
  * `tempauth` in the query, no token wanted) and an inline image under the Connector
  * (`/connector/v3/attachments/{id}/views/original`, the bot's token required); every request for
- * either is recorded in `downloads`, whatever its path.
+ * either is recorded in `downloads`, whatever its path. Files the bot sends: a consent card's answer
+ * (`consentAnswer`) names an upload slot (`/upload/{id}`) where the bytes are put (`uploads`).
  */
 
 export type ConnectorCall = { method: string; path: string; token: string | null; body: Record<string, unknown> | null };
@@ -35,8 +36,11 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
   const connectGrants = new Map<string, string>();
   const hosted = new Map<string, { bytes: Buffer; contentType: string; tempauth: string | null; chunked?: boolean }>();
   const downloads: FileDownload[] = [];
-  /** The next activity sent is refused with this status, as the Connector refuses one for a conversation it does not know. */
-  const state: { failNext: number | null } = { failNext: null };
+  /** Files a person allowed the bot to put in their "OneDrive" (a consent card's Allow): the upload slot Teams gave, and what was put there. */
+  const uploadSlots = new Map<string, { conversationId: string; cardId: string; name: string }>();
+  const uploads: Array<{ id: string; conversationId: string; cardId: string; name: string; contentType: string | null; contentRange: string | null; bytes: Buffer }> = [];
+  /** The next activity sent (`failNextCard`: the next file consent card) is refused with this status, as the Connector refuses one for a conversation it does not know. */
+  const state: { failNext: number | null; failNextCard: number | null } = { failNext: null, failNextCard: null };
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -74,6 +78,13 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
           .then((idToken) => send(200, { token_type: 'Bearer', scope: 'https://graph.microsoft.com/.default', expires_in: 3599, access_token: `opaque-${randomBytes(8).toString('hex')}`, id_token: idToken }));
         return;
       }
+      const slot = /^\/upload\/([^/]+)$/.exec(url.pathname);
+      if (slot && req.method === 'PUT') {
+        const held = uploadSlots.get(slot[1]!);
+        if (!held) return send(404, { error: { code: 'itemNotFound' } });
+        uploads.push({ id: slot[1]!, ...held, contentType: req.headers['content-type'] ?? null, contentRange: (req.headers['content-range'] as string | undefined) ?? null, bytes: Buffer.concat(chunks) });
+        return send(201, { id: slot[1], name: held.name, size: Buffer.concat(chunks).length });
+      }
       const file = /^\/(?:files|connector\/v3\/attachments)\/([^/]+)/.exec(url.pathname);
       if (file || url.pathname.startsWith('/elsewhere/')) {
         const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
@@ -103,9 +114,11 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
         const member = directory.get(decodeURIComponent(m[3]));
         return member ? send(200, member) : send(404, { error: { code: 'MemberNotFound', message: 'not a member' } });
       }
-      if (m[2] === 'activities' && req.method === 'POST' && state.failNext) {
-        const status = state.failNext;
-        state.failNext = null;
+      const isCard = (body?.attachments as Array<{ contentType?: string }> | undefined)?.[0]?.contentType === 'application/vnd.microsoft.teams.card.file.consent';
+      if (m[2] === 'activities' && req.method === 'POST' && (state.failNext || (isCard && state.failNextCard))) {
+        const status = (state.failNext ?? state.failNextCard)!;
+        if (state.failNext) state.failNext = null;
+        else state.failNextCard = null;
         return send(status, { error: { code: 'ConversationNotFound', message: 'Conversation not found.' } });
       }
       if (m[2] === 'activities' && req.method === 'POST') {
@@ -173,6 +186,25 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
       const id = `0-eus-d1-${randomBytes(8).toString('hex')}`;
       hosted.set(id, { bytes, contentType, tempauth: null });
       return { contentType: 'image/*', contentUrl: `${serviceUrl}v3/attachments/${id}/views/original` };
+    },
+    uploads,
+    /** The bot's file consent cards sent so far (each offers one file). */
+    consentCards: () => activities.filter((a) => (a.body.attachments as Array<{ contentType?: string }> | undefined)?.[0]?.contentType === 'application/vnd.microsoft.teams.card.file.consent'),
+    /**
+     * The person's answer to a consent card, as Teams posts it (invoke fileConsent/invoke): on Allow,
+     * an upload slot in their "OneDrive" (`uploadUrl`: another place, to test where bytes may go).
+     */
+    consentAnswer(member: { id: string; name: string; aadObjectId: string; tenantId: string }, card: { id: string; conversationId: string; body: Record<string, unknown> }, action: 'accept' | 'decline', o: { uploadUrl?: string } = {}) {
+      const attachment = (card.body.attachments as Array<{ name: string; content: { acceptContext: unknown; declineContext: unknown } }>)[0]!;
+      const id = randomBytes(6).toString('hex');
+      uploadSlots.set(id, { conversationId: card.conversationId, cardId: card.id, name: attachment.name });
+      const uploadInfo = { contentUrl: `${base}/personal/ada/Documents/${encodeURIComponent(attachment.name)}`, name: attachment.name, uploadUrl: o.uploadUrl ?? `${base}/upload/${id}`, uniqueId: randomUUID(), fileType: attachment.name.split('.').pop() ?? '' };
+      return this.activity(member, card.conversationId, {
+        type: 'invoke',
+        name: 'fileConsent/invoke',
+        replyToId: card.id,
+        value: { type: 'fileUpload', action, context: action === 'accept' ? attachment.content.acceptContext : attachment.content.declineContext, ...(action === 'accept' ? { uploadInfo } : {}) },
+      });
     },
     /** A person in a tenant's directory, as the Connector's members API returns them. */
     addMember(member: { aadObjectId: string; name: string; email: string; tenantId: string }) {

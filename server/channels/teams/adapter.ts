@@ -8,6 +8,7 @@ import { assistantConnection, TEAMS_CONNECTION_ID, webhookConnection } from './b
 import { teamsBotConfig } from './config';
 import { replyToActivity, sendToConversation, updateActivity } from './connector';
 import { conversationById, conversationOfUser } from './conversations';
+import { offerFile, offerProblem } from './file-offers';
 import { ADAPTIVE_CARD, audienceOfThread, closedCard, messageRefOf, outboundActivity, parseMessageRef, parseThread, personThread } from './transform';
 import { parseTeamsWebhook, verifyTeamsWebhook } from './webhook';
 
@@ -16,8 +17,8 @@ import { parseTeamsWebhook, verifyTeamsWebhook } from './webhook';
  * (bot.ts), 1:1 chats only, Adaptive Card buttons (Action.Execute, answered in the invoke), card
  * edits through the Connector. Everything goes to a conversation the person started with the bot,
  * at the serviceUrl the Connector's token vouched for when they wrote (a bot cannot write first to
- * someone it never heard from). Files are not sent (a bot's file goes through a consent card the
- * person must accept first: docs/decisions/channels.md).
+ * someone it never heard from). Files go on consent cards, uploaded to the person's OneDrive once
+ * they allow them (file-offers.ts).
  */
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -53,23 +54,37 @@ async function send(db: Db, req: SendRequest): Promise<Delivery> {
   const cfg = teamsBotConfig();
   if (!cfg) return failedDelivery('no provider configured for teams');
   if (req.connection.id !== TEAMS_CONNECTION_ID) return failedDelivery('not the Teams bot’s connection');
-  if (!req.text.trim()) return failedDelivery('nothing to send: no text');
+  if (!req.text.trim() && !req.files.length) return failedDelivery('nothing to send: no text and no file');
+  const tooBig = offerProblem(req.files);
+  if (tooBig) return failedDelivery(tooBig);
   const conversation = await conversationFor(db, req.connection, req);
   if (typeof conversation === 'string') return failedDelivery(conversation);
-  const activity = outboundActivity(req.text, req.buttons);
-  // A reply threads on the message it answers where it names one (Teams shows a 1:1 chat flat either way).
-  const replyTo = req.kind === 'reply' ? parseMessageRef(req.replyTo) : null;
-  const d = replyTo
-    ? await replyToActivity(cfg, conversation.serviceUrl, conversation.conversationId, replyTo.activityId, activity)
-    : await sendToConversation(cfg, conversation.serviceUrl, conversation.conversationId, activity);
   const thread = personThread(conversation.tenantId, conversation.aadObjectId);
-  return d.state === 'accepted' && d.providerMessageId ? { ...d, providerMessageId: messageRefOf(thread, conversation.conversationId, d.providerMessageId) } : d;
+  const named = (d: Delivery): Delivery => (d.state === 'accepted' && d.providerMessageId ? { ...d, providerMessageId: messageRefOf(thread, conversation.conversationId, d.providerMessageId) } : d);
+  let first: Delivery | null = null;
+  if (req.text.trim()) {
+    const activity = outboundActivity(req.text, req.buttons);
+    // A reply threads on the message it answers where it names one (Teams shows a 1:1 chat flat either way).
+    const replyTo = req.kind === 'reply' ? parseMessageRef(req.replyTo) : null;
+    const d = replyTo
+      ? await replyToActivity(cfg, conversation.serviceUrl, conversation.conversationId, replyTo.activityId, activity)
+      : await sendToConversation(cfg, conversation.serviceUrl, conversation.conversationId, activity);
+    if (d.state !== 'accepted') return d;
+    first = named(d);
+  }
+  // Each file is offered on a consent card; it reaches the person's OneDrive once they allow it (file-offers.ts).
+  for (const file of req.files) {
+    const d = await offerFile(db, cfg, conversation, file);
+    if (d.state !== 'accepted') return first ? { state: 'unknown', providerMessageId: first.providerMessageId, reason: `the words went, a file's card did not: ${'reason' in d ? d.reason : d.state}` } : d;
+    first ??= named(d);
+  }
+  return first!;
 }
 
 export const teamsAdapter: ChannelAdapter = {
   channel: 'teams',
   label: 'Teams',
-  capabilities: { buttons: true, edits: true },
+  capabilities: { buttons: true, edits: true, files: true },
   fixedWebhooks: [
     {
       path: '/teams/messages',

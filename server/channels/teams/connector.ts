@@ -70,7 +70,7 @@ async function send(cfg: TeamsBotConfig, method: 'POST' | 'PUT', url: string, ac
   return answer.status >= 500 ? { state: 'unknown', providerMessageId: null, reason } : { state: 'failed', providerMessageId: null, reason };
 }
 
-export type TeamsActivity = { type: 'message'; text?: string; textFormat?: 'plain' | 'markdown'; attachments?: Array<{ contentType: string; content: unknown }>; replyToId?: string };
+export type TeamsActivity = { type: 'message'; text?: string; textFormat?: 'plain' | 'markdown'; attachments?: Array<{ contentType: string; content: unknown; name?: string; contentUrl?: string }>; replyToId?: string };
 
 export const sendToConversation = (cfg: TeamsBotConfig, serviceUrl: string, conversationId: string, activity: TeamsActivity) =>
   send(cfg, 'POST', `${base(serviceUrl)}/v3/conversations/${conv(conversationId)}/activities`, activity, 'send');

@@ -123,7 +123,8 @@ export function teamsInboundFiles(cfg: TeamsBotConfig | null, activity: Pick<Act
   let unnamed = 0;
   return wantedFiles(activity).map((w, i) => {
     const label = w.name ?? (w.kind === 'connector' ? `an image` : 'a file');
-    const contentType = w.kind === 'connector' ? w.contentType : 'application/octet-stream';
+    // A shared file's type is its name's until its bytes say otherwise.
+    const contentType = w.kind === 'connector' ? w.contentType : (w.kind === 'shared' && mime.lookup(w.name)) || 'application/octet-stream';
     const fetch = async (): Promise<ChannelAttachment | { problem: string }> => {
       if (i >= MAX_TEAMS_FILES) return { problem: `more than ${MAX_TEAMS_FILES} files in one message` };
       if (!cfg) return { problem: 'the Teams bot is switched off' };

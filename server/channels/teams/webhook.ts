@@ -7,6 +7,7 @@ import { teamsBotConfig } from './config';
 import { rememberConversation } from './conversations';
 import { teamsPerson } from './directory';
 import { teamsInboundFiles } from './file-download';
+import { answerConsent, FileConsentInvoke, isFileConsent } from './file-offers';
 import { verifyConnectorToken } from './jwt';
 import { invokeAnswer, messageRefOf, personThread } from './transform';
 
@@ -57,6 +58,12 @@ export async function parseTeamsWebhook(db: Db, req: WebhookRequest): Promise<In
   const thread = personThread(person.tenantId, person.aadObjectId);
   const shownIn = { thread, messageRef: messageRefOf(thread, activity.conversation.id, activity.replyToId ?? '') };
 
+  // The person's answer to a file the bot offered (file-offers.ts): handled once the Connector has its answer.
+  if (isFileConsent(activity)) {
+    const answer = FileConsentInvoke.safeParse(activity.value);
+    if (!answer.success || req.replay) return { kind: 'ignored', externalId: activity.id, reason: 'not a file consent answer Steward reads' };
+    return { kind: 'ignored', externalId: activity.id, reason: `file consent: ${answer.data.action}`, afterAnswer: () => answerConsent(db, cfg, person.accountId, activity, answer.data) };
+  }
   if (isInvoke(activity)) {
     const invoke = CardInvoke.safeParse(activity.value);
     // Not a button Steward bound (another bot's card, or one posted before the port, whose data named the cart): answered, nothing decided.
