@@ -1,6 +1,7 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { channelEvents } from '@/db/schema';
+import { expireFileOffers } from '@/server/channels/teams/file-offers';
 import { logger } from '@/server/logger';
 import { closeSettledCards, postPendingApprovals } from './channel-approvals';
 import { reroutePortEvent } from './port-inbound';
@@ -8,8 +9,8 @@ import { reroutePortEvent } from './port-inbound';
 /*
  * The background work of the chat apps behind the channel port, in every process that serves them: approval
  * cards for carts waiting on owners with a linked identity (posted once per version; outdated or
- * decided cards closed), and provider events whose routing after the answer was lost (a crash
- * between storing and routing) are routed again. One pass every STEWARD_CHANNEL_SWEEP_MS (2 s;
+ * decided cards closed), provider events whose routing after the answer was lost (a crash
+ * between storing and routing) are routed again, and Teams file offers nobody answered drop their bytes. One pass every STEWARD_CHANNEL_SWEEP_MS (2 s;
  * `off` stops it), never two at once. It starts with the first Slack or Teams request a process
  * serves, or explicitly (startChannelWork, from the process that starts the server).
  */
@@ -31,6 +32,7 @@ export async function channelWorkOnce(db: Db): Promise<void> {
   await postPendingApprovals(db);
   await closeSettledCards(db);
   await reroute(db);
+  await expireFileOffers(db);
 }
 
 function interval(): number | null {

@@ -279,7 +279,16 @@ describe('files the assistant sends on Teams (issue 41)', () => {
     for (const where of [eveChat, conversationId]) expect((await bf.deliver(endpoint(), bf.consentAnswer(eve, { ...card!, conversationId: where }, 'accept'))).status).toBe(200);
     await h.settle(600);
     expect(bf.uploads.filter((u) => u.name === 'secret.txt')).toHaveLength(0);
-    expect((await h.db().select().from(teamsFileOffers).where(eq(teamsFileOffers.conversationId, conversationId)))[0]).toMatchObject({ state: 'offered' });
+    const offered = async () => (await h.db().select().from(teamsFileOffers).where(eq(teamsFileOffers.conversationId, conversationId)))[0]!;
+    expect(await offered()).toMatchObject({ state: 'offered' });
+
+    // Nobody answers for a week: the bytes are dropped, and a late Allow uploads nothing.
+    await h.db().update(teamsFileOffers).set({ createdAt: new Date(Date.now() - 8 * 24 * 3600_000) }).where(eq(teamsFileOffers.conversationId, conversationId));
+    await channelWorkOnce(h.db());
+    expect(await offered()).toMatchObject({ state: 'failed', content: null, reason: 'not answered within 7 days' });
+    expect((await bf.deliver(endpoint(), bf.consentAnswer(member, card!, 'accept'))).status).toBe(200);
+    await h.settle(500);
+    expect(bf.uploads.filter((u) => u.name === 'secret.txt')).toHaveLength(0);
   });
 });
 

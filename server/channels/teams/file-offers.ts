@@ -127,6 +127,31 @@ export async function answerConsent(db: Db, cfg: TeamsBotConfig, accountId: stri
   await closeCard(`${offer.filename} is in your OneDrive.`);
 }
 
+/** How long an offer waits for its answer, and an upload for its end, before its bytes are dropped. */
+export const OFFER_DAYS = 7;
+const UPLOAD_STUCK_MINUTES = 30;
+
+/**
+ * Drops the bytes of offers nobody answered within OFFER_DAYS, and of uploads a stopped process
+ * left unfinished: each ends `failed` with the reason (an Allow that comes later finds nothing to take).
+ */
+export async function expireFileOffers(db: Db): Promise<number> {
+  const ended = await db
+    .update(teamsFileOffers)
+    .set({
+      state: 'failed',
+      content: null,
+      reason: sql`case when ${teamsFileOffers.state} = 'offered' then ${`not answered within ${OFFER_DAYS} days`} else 'the upload did not finish' end`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      sql`(${teamsFileOffers.state} = 'offered' and ${teamsFileOffers.createdAt} < now() - make_interval(days => ${OFFER_DAYS}))
+        or (${teamsFileOffers.state} = 'uploading' and ${teamsFileOffers.updatedAt} < now() - make_interval(mins => ${UPLOAD_STUCK_MINUTES}))`,
+    )
+    .returning({ id: teamsFileOffers.id });
+  return ended.length;
+}
+
 /** Puts the bytes at the upload URL Teams gave (one request: OneDrive takes up to 60 MB a fragment); the problem, or null. */
 async function upload(cfg: TeamsBotConfig, content: Buffer | null, contentType: string, info: Answer['uploadInfo']): Promise<string | null> {
   if (!content) return 'its bytes are no longer kept';
