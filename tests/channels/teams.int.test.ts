@@ -72,6 +72,14 @@ async function connectedMember() {
   return { acct, p, org, tenantId, member, conversationId: bf.newConversationId() };
 }
 
+/** The person writes to the bot first (a bot can only write to someone who wrote to it) and is answered. */
+async function chatStarted(member: ReturnType<BotConnectorFake['addMember']>, conversationId: string) {
+  h.state.llm.enqueue({ text: 'Hi.' });
+  const hello = bf.activity(member, conversationId, { text: 'Hello' });
+  await bf.deliver(endpoint(), hello);
+  await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+}
+
 const storedTeams = (id: string) => h.db().select().from(channelEvents).where(and(eq(channelEvents.provider, 'teams'), eq(channelEvents.externalId, id)));
 
 describe('the Bot Connector’s token', () => {
@@ -137,10 +145,7 @@ describe('1:1 chats', () => {
 describe('approvals as Adaptive Cards', () => {
   it('posted to the owner’s chat; another Teams user’s press is refused; the owner’s approves and one email goes out', async () => {
     const { p, member, conversationId, tenantId } = await connectedMember();
-    h.state.llm.enqueue({ text: 'Hi.' });
-    const hello = bf.activity(member, conversationId, { text: 'Hello' });
-    await bf.deliver(endpoint(), hello);
-    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+    await chatStarted(member, conversationId);
 
     await h.cells(p, { email_as_user: { undoDelaySec: 0 } });
     const { runId } = await h.stagingRun(p, [emailCall({ asUser: true, subject: 'From Teams', body: 'Hi Bob,\n**as written**\nAda' })]);
@@ -183,10 +188,7 @@ describe('approvals as Adaptive Cards', () => {
 describe('send_message on Teams', () => {
   it('goes once into the chat a person has with the bot; someone with no chat with it is refused with the reason', async () => {
     const { p, member, conversationId } = await connectedMember();
-    h.state.llm.enqueue({ text: 'Hi.' });
-    const hello = bf.activity(member, conversationId, { text: 'Hello' });
-    await bf.deliver(endpoint(), hello);
-    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+    await chatStarted(member, conversationId);
 
     await h.cells(p, { messaging: { undoDelaySec: 0 } });
     const { runId } = await h.stagingRun(p, [{ name: 'send_message', arguments: { platform: 'teams', to: p.email, body: 'Your report is ready' } }]);
@@ -205,10 +207,7 @@ describe('send_message on Teams', () => {
 describe('files the assistant sends on Teams (issue 41)', () => {
   it('each file is offered on a consent card; allowed, its bytes go to the person’s OneDrive and a card opens it; declined or sent elsewhere, nothing is uploaded', async () => {
     const { p, member, conversationId } = await connectedMember();
-    h.state.llm.enqueue({ text: 'Hi.' });
-    const hello = bf.activity(member, conversationId, { text: 'Hello' });
-    await bf.deliver(endpoint(), hello);
-    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+    await chatStarted(member, conversationId);
     await h.cells(p, { messaging: { undoDelaySec: 0 }, files: { mode: 'auto', undoDelaySec: 0 } });
     const plan = Buffer.from('ground floor plan');
     const files = [await upload(h.app(), p.key, 'plan.txt', plan, 'text/plain'), await upload(h.app(), p.key, 'dot.png', PNG, 'image/png'), await upload(h.app(), p.key, 'elsewhere.txt', Buffer.from('x'), 'text/plain')];
@@ -257,19 +256,13 @@ describe('files the assistant sends on Teams (issue 41)', () => {
 
   it('someone else’s answer to a consent card uploads nothing', async () => {
     const { p, member, conversationId, tenantId, acct, org } = await connectedMember();
-    h.state.llm.enqueue({ text: 'Hi.' });
-    const hello = bf.activity(member, conversationId, { text: 'Hello' });
-    await bf.deliver(endpoint(), hello);
-    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+    await chatStarted(member, conversationId);
     // A colleague in the same organization and tenant, with a chat of their own with the bot.
     const colleague = await h.person(acct);
     await call(app(), `/users/${colleague.id}`, { key: acct.key, method: 'PUT', body: { organization: org.id } });
     const eve = bf.addMember({ aadObjectId: randomUUID(), name: 'Eve', email: colleague.email, tenantId });
     const eveChat = bf.newConversationId();
-    h.state.llm.enqueue({ text: 'Hi Eve.' });
-    const eveHello = bf.activity(eve, eveChat, { text: 'Hello' });
-    await bf.deliver(endpoint(), eveHello);
-    await h.until(async () => bf.activities.find((a) => a.replyTo === eveHello.id) ?? null, 20_000);
+    await chatStarted(eve, eveChat);
     await h.cells(p, { messaging: { undoDelaySec: 0 }, files: { mode: 'auto', undoDelaySec: 0 } });
     const file = await upload(h.app(), p.key, 'secret.txt', Buffer.from('only for Ada'), 'text/plain');
     const { runId } = await h.stagingRun(p, [{ name: 'send_message', arguments: { platform: 'teams', to: p.email, body: 'For you', attachments: [file] } }]);
@@ -295,10 +288,7 @@ describe('files the assistant sends on Teams (issue 41)', () => {
 describe('notices on Teams', () => {
   it('a user who chose Teams for notices gets the assistant’s question in their chat with the bot', async () => {
     const { p, member, conversationId } = await connectedMember();
-    h.state.llm.enqueue({ text: 'Hi.' });
-    const hello = bf.activity(member, conversationId, { text: 'Hello' });
-    await bf.deliver(endpoint(), hello);
-    await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
+    await chatStarted(member, conversationId);
     const set = await call(app(), '/profile', { method: 'PATCH', key: p.key, body: { preferences: { notifications: { channel: 'teams', quietHours: false } } } });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
 
