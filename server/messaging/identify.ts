@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { assistants, identifiers, users, type AssistantRow, type UserRow } from '@/db/schema';
 import type { ChannelSender } from '@/server/channels/message';
@@ -35,15 +35,28 @@ export async function userOfIdentifier(tx: Tx, accountId: string, sender: Channe
 /**
  * The writer of a message to an assistant. Only a user's own assistant has an owner to talk to;
  * a shared one (account, organization, team) works for no single person here.
+ * The assistant, its owner and (for a proven phone number, the case of every text and call)
+ * whether the number is one of the owner's verified identifiers are read in one statement: this
+ * runs inside the transaction of every inbound message, where each round trip holds a connection
+ * and its locks longer (issue 40). Numbers are unique in an account (identifiers_account_value),
+ * so "the user the number names is the owner" is "the owner holds the number, verified".
  */
 export async function whoIsWriting(tx: Tx, accountId: string, assistantId: string, sender: ChannelSender): Promise<Writer | null> {
-  const [assistant] = await tx
-    .select()
+  const provenPhone = sender.proven && sender.kind === 'phone';
+  const [row] = await tx
+    .select({
+      assistant: assistants,
+      owner: users,
+      ownerHoldsNumber: provenPhone
+        ? sql<boolean>`exists (select 1 from ${identifiers} where ${identifiers.accountId} = ${accountId} and ${identifiers.type} = 'phone' and ${identifiers.verified} and ${identifiers.value} = ${sender.value} and ${identifiers.userId} = ${users.id})`
+        : sql<boolean>`false`,
+    })
     .from(assistants)
+    .leftJoin(users, and(eq(assistants.scope, 'user'), eq(users.id, assistants.userId)))
     .where(and(eq(assistants.id, assistantId), eq(assistants.accountId, accountId), isNull(assistants.deletedAt)));
-  if (!assistant) return null;
-  const [owner] = assistant.scope === 'user' && assistant.userId ? await tx.select().from(users).where(eq(users.id, assistant.userId)) : [];
-  const user = await userOfIdentifier(tx, accountId, sender);
-  if (owner && user?.id === owner.id && owner.status === 'active') return { kind: 'owner', user: owner, assistant };
+  if (!row) return null;
+  const { assistant, owner } = row;
+  const isOwner = owner !== null && (provenPhone ? row.ownerHoldsNumber : (await userOfIdentifier(tx, accountId, sender))?.id === owner.id);
+  if (owner && isOwner && owner.status === 'active') return { kind: 'owner', user: owner, assistant };
   return { kind: 'stranger', owner: owner ?? null, assistant };
 }

@@ -83,6 +83,13 @@ function isReplay(e: unknown): boolean {
   return false;
 }
 
+type Line = { accountId: string; assistantId: string; number: string };
+
+function noLine(t: ReceivedText): ReceiveOutcome {
+  logger.info({ to: t.to, channel: t.channel }, 'texts: a text reached a number no assistant has; not kept');
+  return { status: 'no_line', inboundTextId: null, reason: 'no_line' };
+}
+
 type Decided = Pick<InboundTextRow, 'status' | 'reason'> & Partial<Pick<InboundTextRow, 'chatId' | 'taskId' | 'activityId'>>;
 
 /**
@@ -92,24 +99,27 @@ type Decided = Pick<InboundTextRow, 'status' | 'reason'> & Partial<Pick<InboundT
  * common case pays no separate look-up or update.
  */
 export async function receiveText(db: Db, t: ReceivedText, now = new Date()): Promise<ReceiveOutcome> {
-  const line = await lineForNumber(db, t.to, t.channel);
-  if (!line) {
-    logger.info({ to: t.to, channel: t.channel }, 'texts: a text reached a number no assistant has; not kept');
-    return { status: 'no_line', inboundTextId: null, reason: 'no_line' };
-  }
-  // Media are written to storage before the commit: a replay with media is recognised first, so none is stored twice.
+  // The line is read in the text's own transaction: a request waits once for a connection, not
+  // twice, which under load put it back behind every request that came meanwhile (issue 40).
+  // Media are written to storage before the commit: with media the line is known, and a replay
+  // recognised, before anything is stored, so none is stored twice.
+  let line: Line | null = null;
   if (t.attachments.length) {
+    line = await lineForNumber(db, t.to, t.channel);
+    if (!line) return noLine(t);
     const [seen] = await db.select({ id: inboundTexts.id }).from(inboundTexts).where(and(eq(inboundTexts.provider, t.provider), eq(inboundTexts.providerMessageId, t.providerMessageId)));
     if (seen) return { status: 'duplicate', inboundTextId: null, reason: 'duplicate' };
   }
   const id = newId();
   const turns: QueuedChatTurn[] = [];
   let answer: { text: string; key: string } | null = null;
-  let decided: Decided;
+  let decided: Decided | null;
   try {
-    decided = await db.transaction(async (tx): Promise<Decided> => {
+    decided = await db.transaction(async (tx): Promise<Decided | null> => {
       turns.length = 0;
       answer = null;
+      line ??= await lineForNumber(tx, t.to, t.channel);
+      if (!line) return null;
       await tx
         .update(identifiers)
         .set({
@@ -162,6 +172,7 @@ export async function receiveText(db: Db, t: ReceivedText, now = new Date()): Pr
     if (isReplay(e)) return { status: 'duplicate', inboundTextId: null, reason: 'duplicate' };
     throw e;
   }
+  if (!decided || !line) return noLine(t);
   // The owner's message is answered once it is stored for good.
   if (turns.length) await startQueuedTurns(db, turns);
   const confirmation = answer as { text: string; key: string } | null;
