@@ -15,6 +15,7 @@ import { useNotify } from '@/app/_ui/toast';
 import { approveItem, openHandoff, rejectItem, rejectWords } from './actions';
 import { bulkApprovable, describe } from './describe';
 import { ItemDetail } from './item-detail';
+import { RowIcon } from './row-icon';
 import { INBOX_PAGE } from './page-size';
 import { ShortcutsHelp } from './shortcuts';
 
@@ -228,8 +229,11 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
               const d = describe(item);
               const on = shown?.key === item.key;
               const canCheck = bulkApprovable(item);
+              // One element wherever one does (the icon, the time, the line, the button's name as a label), and a row
+              // off screen is not styled or laid out until it nears the screen (content-visibility; its height kept
+              // once known): a phone computes style and layout of every row before the inbox's first paint (issue 45).
               return (
-                <li key={item.key} data-kind={item.kind} data-selected={on || undefined} className={cn('relative flex items-center gap-2 py-1.5 pr-2 pl-1 sm:pr-3', on && 'bg-accent-soft/60 shadow-[inset_3px_0_0_var(--accent)]')}>
+                <li key={item.key} data-kind={item.kind} data-selected={on || undefined} className={cn('relative flex items-center gap-2 py-1.5 pr-2 pl-1 [contain-intrinsic-size:auto_3.5rem] [content-visibility:auto] sm:pr-3', on && 'bg-accent-soft/60 shadow-[inset_3px_0_0_var(--accent)]')}>
                   {canCheck ? (
                     <Checkbox
                       className="relative z-10"
@@ -245,7 +249,7 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
                       }
                     />
                   ) : (
-                    <span className="inline-flex min-w-11 justify-center text-muted sm:min-w-8 [&_svg]:size-4">{d.icon}</span>
+                    <RowIcon name={d.icon} className="min-w-11 text-muted sm:min-w-8" />
                   )}
                   <div className="min-w-0 flex-1">
                     <h3 className="text-base font-medium">
@@ -263,17 +267,16 @@ export function InboxView({ initial, total: initialTotal, heading = 'What needs 
                         {d.title}
                       </button>
                     </h3>
-                    <p className="flex min-w-0 items-center gap-2 text-sm text-muted">
-                      <Badge tone={d.tone} className="shrink-0">
+                    <p className="truncate text-sm text-muted">
+                      <Badge tone={d.tone} className="mr-2">
                         {d.kind}
                       </Badge>
-                      <span className="min-w-0 truncate">{d.line}</span>
+                      {d.line}
                     </p>
                   </div>
-                  <span className="hidden shrink-0 text-sm text-muted tabular sm:inline">{d.when && <Time value={d.when} />}</span>
-                  <Button size="sm" variant={item.kind === 'cart' || item.kind === 'proposal' ? 'primary' : 'secondary'} className="relative z-10" disabled={busy} onClick={() => primary(item)}>
+                  {d.when && <Time value={d.when} className="hidden shrink-0 text-sm text-muted tabular sm:inline" />}
+                  <Button size="sm" variant={item.kind === 'cart' || item.kind === 'proposal' ? 'primary' : 'secondary'} className="relative z-10" aria-label={`${d.primary} “${d.title}”`} disabled={busy} onClick={() => primary(item)}>
                     {d.primary}
-                    <span className="sr-only"> “{d.title}”</span>
                   </Button>
                 </li>
               );

@@ -37,10 +37,19 @@ export const serverCaller = cache(async function serverCaller() {
   }
 });
 
+/**
+ * The signed-in person's summary (auth.me), read once per request: a page and its layout (the
+ * console's frame and page, for one) both ask for it, and each read is two queries.
+ */
+export const requestMe = cache(async function requestMe() {
+  const { api } = await serverCaller();
+  return api.auth.me();
+});
+
 /** The signed-in person, or a redirect to the sign-in page. */
 export async function requireSignedIn(returnTo: string) {
   const { ctx, api } = await serverCaller();
-  const me = await api.auth.me();
+  const me = await requestMe();
   if (!me || !ctx.actor) redirect(`/sign-in?returnTo=${encodeURIComponent(returnTo)}`);
   return { ctx, api, me };
 }

@@ -1,6 +1,13 @@
 import { notFound } from 'next/navigation';
-import { requireSignedIn, serverCaller } from '@/app/_lib/server-caller';
+import { cache } from 'react';
+import { requestMe, requireSignedIn, serverCaller } from '@/app/_lib/server-caller';
 import { AppError } from '@/server/http/errors';
+
+/** The console member of this request (console.me: a membership lookup), once per request: the frame and the page share it. */
+const consoleMe = cache(async function consoleMe() {
+  const { api } = await serverCaller();
+  return api.console.me();
+});
 
 /**
  * The console's session on a page: signed in (else the sign-in page, back here after) and a console
@@ -10,7 +17,7 @@ import { AppError } from '@/server/http/errors';
 export async function consoleSession(returnTo: string) {
   const { api, ctx, me } = await requireSignedIn(returnTo);
   try {
-    const member = await api.console.me();
+    const member = await consoleMe();
     return { api, ctx, me, member, canChange: member.role !== 'viewer', isOwner: member.role === 'owner' };
   } catch (e) {
     const cause = (e as { cause?: unknown }).cause;
@@ -22,8 +29,7 @@ export async function consoleSession(returnTo: string) {
 /** The console member of this request and their time preferences, or null (signed out, not a member, anything unreadable): for the frame. */
 export async function consoleMember() {
   try {
-    const { api } = await serverCaller();
-    const [member, me] = await Promise.all([api.console.me(), api.auth.me()]);
+    const [member, me] = await Promise.all([consoleMe(), requestMe()]);
     return { member, prefs: me?.prefs ?? null };
   } catch {
     return null;
