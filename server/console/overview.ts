@@ -45,17 +45,20 @@ export async function consoleOverview(db: Db, accountId: string, by: AccountOper
   assertOperates(by, accountId);
   const week = new Date(now.getTime() - 7 * 24 * 3600_000);
   const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const spend = (since: Date) => sql`(
-      (SELECT coalesce(sum(${taskModelCalls.chargedCredits}), 0) FROM ${taskModelCalls} WHERE ${taskModelCalls.accountId} = ${accountId} AND ${taskModelCalls.createdAt} >= ${since})
-    + (SELECT coalesce(sum(${chatModelCalls.chargedCredits}), 0) FROM ${chatModelCalls} WHERE ${chatModelCalls.accountId} = ${accountId} AND ${chatModelCalls.createdAt} >= ${since}))::text`;
+  // Each model-call table is read once for both periods (the month's and the week's sums, FILTERed),
+  // and the tasks once for the count per status and, of the same rows, this week's (`tc` below).
+  const from = week < month ? week : month;
+  const spend = (calls: typeof taskModelCalls | typeof chatModelCalls) => sql`(SELECT
+      coalesce(sum(${calls.chargedCredits}) FILTER (WHERE ${calls.createdAt} >= ${month}), 0) AS month,
+      coalesce(sum(${calls.chargedCredits}) FILTER (WHERE ${calls.createdAt} >= ${week}), 0) AS week
+    FROM ${calls} WHERE ${calls.accountId} = ${accountId} AND ${calls.createdAt} >= ${from})`;
   const { rows } = await db.execute<Row>(sql`SELECT
     (SELECT json_object_agg(s, n) FROM (SELECT ${users.status} AS s, count(*)::int AS n FROM ${users} WHERE ${users.accountId} = ${accountId} GROUP BY 1) u) AS users,
     (SELECT count(*)::int FROM ${organizations} WHERE ${organizations.accountId} = ${accountId}) AS organizations,
     (SELECT count(*)::int FROM ${teams} WHERE ${teams.accountId} = ${accountId} AND ${teams.status} = 'active') AS teams,
-    (SELECT json_object_agg(s, n) FROM (SELECT ${tasks.status} AS s, count(*)::int AS n FROM ${tasks} WHERE ${tasks.accountId} = ${accountId} GROUP BY 1) t) AS tasks,
-    (SELECT count(*)::int FROM ${tasks} WHERE ${tasks.accountId} = ${accountId} AND ${tasks.createdAt} >= ${week}) AS tasks_week,
-    ${spend(month)} AS spend_month,
-    ${spend(week)} AS spend_week,
+    tc.tasks, tc.tasks_week,
+    (tm.month + cm.month)::text AS spend_month,
+    (tm.week + cm.week)::text AS spend_week,
     (SELECT count(*)::int FROM ${taskRuns} WHERE ${taskRuns.accountId} = ${accountId} AND ${taskRuns.status} = 'failed' AND ${taskRuns.createdAt} >= ${week}) AS failed_runs,
     (SELECT count(*)::int FROM ${webhookDeliveries} WHERE ${webhookDeliveries.accountId} = ${accountId} AND ${webhookDeliveries.status} = 'failed' AND ${webhookDeliveries.createdAt} >= ${week}) AS failed_deliveries,
     (SELECT count(*)::int FROM ${webhookEndpoints} WHERE ${webhookEndpoints.accountId} = ${accountId} AND ${webhookEndpoints.status} = 'disabled') AS disabled_endpoints,
@@ -65,7 +68,13 @@ export async function consoleOverview(db: Db, accountId: string, by: AccountOper
       SELECT r.task_id AS "taskId", t.title, r.error, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
       FROM ${taskRuns} r JOIN ${tasks} t ON t.id = r.task_id
       WHERE r.account_id = ${accountId} AND r.status = 'failed' AND r.created_at >= ${week}
-      ORDER BY r.created_at DESC LIMIT 5) f) AS recent_failures`);
+      ORDER BY r.created_at DESC LIMIT 5) f) AS recent_failures
+    FROM
+    (SELECT json_object_agg(s, n) AS tasks, coalesce(sum(w), 0)::int AS tasks_week
+       FROM (SELECT ${tasks.status} AS s, count(*)::int AS n, count(*) FILTER (WHERE ${tasks.createdAt} >= ${week}) AS w
+             FROM ${tasks} WHERE ${tasks.accountId} = ${accountId} GROUP BY 1) t) tc,
+    ${spend(taskModelCalls)} tm,
+    ${spend(chatModelCalls)} cm`);
   const r = rows[0]!;
   const taskCounts = r.tasks ?? {};
   const total = Object.values(taskCounts).reduce((a, b) => a + b, 0);
