@@ -14,7 +14,11 @@
  * - `smsWebhookSaturation`: the same 50 senders posting back to back with no pause, for 10 s: what
  *   the machine sustains (texts a second) and the answer times then (a closed loop: the latency is
  *   the senders divided by the throughput).
+ *
+ * BENCH_SMS_TRACE=<file> appends each measured request as `[start epoch ms, ms]`, one JSON line
+ * each (the paced requests first): where in time a tail falls (issue 40 found the minute mark so).
  */
+import { appendFileSync } from 'node:fs';
 import { assistants } from '../db/schema';
 import { eq } from 'drizzle-orm';
 import { type ModelRequest } from '../tests/helpers/scripted-model';
@@ -80,6 +84,7 @@ export async function bench() {
  */
 async function senders(twilio: TwilioFake, o: { seconds: number; pause: () => number; prefix: string }) {
   const latencies: number[] = [];
+  const trace: Array<[number, number]> = [];
   let non200 = 0;
   const started = performance.now();
   const end = Date.now() + o.seconds * 1000;
@@ -95,8 +100,10 @@ async function senders(twilio: TwilioFake, o: { seconds: number; pause: () => nu
       if (first) await sleep(first);
       for (let n = 0; Date.now() < end; n++) {
         const t0 = performance.now();
+        const wall = Date.now();
         const r = await twilio.inbound({ from, to: LINE, body: `Hello ${n} from sender ${s}` });
         latencies.push(performance.now() - t0);
+        if (process.env.BENCH_SMS_TRACE) trace.push([wall, performance.now() - t0]);
         if (r.status !== 200) non200++;
         const wait = o.pause();
         if (wait) await sleep(wait);
@@ -104,5 +111,6 @@ async function senders(twilio: TwilioFake, o: { seconds: number; pause: () => nu
     }),
   );
   const s = spread(latencies);
+  if (process.env.BENCH_SMS_TRACE) appendFileSync(process.env.BENCH_SMS_TRACE, trace.map((t) => JSON.stringify(t)).join('\n') + '\n');
   return { p50: s.p50, p90: s.p90, p99: s.p99, n: s.n, non200, textsPerSecond: Math.round((s.n / (performance.now() - started)) * 1000) };
 }

@@ -25,6 +25,7 @@ import { logger } from '../server/logger';
 import { SERVE_PATH, ensureExecutorKeys, inngestServeUrl, loopbackServeUrl, usesInngestServer } from '../server/executor/config';
 import { startExecutor } from '../server/executor/executor';
 import { stepDeadlines } from '../inngest/step-deadlines';
+import { cronSpread } from '../inngest/cron-spread';
 import { startIngress } from '../server/executor/ingress';
 import { registerLocal } from '../server/executor/local-transport';
 import { signBody } from '../server/executor/protocol';
@@ -71,7 +72,7 @@ async function startDurableWork(databaseUrl: string) {
   // release is sent from inside the transaction that releases it), and must never wait for a
   // connection that other requests, queued behind that transaction's lock, hold.
   const ingressDatabase = connect(databaseUrl, { max: 4 });
-  const ingress = await startIngress({ db: ingressDatabase.db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0), serveUrl: inngestServeUrl() });
+  const ingress = await startIngress({ db: ingressDatabase.db, signingKey, eventKey, port: Number(process.env.STEWARD_EXECUTOR_PORT ?? 0), serveUrl: inngestServeUrl(), cronSpread });
   process.env.STEWARD_EXECUTOR_URL = ingress.url;
   // This process's SDK reaches its ingress in-process (server/executor/local-transport.ts).
   registerLocal(ingress.url, ingress.handle);
@@ -92,6 +93,8 @@ async function startDurableWork(databaseUrl: string) {
         workers: Number(process.env.STEWARD_EXECUTOR_WORKERS) || undefined,
         // The same step deadlines the functions' middleware holds them to (inngest/client.ts).
         deadlines: stepDeadlines,
+        // The sweeps spread over the minute's first seconds, what people scheduled on the minute.
+        cronSpread,
       });
     },
     /** In-flight steps get `deadlineMs` to finish; the runs still held then go back to the queue, due now. */

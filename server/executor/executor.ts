@@ -8,6 +8,7 @@ import { createRunWriter } from './run-writer';
 import { driveRun, type Clock } from './runner';
 import { claimRuns, type ClaimedRun } from './claim';
 import type { StepDeadlineTable } from './step-deadlines';
+import type { CronSpread } from './cron-schedule';
 import { fireDueCrons, nextWakeAt, NOTIFY_CHANNEL, releaseRuns } from './store';
 
 /** Runs one process drives at once unless told otherwise (STEWARD_EXECUTOR_WORKERS in npm start). */
@@ -42,6 +43,8 @@ export type ExecutorOptions = {
   serveUrl?: string;
   /** Step deadlines of the functions (step-deadlines.ts; Steward's: inngest/step-deadlines.ts); a function not named gets the default. */
   deadlines?: StepDeadlineTable;
+  /** When cron triggers fire within their minute (cron-schedule.ts; Steward's: inngest/cron-spread.ts); absent: on the scheduled time. */
+  cronSpread?: CronSpread;
   /** What a call may run beyond its function's longest step deadline (DEFAULT_CALL_SLACK_MS). */
   deadlineSlackMs?: number;
 };
@@ -237,7 +240,7 @@ export async function startExecutor(opts: ExecutorOptions): Promise<Executor> {
   function poke() {
     if (stopped) return;
     wakeups++;
-    cronBusy ??= fireDueCrons(opts.db, clock.now())
+    cronBusy ??= fireDueCrons(opts.db, clock.now(), opts.cronSpread)
       .catch((err) => {
         logger.error({ err }, 'executor: cron firing failed');
         return 0;

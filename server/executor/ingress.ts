@@ -8,6 +8,7 @@ import { createRunWriter } from './run-writer';
 import { hashedSigningKey } from './config';
 import type { LocalHandler } from './local-transport';
 import type { Op } from './protocol';
+import type { CronSpread } from './cron-schedule';
 import { ingestEvents, registerFunctions, type FunctionConfig, type IncomingEvent } from './store';
 
 const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -76,7 +77,7 @@ function serveUrlCheck(serveUrl: string | undefined): (url: string) => boolean {
  * and events (`POST /e/<event key>`, from inngest.send and step.sendEvent). The SDK's
  * baseUrl points here, so nothing of this is exposed on the public port.
  */
-export async function startIngress(opts: { db: Db; signingKey: string; eventKey: string; port?: number; serveUrl?: string }): Promise<{ url: string; handle: LocalHandler; close: () => Promise<void> }> {
+export async function startIngress(opts: { db: Db; signingKey: string; eventKey: string; port?: number; serveUrl?: string; cronSpread?: CronSpread }): Promise<{ url: string; handle: LocalHandler; close: () => Promise<void> }> {
   const isOwnServeUrl = serveUrlCheck(opts.serveUrl);
   const checkpoints = createRunWriter(opts.db);
   // Hashed once: every checkpoint (one per step) presents it.
@@ -95,7 +96,7 @@ export async function startIngress(opts: { db: Db; signingKey: string; eventKey:
         const named = [parsed.data.url, ...parsed.data.functions.flatMap((f) => Object.values(f.steps ?? {}).map((s) => s.runtime?.url ?? parsed.data.url))];
         const foreign = named.find((u) => !isOwnServeUrl(u));
         if (foreign !== undefined) return [400, { error: `Registration names a serve URL other than this Steward's own: ${withoutQuery(foreign)}` }];
-        return [200, await registerFunctions(opts.db, { appName: parsed.data.appName, url: parsed.data.url, functions: parsed.data.functions as FunctionConfig[] }, new Date())];
+        return [200, await registerFunctions(opts.db, { appName: parsed.data.appName, url: parsed.data.url, functions: parsed.data.functions as FunctionConfig[] }, new Date(), opts.cronSpread)];
       }
       // Steps the SDK ran within one call of the executor (async checkpointing): stored at once,
       // so a crash later in the call repeats none of them.

@@ -1,8 +1,8 @@
 import { and, eq, inArray, lte, notInArray, sql } from 'drizzle-orm';
-import { Cron } from 'croner';
 import type { Db } from '@/db/client';
 import { executorCrons, executorEvents, executorFunctions, executorRuns, type ExecutorFunctionRow, type ExecutorRunRow } from '@/db/schema';
 import { keyValue, matches } from './cel';
+import { nextCronFire, type CronSpread } from './cron-schedule';
 
 type Json = Record<string, unknown>;
 export type FunctionConfig = {
@@ -25,7 +25,7 @@ async function notify(db: Db) {
 }
 
 /** Stores what the SDK registered and (re)plans its cron triggers. */
-export async function registerFunctions(db: Db, body: { appName: string; url: string; functions: FunctionConfig[] }, now: Date) {
+export async function registerFunctions(db: Db, body: { appName: string; url: string; functions: FunctionConfig[] }, now: Date, spread?: CronSpread) {
   for (const fn of body.functions) {
     const url = fn.steps?.step?.runtime?.url?.split('?')[0] ?? body.url;
     await db
@@ -35,7 +35,7 @@ export async function registerFunctions(db: Db, body: { appName: string; url: st
     const crons = (fn.triggers ?? []).filter((t) => t.cron).map((t) => t.cron!);
     await db.delete(executorCrons).where(and(eq(executorCrons.functionId, fn.id), crons.length ? notInArray(executorCrons.cron, crons) : undefined));
     for (const cron of crons) {
-      const next = new Cron(cron, { timezone: 'UTC' }).nextRun(now);
+      const next = nextCronFire(spread, fn.id, cron, now);
       if (next) await db.insert(executorCrons).values({ functionId: fn.id, cron, nextAt: next }).onConflictDoNothing();
     }
   }
@@ -157,12 +157,12 @@ export async function resolveWait(db: Db, run: ExecutorRunRow, result: Json, now
     .where(and(eq(executorRuns.id, run.id), inArray(executorRuns.status, ['waiting', 'sleeping'])));
 }
 
-/** Starts the runs of cron triggers that are due, each due time once even with several processes. */
-export async function fireDueCrons(db: Db, now: Date) {
+/** Starts the runs of cron triggers that are due, each due time once even with several processes; `spread`: cron-schedule.ts. */
+export async function fireDueCrons(db: Db, now: Date, spread?: CronSpread) {
   const due = await db.transaction(async (tx) => {
     const rows = await tx.select().from(executorCrons).where(lte(executorCrons.nextAt, now)).for('update', { skipLocked: true });
     for (const r of rows) {
-      const next = new Cron(r.cron, { timezone: 'UTC' }).nextRun(now);
+      const next = nextCronFire(spread, r.functionId, r.cron, now);
       await tx
         .update(executorCrons)
         .set({ nextAt: next ?? new Date(8.64e15) })
