@@ -1,16 +1,17 @@
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { assistants, cartDispatches, cartDispatchVersions, carts, textChannels, type CartDispatchRow, type DispatchContent } from '@/db/schema';
-import { portAdapter } from '@/server/channels/adapters';
-import { placeCall, sendChannelMessage } from '@/server/channels/outlets';
+import { assistants, cartDispatches, cartDispatchVersions, carts, type CartDispatchRow, type DispatchContent } from '@/db/schema';
+import type { OutboundFile } from '@/server/channels/adapter';
+import { portSender } from '@/server/channels/adapters';
+import { placeCall } from '@/server/channels/outlets';
 import { sendThroughPort } from '@/server/channels/port-send';
 import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
 import { mailHtml } from '@/server/mail/rich-text';
 import { findSentInUserMailbox, recordMailboxSend, sendFromUserMailbox, type MailboxSendRecord, type MailboxSendResult, type MailToSend } from '@/server/mailboxes/send';
 import { executeSkillAction } from '@/server/workflows/mcp/execute';
 import { mediaLinks } from '@/server/files/media-links';
-import { mailAttachments, type MailAttachment } from '@/server/files/outbound';
+import { mailAttachments } from '@/server/files/outbound';
 import { markContacted } from './contacted';
 import { calendarPayloadOf } from '@/server/calendars/dispatch-payload';
 import { writeCalendarDispatch } from '@/server/calendars/dispatch';
@@ -202,8 +203,8 @@ function templateOf(content: DispatchContent): { id: string; variables: Record<s
 
 async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: DispatchContent, now: Date): Promise<SendResult> {
   const messageId = row.providerMessageId ?? messageIdFor(job.key, content.from);
-  // A message on a channel of the port (Telegram) goes through its adapter, files included when it carries them.
-  if (row.type === 'message' && portAdapter(content.platform)) return sendPortDispatch(db, job, content);
+  // A message goes through its channel's adapter behind the port, files included when it carries them.
+  if (row.type === 'message' && portSender(content.platform)) return sendPortDispatch(db, job, row, content, now);
   // Files travel as attachments of an email, or with a message (links or bytes, as its channel takes them); no other action carries them.
   if (content.files.length && row.type !== 'email' && row.type !== 'message') return { outcome: 'failed', reason: `A ${row.type.replace('_', ' ')} cannot carry files: nothing was sent` };
   if (row.type === 'email') {
@@ -253,43 +254,7 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     });
     return fromMail(sent, messageId);
   }
-  if (row.type === 'message') {
-    if (content.to.length !== 1) return { outcome: 'failed', reason: 'A message goes to exactly one recipient' };
-    // From the staging assistant's own line on the platform; the adapter records its intent under the job's key (a retry never sends again).
-    const [cart] = await db.select({ accountId: carts.accountId, assistantId: carts.assistantId }).from(carts).where(eq(carts.id, job.cartId));
-    // The files the person approved: as links the provider fetches for a text through Twilio (MMS,
-    // WhatsApp), as bytes uploaded with the message on iMessage (Sendblue fetches no signed links:
-    // channels/imessage/media.ts); one gone since fails the message whole. (The chat apps are
-    // behind the port: sendPortDispatch.)
-    let mediaUrls: string[] | undefined;
-    let files: MailAttachment[] | undefined;
-    if (content.files.length) {
-      const owner = await ownerOf(db, job.cartId);
-      if (!owner) return { outcome: 'failed', reason: 'Not sent: the cart has no owner' };
-      if (content.platform !== 'imessage' && (textChannels as readonly string[]).includes(content.platform ?? '')) {
-        const links = await mediaLinks(db, owner, content.files, now);
-        if ('problem' in links) return { outcome: 'failed', reason: `Not sent: ${links.problem}` };
-        mediaUrls = links.urls;
-      } else if (content.platform === 'imessage') {
-        const read = await mailAttachments(db, owner, content.files);
-        if ('problem' in read) return { outcome: 'failed', reason: `Not sent: ${read.problem}` };
-        files = read.attachments;
-      } else return { outcome: 'failed', reason: `A ${content.platform} message cannot carry files yet: nothing was sent` };
-    }
-    const sent = await sendChannelMessage({
-      platform: content.platform,
-      to: content.to[0],
-      body: content.body ?? '',
-      idempotencyKey: job.key,
-      accountId: cart?.accountId,
-      assistantId: cart?.assistantId,
-      dispatchId: row.id,
-      template: templateOf(content),
-      ...(mediaUrls ? { mediaUrls } : {}),
-      ...(files ? { files } : {}),
-    });
-    return sent.state === 'failed' || sent.state === 'unknown' ? { outcome: sent.state, reason: sent.reason } : { outcome: 'accepted', providerMessageId: sent.providerMessageId, detail: `accepted by the ${content.platform} provider` };
-  }
+  if (row.type === 'message') return { outcome: 'failed', reason: `no provider configured for ${content.platform}` };
   if (row.type === 'call') {
     // place_call: dialled once through the voice provider, which records its intent under the job's key (a retry never dials again).
     if (content.to.length !== 1) return { outcome: 'failed', reason: 'A call goes to exactly one number: nobody was called' };
@@ -327,15 +292,35 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
 }
 
 /** send_message on a port channel: as the staging assistant's own connection, to one chat or person, with the approved files. */
-async function sendPortDispatch(db: Db, job: DispatchJob, content: DispatchContent): Promise<SendResult> {
+async function sendPortDispatch(db: Db, job: DispatchJob, row: CartDispatchRow, content: DispatchContent, now: Date): Promise<SendResult> {
   if (content.to.length !== 1) return { outcome: 'failed', reason: 'A message goes to exactly one recipient' };
   const [cart] = await db.select({ accountId: carts.accountId, userId: carts.userId, assistantId: carts.assistantId }).from(carts).where(eq(carts.id, job.cartId));
   if (!cart) return { outcome: 'failed', reason: 'The cart no longer exists: nothing was sent' };
+  // The files the person approved, read before anything is sent (one gone since fails the message
+  // whole); with a signed link each when the provider fetches them (Twilio's MMS and WhatsApp media).
   const files = await mailAttachments(db, cart, content.files);
   if ('problem' in files) return { outcome: 'failed', reason: `Not sent: ${files.problem}` };
+  let outbound: OutboundFile[] = files.attachments;
+  if (outbound.length && portSender(content.platform)?.capabilities.fileLinks) {
+    const links = await mediaLinks(db, cart, content.files, now);
+    if ('problem' in links) return { outcome: 'failed', reason: `Not sent: ${links.problem}` };
+    outbound = outbound.map((f, i) => ({ ...f, url: links.urls[i] }));
+  }
   const to = content.to[0]!;
   const thread = to.startsWith(`${content.platform}:`) ? to : null;
-  const d = await sendThroughPort(db, { channel: content.platform, assistantId: cart.assistantId, kind: 'dispatch', thread, to: thread ? null : to, text: content.body ?? '', files: files.attachments });
+  // The job's key names the send: an adapter that records its intent (texts) never sends it twice.
+  const d = await sendThroughPort(db, {
+    channel: content.platform,
+    assistantId: cart.assistantId,
+    kind: 'dispatch',
+    thread,
+    to: thread ? null : to,
+    text: content.body ?? '',
+    files: outbound,
+    ref: job.key,
+    dispatchId: row.id,
+    template: templateOf(content),
+  });
   if (d.state === 'accepted' || d.state === 'delivered') return { outcome: 'accepted', providerMessageId: d.providerMessageId, detail: `accepted by the ${content.platform} provider` };
   return d.state === 'unknown' ? { outcome: 'unknown', reason: d.reason } : { outcome: 'failed', reason: 'reason' in d ? d.reason : 'not sent' };
 }

@@ -11,7 +11,8 @@ import type { ChannelAttachment, ChannelName, Delivery } from './message';
  * maps it to the common inbound form, proves who sent it, and sends what the core asks in a thread;
  * it never decides who the sender is to Steward, where a message goes, whether a reply is an
  * outward action, or whether a press approves anything: the core (server/messaging/) does, the
- * same way for every adapter.
+ * same way for every adapter. A channel whose webhooks are not behind the port yet (the texts) offers
+ * the sending half alone (SendingAdapter), listed with the others in adapters.ts.
  */
 
 /**
@@ -107,7 +108,8 @@ export type FixedWebhook = { path: string; name: string; summary: string } & ({ 
 
 export type Verified = { ok: true } | { ok: false; status: 401 | 403 | 404; reason: string };
 
-export type OutboundFile = { filename: string; contentType: string; content: Buffer };
+/** A file the core sends: its bytes, and (for an adapter with `fileLinks`) a signed link the provider fetches it by. */
+export type OutboundFile = { filename: string; contentType: string; content: Buffer; url?: string };
 
 /** A button the core binds: `binding` is its own token (never a cart id and hash in the clear); the adapter only carries it. */
 export type OutboundButton = { text: string; decision: 'approve' | 'reject'; binding: string };
@@ -128,46 +130,57 @@ export type SendRequest = {
   text: string;
   files: OutboundFile[];
   buttons?: OutboundButton[];
+  /**
+   * The core's own id of this send, chosen before it (a reply's or notice's intent, a dispatch's
+   * job key): an adapter that records its intent or hands the provider an idempotency key uses it,
+   * so a retry of the same send is recognised (texts: never sent twice).
+   */
+  ref?: string | null;
+  /** A notice's subject (the text carries it already): for a channel that needs it apart (a WhatsApp notice template's variable). */
+  subject?: string | null;
+  /** An approved dispatch's template instead of free text (WhatsApp outside its 24-hour window), and the dispatch it sends. */
+  template?: { id: string; variables: Record<string, string> } | null;
+  dispatchId?: string | null;
 };
 
 /** What the core may ask for instead of guessing; absent means not offered. */
-export type ChannelCapabilities = { buttons?: boolean; files?: boolean; groups?: boolean; typing?: boolean; edits?: boolean; calls?: boolean };
+/**
+ * What the core may ask for instead of guessing; absent means not offered. `fileLinks`: the
+ * provider fetches files by link (Twilio's MMS), so the core gives each file a signed link.
+ */
+export type ChannelCapabilities = { buttons?: boolean; files?: boolean; fileLinks?: boolean; groups?: boolean; typing?: boolean; edits?: boolean; calls?: boolean };
 
-export interface ChannelAdapter {
-  channel: PortChatApp;
+/**
+ * The sending half of the port: everything the core sends on a channel (a turn's reply, a notice, an
+ * approved send_message, an approval card) goes through it. A channel whose webhooks are behind the
+ * port too is a whole ChannelAdapter; the texts (server/channels/texts/) offer this half, their
+ * provider webhooks (one Twilio webhook for two channels, keywords, reply codes, status callbacks)
+ * still served by server/messaging/texts-webhooks.ts.
+ */
+export interface SendingAdapter<C extends ChannelName = ChannelName> {
+  channel: C;
   /** The channel's name as people know it ("Telegram"), in what the core says on it. */
   label: string;
   capabilities: ChannelCapabilities;
-  /** The adapter's own API (connecting the assistant's bot or app), served with every other endpoint. */
-  endpoints?: AnyEndpoint[];
-  /**
-   * The webhook's own paths when the spec fixes them (Teams: /teams/messages, the deployment's bot;
-   * Slack: /slack/events/{appId} and /slack/interactivity/{appId}): served there only, and the
-   * generic /channels/{channel}/webhooks/{key} answers 404.
-   */
-  fixedWebhooks?: FixedWebhook[];
-  /** The connection a webhook path names (the assistant's bot or app), or null: the endpoint answers 404. */
-  connection(db: Db, key: string): Promise<Connection | null>;
+  /** Whether the channel's provider is configured now; absent: always. Unconfigured, a send fails with `no provider configured for <channel>` before anything is read. */
+  configured?(): boolean;
   /**
    * The assistant's connection on this channel (its bot), to send as it; null when it has none. An
    * adapter where an assistant may have several (Slack: its own app and the marketplace app) reads
    * the one a thread belongs to from `thread`, and never answers another assistant's.
    */
   connectionFor(db: Db, assistantId: string, thread?: ThreadRef | null): Promise<Connection | null>;
-  /**
-   * A one-time code the person sent in their 1:1 thread (linkCode): when it is the one issued for the
-   * connection's owner, the person is linked to them (a channel identity) and the owner's id comes back.
-   */
-  redeemLink?(db: Db, connection: Connection, code: string, person: ChannelPerson): Promise<string | null>;
-  /** Whether the request is the provider's (signature, secret, token): nothing is stored before this says yes. */
-  verifyWebhook(db: Db, req: WebhookRequest): Promise<Verified>;
-  /** The verified request in the common form (pure mapping; files fetched only when asked). */
-  parseWebhook(db: Db, req: WebhookRequest): Promise<InboundEvent>;
   send(db: Db, req: SendRequest): Promise<Delivery>;
   /** Who reads what is sent into a thread (the audience rule's question). */
   audienceOf(thread: ThreadRef): ThreadAudience;
   /** The 1:1 thread with a person, to send to them first (approvals, notices); `linkedThrough`: the connection their link was made through. */
   directThread(person: { workspaceId: string; userId: string; linkedThrough?: string | null }): ThreadRef;
+  /**
+   * The owner's own 1:1 threads, when the channel knows people by a verified identifier of theirs
+   * rather than an identity they linked (texts: their verified numbers, primary first). Absent: the
+   * identities they linked (channel_identities).
+   */
+  ownerThreads?(db: Db, userId: string): Promise<ThreadRef[]>;
   /**
    * Removes a posted card's buttons (edits capability): the card keeps `words` (what it showed, as
    * the core renders that version again) and ends with `line`, the outcome; without `words` (the
@@ -183,4 +196,27 @@ export interface ChannelAdapter {
   progressAfterMs?(): number;
   /** The display name of someone the provider did not name and Steward does not know (shown to the owner beside their words), best effort. */
   nameOf?(db: Db, connection: Connection, person: ChannelPerson): Promise<string | null>;
+}
+
+/** A channel wholly behind the port: its webhooks verified and parsed here too, served by the core's one webhook endpoint. */
+export interface ChannelAdapter extends SendingAdapter<PortChatApp> {
+  /** The adapter's own API (connecting the assistant's bot or app), served with every other endpoint. */
+  endpoints?: AnyEndpoint[];
+  /**
+   * The webhook's own paths when the spec fixes them (Teams: /teams/messages, the deployment's bot;
+   * Slack: /slack/events/{appId} and /slack/interactivity/{appId}): served there only, and the
+   * generic /channels/{channel}/webhooks/{key} answers 404.
+   */
+  fixedWebhooks?: FixedWebhook[];
+  /** The connection a webhook path names (the assistant's bot or app), or null: the endpoint answers 404. */
+  connection(db: Db, key: string): Promise<Connection | null>;
+  /**
+   * A one-time code the person sent in their 1:1 thread (linkCode): when it is the one issued for the
+   * connection's owner, the person is linked to them (a channel identity) and the owner's id comes back.
+   */
+  redeemLink?(db: Db, connection: Connection, code: string, person: ChannelPerson): Promise<string | null>;
+  /** Whether the request is the provider's (signature, secret, token): nothing is stored before this says yes. */
+  verifyWebhook(db: Db, req: WebhookRequest): Promise<Verified>;
+  /** The verified request in the common form (pure mapping; files fetched only when asked). */
+  parseWebhook(db: Db, req: WebhookRequest): Promise<InboundEvent>;
 }

@@ -1,19 +1,27 @@
-import type { ChannelAdapter } from './adapter';
+import type { ChannelAdapter, SendingAdapter } from './adapter';
 import { slackAdapter } from './slack/adapter';
 import { teamsAdapter } from './teams/adapter';
 import { telegramAdapter } from './telegram/adapter';
+import { textAdapters } from './texts/adapter';
 
 /*
  * The channel adapters behind the port (server/channels/adapter.ts), one line each. The core
  * (server/messaging/port-*.ts, replies, approvals, reply readers, send_message) asks this list,
  * and the generic webhook endpoint serves each of them at /api/channels/{channel}/webhooks/{key}
  * (an adapter whose webhook paths the spec fixes is served there instead: Slack's
- * /slack/events/{appId} and /slack/interactivity/{appId}, Teams' /teams/messages). Channels that
- * predate the port (email, texts, voice) are wired as before until they move behind it.
+ * /slack/events/{appId} and /slack/interactivity/{appId}, Teams' /teams/messages). The texts are
+ * behind its sending half (their provider webhooks are still messaging/texts-webhooks.ts); email and
+ * voice predate the port and are wired as before (outlets.ts) until they move behind it.
  */
 export const channelAdapters: readonly ChannelAdapter[] = [slackAdapter, teamsAdapter, telegramAdapter];
 
+/** Every channel the core sends on through the port: the whole adapters, and the texts' sending halves. */
+export const sendingAdapters: readonly SendingAdapter[] = [...channelAdapters, ...textAdapters];
+
 export const portAdapter = (channel: string | null | undefined): ChannelAdapter | null => channelAdapters.find((a) => a.channel === channel) ?? null;
+
+/** The channel's sending half behind the port, or null (email and voice: outlets.ts). */
+export const portSender = (channel: string | null | undefined): SendingAdapter | null => sendingAdapters.find((a) => a.channel === channel) ?? null;
 
 /** The thread a message reference (`<thread>#<id>`) belongs to. */
 export const threadOfRef = (messageRef: string | null | undefined): string | null => (messageRef?.includes('#') ? messageRef.split('#')[0]! : null);

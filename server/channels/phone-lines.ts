@@ -45,16 +45,19 @@ export function registerLineFulfilled(fn: LineFulfilled | null): void {
   fulfilled = fn;
 }
 
-/** The active number an assistant texts (or calls: `voice`) from on a channel, or null. */
-export async function activeLineFor(tx: Tx, assistantId: string, channel: TextChannel | 'voice'): Promise<string | null> {
+/** The active line an assistant texts (or calls: `voice`) from on a channel, with its account, or null. */
+export async function activeLine(tx: Tx, assistantId: string, channel: TextChannel | 'voice'): Promise<{ accountId: string; number: string } | null> {
   const [row] = await tx
-    .select({ number: phoneLines.number })
+    .select({ accountId: phoneLines.accountId, number: phoneLines.number })
     .from(phoneLines)
     .where(and(eq(phoneLines.assistantId, assistantId), eq(phoneLines.status, 'active'), sql`${phoneLines.channels} @> ${JSON.stringify([channel])}::jsonb`))
     .orderBy(desc(phoneLines.createdAt))
     .limit(1);
-  return row?.number ?? null;
+  return row ?? null;
 }
+
+/** The active number an assistant texts (or calls: `voice`) from on a channel, or null. */
+export const activeLineFor = async (tx: Tx, assistantId: string, channel: TextChannel | 'voice'): Promise<string | null> => (await activeLine(tx, assistantId, channel))?.number ?? null;
 
 /** Whose number this is on a channel: the line an inbound text (or call: `voice`) reached. */
 export async function lineForNumber(tx: Tx, number: string, channel: TextChannel | 'voice'): Promise<{ accountId: string; assistantId: string; number: string } | null> {

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { textChannels, users } from '@/db/schema';
+import { users } from '@/db/schema';
 import { sendblueConfig } from '@/server/channels/imessage/sendblue';
 import { activeLineFor, registerLineFulfilled } from '@/server/channels/phone-lines';
 import { registerChannelOutlet } from '@/server/channels/outlets';
 import { teamsBotConfig } from '@/server/channels/teams/config';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { registerPhoneCodeSender } from '@/server/identifiers/verification';
-import { textOutlet } from '@/server/messaging/text-sender';
-import { sendText } from '@/server/messaging/texts-outbound';
+import { sendText } from '@/server/channels/texts/send-text';
 import { twilioCallPlacer } from '@/server/messaging/voice-outbound';
 import { createNotice, markNoticeChannelReachable } from '@/server/notices/create';
 
@@ -21,9 +20,11 @@ import { createNotice, markNoticeChannelReachable } from '@/server/notices/creat
  * database (`db`), as the engine's functions do.
  */
 
-/** Texts: chat replies, notices and send_message dispatches for sms, whatsapp (Twilio) and imessage (Sendblue); SMS codes; phone lines. */
+/**
+ * Texts: their chat replies, notices and send_message dispatches go through the channel port
+ * (server/channels/texts/adapter.ts) and need no wiring; SMS codes and phone lines do.
+ */
 function wireTexts(db: () => Db): void {
-  for (const channel of textChannels) registerChannelOutlet(textOutlet(channel, db));
   // Notices may go to a text channel whose provider is configured when the process starts.
   if (twilioConfig()) {
     markNoticeChannelReachable('sms');

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, chatMessages, chats, chatTurns, users, type ChatMessageRow } from '@/db/schema';
 import { replySubject } from '@/server/channels/email/sender';
-import { portAdapter, threadOfRef } from '@/server/channels/adapters';
+import { portSender, threadOfRef } from '@/server/channels/adapters';
 import type { Delivery } from '@/server/channels/message';
 import { sendThroughPort } from '@/server/channels/port-send';
 import { ownAddresses } from '@/server/approvals/hold';
@@ -76,10 +76,18 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
   });
   if (!claimed) return { sent: false, reason: 'already sent or being sent' };
 
-  const port = portAdapter(channel);
+  const port = portSender(channel);
   const delivery: Delivery = port
     ? // A reference written before its channel moved behind the port has no thread part: it names its conversation itself.
-      await sendThroughPort(db, { channel, assistantId: row.chat.assistantId, kind: 'reply', thread: threadOfRef(question.referenceId) ?? question.referenceId, replyTo: question.referenceId, text: claimed.reply.content })
+      await sendThroughPort(db, {
+        channel,
+        assistantId: row.chat.assistantId,
+        kind: 'reply',
+        thread: threadOfRef(question.referenceId) ?? question.referenceId,
+        replyTo: question.referenceId,
+        text: claimed.reply.content,
+        ref: claimed.intent.providerMessageId,
+      })
     : send
     ? await send({
         kind: 'reply',

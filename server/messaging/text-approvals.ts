@@ -13,7 +13,7 @@ import { twilioConfig } from '@/server/channels/twilio/config';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
 import { noticeTextAllowed } from '@/server/notices/budget';
-import { MAX_TEXT, sendText } from './texts-outbound';
+import { MAX_TEXT, sendText } from '@/server/channels/texts/send-text';
 
 /*
  * Approvals by text (preferences.notifications.approvalsByText): a cart waiting for its owner is

@@ -12,7 +12,7 @@ import { logger } from '@/server/logger';
 import { whoIsWriting } from './identify';
 import { routeInbound } from './inbound';
 import { decideByText, parseApprovalReply } from './text-approvals';
-import { sendText } from './texts-outbound';
+import { sendText } from '@/server/channels/texts/send-text';
 
 /*
  * A text that reached an assistant's number (SMS, MMS, WhatsApp, iMessage), once its provider's

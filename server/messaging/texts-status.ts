@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { cartDispatches, chatMessages, notices, outboundTexts, textOptOuts, type OutboundTextRow, type TextProvider } from '@/db/schema';
 import { logger } from '@/server/logger';
-import { optedOutReason } from './texts-outbound';
+import { optedOutReason } from '@/server/channels/texts/send-text';
 
 /*
  * A provider's status callback for a text Steward sent (Twilio's MessageStatus, Sendblue's

@@ -1,15 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { and, eq, lte } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { accounts, assistants, notices, tasks, users, type NoticeRow } from '@/db/schema';
+import { accounts, assistants, notices, tasks, textChannels, users, type NoticeRow } from '@/db/schema';
 import { siteOrigin } from '@/server/hosted/origin';
 import { logger } from '@/server/logger';
 import { sendMail } from '@/server/mail/mailer';
-import { portAdapter } from '@/server/channels/adapters';
+import { portSender } from '@/server/channels/adapters';
 import type { Delivery } from '@/server/channels/message';
-import { outletFor } from '@/server/channels/outlets';
 import { sendToOwner } from '@/server/channels/port-send';
-import { NOTICE_LIMITED, noticeMailAllowed } from './budget';
+import { NOTICE_LIMITED, noticeMailAllowed, noticeTextAllowed } from './budget';
 import { noteThread } from './threads';
 import { newLinkToken, NOTICE_LINK_TTL_MS } from './create';
 
@@ -34,17 +33,24 @@ async function replyAddress(db: Db, notice: NoticeRow): Promise<{ email: string 
 }
 
 /**
- * A notice on its chosen channel other than email: a channel behind the port reaches the owner in
- * their 1:1 thread with the assistant's connection; another one through its outlet. Null: nothing
- * can carry it there.
+ * A notice on its chosen channel other than email, through the channel port: to the owner in their
+ * 1:1 thread with the assistant's connection (a chat app's linked identity; a text's verified
+ * number, each text counted against the destination's budget first). Null: nothing can carry it there.
  */
-async function onChannel(db: Db, notice: NoticeRow, from: { email: string | null; assistantId: string | null }, m: { to: string; text: string; messageId: string }): Promise<Delivery | null> {
-  if (portAdapter(notice.channel)) {
-    if (!from.assistantId) return null;
-    return sendToOwner(db, { channel: notice.channel, assistantId: from.assistantId, userId: notice.userId, text: notice.subject ? `${notice.subject}\n\n${m.text}` : m.text });
-  }
-  const send = outletFor(notice.channel)?.send;
-  return send ? send({ kind: 'notice', from: from.email ?? '', to: [m.to], subject: notice.subject, text: m.text, providerMessageId: m.messageId }) : null;
+async function onChannel(db: Db, notice: NoticeRow, from: { email: string | null; assistantId: string | null }, m: { text: string; messageId: string }): Promise<Delivery | null> {
+  if (!portSender(notice.channel) || !from.assistantId) return null;
+  const isText = (textChannels as readonly string[]).includes(notice.channel);
+  return sendToOwner(db, {
+    channel: notice.channel,
+    assistantId: from.assistantId,
+    userId: notice.userId,
+    // A text spends no blank line (it is counted in segments); a chat message sets the subject apart.
+    text: notice.subject ? `${notice.subject}${isText ? '\n' : '\n\n'}${m.text}` : m.text,
+    subject: notice.subject,
+    ref: m.messageId,
+    // Past the number's budget the notice is not texted: it goes by email instead (below).
+    ...(isText ? { allow: async (to: string) => ((await noticeTextAllowed(db, notice.accountId, to)) ? null : NOTICE_LIMITED) } : {}),
+  });
 }
 
 export async function deliverNotice(db: Db, noticeId: string, now = new Date()): Promise<NoticeOutcome> {
@@ -95,7 +101,7 @@ export async function deliverNotice(db: Db, noticeId: string, now = new Date()):
   if (!to) failure = 'the user has no email address';
   else if (notice.channel === 'email') failure = await byEmail(to);
   else {
-    const delivery = await onChannel(db, notice, from, { to, text, messageId });
+    const delivery = await onChannel(db, notice, from, { text, messageId });
     if (!delivery || delivery.state === 'failed') {
       const reason = delivery && 'reason' in delivery ? delivery.reason : `no provider configured for ${notice.channel}`;
       failure = emailOn ? await byEmail(to) : 'the person turned email notices off';

@@ -185,4 +185,27 @@ describe('what messages from the number prove, and the platform the person choos
     const [row] = await h.db().select().from(notices).where(eq(notices.id, notice!.id));
     expect(row).toMatchObject({ status: 'sent', channel: 'whatsapp' });
   });
+
+  it('a notice by text skips a number of the owner that replied STOP and goes to their next verified number', async () => {
+    markNoticeChannelReachable('sms');
+    const p = await texter();
+    const second = nextNumber();
+    const added = await call(h.app(), '/identifiers', { key: p.acct.key, body: { type: 'phone', value: second, userId: p.id, verified: true } });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect((await call(h.app(), '/profile', { method: 'PATCH', key: p.key, body: { preferences: { notifications: { channel: 'sms', quietHours: false } } } })).status).toBe(200);
+    // The first number (the primary, tried first) opts out of the line.
+    expect((await twilio.fake.inbound({ from: p.phone, to: p.line, body: 'STOP' })).status).toBe(200);
+    const [before, beforeSecond] = [twilio.fake.sentTo(p.phone).length, twilio.fake.sentTo(second).length];
+
+    const notice = await h.db().transaction((tx) =>
+      createNotice(tx, { accountId: p.acct.accountId, userId: p.id, kind: 'phone_line', dedupeKey: `stop-next:${p.id}`, subject: 'Your number is ready', text: 'It works.', linkPath: '/' }),
+    );
+    expect(notice).toMatchObject({ channel: 'sms' });
+    await deliverNotice(h.db(), notice!.id);
+    const sent = await h.until(async () => twilio.fake.sentTo(second).slice(beforeSecond).find((m) => String(m.body).startsWith('Your number is ready')) ?? null, 10_000);
+    expect(sent).toMatchObject({ to: second, from: p.line });
+    expect(twilio.fake.sentTo(p.phone).slice(before)).toEqual([]);
+    const [row] = await h.db().select().from(notices).where(eq(notices.id, notice!.id));
+    expect(row).toMatchObject({ status: 'sent', channel: 'sms' });
+  });
 });
