@@ -235,9 +235,10 @@ describe('Teams', () => {
     return { acct, member };
   }
   const endpoint = () => `${app().baseUrl}/teams/messages`;
-  const routedTeams = (id: string) =>
+  /** An activity's kept event, named by its conversation and id (Teams ids are unique within a conversation only). */
+  const routedTeams = (a: { id: string; conversation: { id: string } }) =>
     h.until(async () => {
-      const [row] = await h.db().select().from(channelEvents).where(and(eq(channelEvents.provider, 'teams'), eq(channelEvents.externalId, id)));
+      const [row] = await h.db().select().from(channelEvents).where(and(eq(channelEvents.provider, 'teams'), eq(channelEvents.externalId, `${a.conversation.id}|${a.id}`)));
       return row && row.status !== 'received' ? row : null;
     }, 20_000);
 
@@ -252,13 +253,13 @@ describe('Teams', () => {
     expect((await bf.deliver(endpoint(), forged, { key: 'stranger' })).status).toBe(401);
     const fromCarol = bf.activity(carol.teams, bf.newConversationId(), { text: 'Carol writes to her own assistant' });
     expect((await bf.deliver(endpoint(), fromCarol)).status).toBe(200);
-    expect(await routedTeams(fromCarol.id)).toMatchObject({ status: 'routed', reason: expect.stringMatching(/^chat/) });
+    expect(await routedTeams(fromCarol)).toMatchObject({ status: 'routed', reason: expect.stringMatching(/^chat/) });
     await h.settle(300);
     await expectStillWaiting(taskId);
 
     const fromBob = bf.activity(bob.teams, bf.newConversationId(), { text: 'Bob: approved on my side' });
     expect((await bf.deliver(endpoint(), fromBob)).status).toBe(200);
-    expect(await routedTeams(fromBob.id)).toMatchObject({ status: 'routed', reason: expect.stringMatching(/^attached/) });
+    expect(await routedTeams(fromBob)).toMatchObject({ status: 'routed', reason: expect.stringMatching(/^attached/) });
     // A linked Teams identity speaks as the user's verified email: the activity names it.
     await expectWoken(taskId, 'Bob: approved on my side', 'teams', bob.p.email);
   });

@@ -80,7 +80,9 @@ async function chatStarted(member: ReturnType<BotConnectorFake['addMember']>, co
   await h.until(async () => bf.activities.find((a) => a.replyTo === hello.id) ?? null, 20_000);
 }
 
-const storedTeams = (id: string) => h.db().select().from(channelEvents).where(and(eq(channelEvents.provider, 'teams'), eq(channelEvents.externalId, id)));
+/** An activity's kept event: Teams ids are unique within a conversation only, so the event is named by both (webhook.ts). */
+const eventKey = (a: { id: string; conversation: { id: string } }) => `${a.conversation.id}|${a.id}`;
+const storedTeams = (a: { id: string; conversation: { id: string } }) => h.db().select().from(channelEvents).where(and(eq(channelEvents.provider, 'teams'), eq(channelEvents.externalId, eventKey(a))));
 
 describe('the Bot Connector’s token', () => {
   it('a token from the wrong issuer, for another bot, for another serviceUrl, signed by an unknown key, or none at all: 401 and nothing stored', async () => {
@@ -90,7 +92,7 @@ describe('the Bot Connector’s token', () => {
       const activity = bf.activity(member, conversationId, { text: 'hello' });
       const res = await bf.deliver(endpoint(), activity, tokenOpts);
       expect(res.status, JSON.stringify(tokenOpts)).toBe(401);
-      expect(await storedTeams(activity.id)).toHaveLength(0);
+      expect(await storedTeams(activity)).toHaveLength(0);
     }
     const bare = await fetch(endpoint(), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(bf.activity(member, conversationId, { text: 'x' })) });
     expect(bare.status).toBe(401);
@@ -116,6 +118,25 @@ describe('1:1 chats', () => {
     expect(bf.activities.filter((a) => a.replyTo === activity.id)).toHaveLength(1);
   });
 
+  it('two people whose messages share an id (Teams numbers messages by the millisecond, per conversation) are both routed, and a redelivery still once', async () => {
+    const a = await connectedMember();
+    const b = await connectedMember();
+    h.state.llm.enqueue({ text: 'For A.' });
+    h.state.llm.enqueue({ text: 'For B.' });
+    const fromA = bf.activity(a.member, a.conversationId, { text: 'from A' });
+    const fromB = { ...bf.activity(b.member, b.conversationId, { text: 'from B' }), id: fromA.id };
+    for (const activity of [fromA, fromB, fromB]) expect((await bf.deliver(endpoint(), activity)).status).toBe(200);
+    const userMessages = async (userId: string) => {
+      const [chat] = await h.db().select().from(chats).where(and(eq(chats.userId, userId), eq(chats.platform, 'teams')));
+      return chat ? (await h.db().select().from(chatMessages).where(and(eq(chatMessages.chatId, chat.id), eq(chatMessages.role, 'user')))).map((m) => m.content) : [];
+    };
+    await h.until(async () => ((await userMessages(b.p.id)).length ? true : null), 20_000);
+    expect(await userMessages(a.p.id)).toEqual(['from A']);
+    expect(await userMessages(b.p.id)).toEqual(['from B']);
+    // What is kept of it holds no pre-authenticated link (none here), and is named by conversation and id.
+    expect(await storedTeams(fromB)).toHaveLength(1);
+  });
+
   it('a message whose routing was lost is routed by the sweep, without taking its old serviceUrl as where the person is now', async () => {
     const { p, member, conversationId, acct } = await connectedMember();
     h.state.llm.enqueue({ text: 'First answer.' });
@@ -129,12 +150,12 @@ describe('1:1 chats', () => {
     const [row] = await h
       .db()
       .insert(channelEvents)
-      .values({ provider: 'teams', appKey: TEAMS_CONNECTION_ID, externalId: older.id, accountId: acct.accountId, kind: 'message', payload: older, receivedAt: new Date(Date.now() - 60_000) })
+      .values({ provider: 'teams', appKey: TEAMS_CONNECTION_ID, externalId: eventKey(older), accountId: acct.accountId, kind: 'message', payload: older, receivedAt: new Date(Date.now() - 60_000) })
       .returning();
     h.state.llm.enqueue({ text: 'Late answer.' });
     await channelWorkOnce(h.db());
-    await h.until(async () => ((await storedTeams(older.id))[0]?.status === 'routed' ? true : null));
-    expect((await storedTeams(older.id))[0]!.id).toBe(row!.id);
+    await h.until(async () => ((await storedTeams(older))[0]?.status === 'routed' ? true : null));
+    expect((await storedTeams(older))[0]!.id).toBe(row!.id);
     // The person is still answered where the Connector last vouched for them.
     expect((await noted()).serviceUrl).toBe(serviceUrl);
     const late = await h.until(async () => bf.activities.find((a) => a.replyTo === older.id) ?? null, 20_000);
@@ -310,19 +331,23 @@ describe('files the owner sends (issue 41)', () => {
     const [chat] = await h.db().select().from(chats).where(and(eq(chats.userId, p.id), eq(chats.platform, 'teams')));
     const [message] = await h.db().select().from(chatMessages).where(and(eq(chatMessages.chatId, chat!.id), eq(chatMessages.role, 'user')));
     const files = await Promise.all(message!.files.map(async (f) => (await h.db().select().from(driveFiles).where(eq(driveFiles.id, f.fileId)))[0]!));
-    return { message: message!, files };
+    return { message: message!, files, activity };
   }
 
   it('a file shared in the chat is fetched from its download URL, with no token, and becomes the owner’s file on the message', async () => {
     const { p, member, conversationId } = await connectedMember();
     const pdf = Buffer.from('%PDF-1.4 the contract');
     const shared = bf.sharedFile('contract.pdf', pdf, 'application/pdf');
-    const { message, files } = await sent(p, member, conversationId, { text: 'Here is the contract', attachments: [shared, { contentType: 'text/html', content: '<p>Here is the contract</p>' }] });
+    const { message, files, activity } = await sent(p, member, conversationId, { text: 'Here is the contract', attachments: [shared, { contentType: 'text/html', content: '<p>Here is the contract</p>' }] });
     expect(message.content).toBe('Here is the contract');
     expect(files).toHaveLength(1);
     expect(files[0]).toMatchObject({ userId: p.id, name: 'contract.pdf', mimeType: 'application/pdf', size: pdf.length });
     const fetched = bf.downloads.filter((d) => shared.content.downloadUrl.includes(d.path));
     expect(fetched).toEqual([expect.objectContaining({ status: 200, token: null })]);
+    // The pre-authenticated link is a credential while it lasts: what is kept of the message does not hold it.
+    const [kept] = await storedTeams(activity);
+    expect(JSON.stringify(kept!.payload)).toContain('contract.pdf');
+    expect(JSON.stringify(kept!.payload)).not.toContain(shared.content.downloadUrl);
   });
 
   it('an image pasted alone, with no words, is fetched from the Connector with the bot’s token and routed', async () => {

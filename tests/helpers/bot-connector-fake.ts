@@ -23,6 +23,14 @@ export type BotConnectorFake = Awaited<ReturnType<typeof startBotConnectorFake>>
 
 const ISSUER = 'https://api.botframework.com';
 
+/** Teams' message ids: the time in ms, one conversation's never repeated. */
+const lastIds = new Map<string, number>();
+function messageId(conversationId: string): string {
+  const id = Math.max(Date.now(), (lastIds.get(conversationId) ?? 0) + 1);
+  lastIds.set(conversationId, id);
+  return String(id);
+}
+
 export async function startBotConnectorFake(opts: { appId: string; appSecret: string }) {
   const kid = `kid-${randomBytes(4).toString('hex')}`;
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
@@ -228,7 +236,9 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
     activity(member: { id: string; name: string; aadObjectId: string; tenantId: string }, conversationId: string, fields: Record<string, unknown>) {
       return {
         type: 'message',
-        id: `${Date.now()}${randomBytes(3).toString('hex')}`,
+        // As Teams numbers a message: its arrival time in ms, unique within its conversation only (two
+        // conversations may share one, which is what Steward must not take for a redelivery).
+        id: messageId(conversationId),
         timestamp: new Date().toISOString(),
         serviceUrl,
         channelId: 'msteams',

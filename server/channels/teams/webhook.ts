@@ -43,17 +43,21 @@ export async function parseTeamsWebhook(db: Db, req: WebhookRequest): Promise<In
   if (!cfg) return { kind: 'ignored', externalId: null, reason: 'the Teams bot is not configured' };
   if (!isPersonal(activity)) return { kind: 'ignored', externalId: activity.id ?? null, reason: 'not a 1:1 chat with the bot' };
   if (!activity.id) return { kind: 'ignored', externalId: null, reason: 'an activity with no id' };
+  // A Teams activity id is the message's arrival time in ms, unique within its conversation only: two
+  // people writing in the same millisecond share one. The conversation makes it this event's own, so a
+  // redelivery is still recognised and another person's message is never taken for one.
+  const eventId = `${activity.conversation.id}|${activity.id}`;
   const person = await teamsPerson(db, cfg, activity);
   if (!person) {
     const reason = 'the sender is no linked user of a connected tenant';
     // A press is answered all the same: the card shows why nothing was decided.
-    return { kind: 'ignored', externalId: activity.id, reason, ...(isInvoke(activity) ? { answer: invokeAnswer(NOT_LINKED, false) } : {}) };
+    return { kind: 'ignored', externalId: eventId, reason, ...(isInvoke(activity) ? { answer: invokeAnswer(NOT_LINKED, false) } : {}) };
   }
   // Where the bot answers this person from now on (replies, notices, approval cards), as the Connector's token vouched;
   // not from a stored activity parsed again, which may be older than one noted since.
   if (!req.replay) await rememberConversation(db, person, activity);
   const connection = await personConnection(db, cfg, person);
-  if (!connection) return { kind: 'ignored', externalId: activity.id, reason: 'the user has no assistant' };
+  if (!connection) return { kind: 'ignored', externalId: eventId, reason: 'the user has no assistant' };
   const who = { workspaceId: person.tenantId, userId: person.aadObjectId, name: activity.from.name ?? null, proven: true };
   const thread = personThread(person.tenantId, person.aadObjectId);
   const shownIn = { thread, messageRef: messageRefOf(thread, activity.conversation.id, activity.replyToId ?? '') };
@@ -61,24 +65,24 @@ export async function parseTeamsWebhook(db: Db, req: WebhookRequest): Promise<In
   // The person's answer to a file the bot offered (file-offers.ts): handled once the Connector has its answer.
   if (isFileConsent(activity)) {
     const answer = FileConsentInvoke.safeParse(activity.value);
-    if (!answer.success || req.replay) return { kind: 'ignored', externalId: activity.id, reason: 'not a file consent answer Steward reads' };
-    return { kind: 'ignored', externalId: activity.id, reason: `file consent: ${answer.data.action}`, afterAnswer: () => answerConsent(db, cfg, person.accountId, activity, answer.data) };
+    if (!answer.success || req.replay) return { kind: 'ignored', externalId: eventId, reason: 'not a file consent answer Steward reads' };
+    return { kind: 'ignored', externalId: eventId, reason: `file consent: ${answer.data.action}`, afterAnswer: () => answerConsent(db, cfg, person.accountId, activity, answer.data) };
   }
   if (isInvoke(activity)) {
     const invoke = CardInvoke.safeParse(activity.value);
     // Not a button Steward bound (another bot's card, or one posted before the port, whose data named the cart): answered, nothing decided.
-    if (!invoke.success) return { kind: 'ignored', externalId: activity.id, reason: 'not a Steward approval button', answer: invokeAnswer(NOT_BOUND, false) };
-    return press(activity.id, who, invoke.data.action.data.binding, invoke.data.action.verb, shownIn, connection, { answer: invokeAnswer });
+    if (!invoke.success) return { kind: 'ignored', externalId: eventId, reason: 'not a Steward approval button', answer: invokeAnswer(NOT_BOUND, false) };
+    return press(eventId, who, invoke.data.action.data.binding, invoke.data.action.verb, shownIn, connection, { answer: invokeAnswer });
   }
-  if (activity.type !== 'message') return { kind: 'ignored', externalId: activity.id, reason: `a ${activity.type} activity` };
+  if (activity.type !== 'message') return { kind: 'ignored', externalId: eventId, reason: `a ${activity.type} activity` };
   const submit = CardSubmit.safeParse(activity.value);
-  if (submit.success) return press(activity.id, who, submit.data.binding, submit.data.stewardAction, shownIn, connection, {});
+  if (submit.success) return press(eventId, who, submit.data.binding, submit.data.stewardAction, shownIn, connection, {});
   const files = teamsInboundFiles(cfg, activity);
   const text = activity.text?.trim() ?? '';
-  if (!text && !files.length) return { kind: 'ignored', externalId: activity.id, reason: 'a message with no words and no files' };
+  if (!text && !files.length) return { kind: 'ignored', externalId: eventId, reason: 'a message with no words and no files' };
   return {
     kind: 'message',
-    externalId: activity.id,
+    externalId: eventId,
     person: who,
     thread,
     audience: { kind: 'direct', person: person.aadObjectId },
@@ -87,7 +91,22 @@ export async function parseTeamsWebhook(db: Db, req: WebhookRequest): Promise<In
     files,
     linkCode: null,
     connection,
+    stored: storedActivity(req.rawBody),
   };
+}
+
+/**
+ * The activity as it is kept (channel_events.payload): a shared file's download URL is
+ * pre-authenticated, a credential for as long as it lasts, so it is never stored. A message the
+ * channel sweep routes late from what was kept names such a file as not received.
+ */
+function storedActivity(raw: Buffer): Record<string, unknown> {
+  const body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+  for (const a of Array.isArray(body.attachments) ? body.attachments : []) {
+    const content = (a as { content?: unknown } | null)?.content;
+    if (content && typeof content === 'object' && 'downloadUrl' in content) delete (content as Record<string, unknown>).downloadUrl;
+  }
+  return body;
 }
 
 function press(
