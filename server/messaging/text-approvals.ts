@@ -9,7 +9,6 @@ import { signalAfterCommit } from '@/server/approvals/signals';
 import { shownDispatches } from '@/server/approvals/versions';
 import { AppError } from '@/server/http/errors';
 import { activeLineFor } from '@/server/channels/phone-lines';
-import { twilioConfig } from '@/server/channels/twilio/config';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
 import { noticeTextAllowed } from '@/server/notices/budget';
@@ -91,7 +90,9 @@ export async function offerApprovalByText(db: Db, cartId: string, now = new Date
   if (!approvalsByText(row.user.preferences)) return { sent: false, reason: 'not_chosen' };
   const [to] = await verifiedPhones(db, row.user.id);
   if (!to) return { sent: false, reason: 'no_verified_phone' };
-  const from = (await activeLineFor(db, row.cart.assistantId, 'sms')) ?? twilioConfig()?.smsFrom ?? null;
+  // From the cart's assistant's own line only: the answer must reach a line Steward serves, and
+  // Steward's own sender (STEWARD_TWILIO_SMS_FROM) is no assistant's, so a YES to it would be lost.
+  const from = await activeLineFor(db, row.cart.assistantId, 'sms');
   if (!from) return { sent: false, reason: 'no_sms_line' };
 
   // A code no other live code of the user shares, so "YES 4821" names one cart.

@@ -9,7 +9,7 @@ import type { Keyword } from '@/server/channels/twilio/keywords';
 import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
 import { provenByInbound } from '@/server/identifiers/capabilities';
 import { logger } from '@/server/logger';
-import { whoIsWriting } from './identify';
+import { userOfIdentifier } from './identify';
 import { routeInbound } from './inbound';
 import { decideByText, parseApprovalReply } from './text-approvals';
 import { sendText } from '@/server/channels/texts/send-text';
@@ -184,8 +184,14 @@ export async function receiveText(db: Db, t: ReceivedText, now = new Date()): Pr
   return { status: decided.status, inboundTextId: id, reason: decided.reason };
 }
 
-/** "YES 4821" from the assistant's owner (proven number, verified identifier), to the line that texted the code: their decision on a cart. */
+/**
+ * "YES 4821" from a user's verified number (proven: the provider signed the webhook), to the line
+ * that texted them that code: their decision on their own cart. The user is the one the number
+ * names, not the line's owner: a team's or the account's assistant has no single owner, and its
+ * line texts the codes of each person whose cart it staged (decideByText checks the code is theirs
+ * and went from this line to this number).
+ */
 async function approvalFromOwner(db: Db, tx: Tx, line: { accountId: string; assistantId: string }, t: ReceivedText, now: Date) {
-  const writer = await whoIsWriting(tx, line.accountId, line.assistantId, { kind: 'phone', value: t.from, proven: true });
-  return writer?.kind === 'owner' ? decideByText(db, tx, writer.user, t.body, { from: t.from, to: t.to }, now) : null;
+  const user = await userOfIdentifier(tx, line.accountId, { kind: 'phone', value: t.from, proven: true });
+  return user?.status === 'active' ? decideByText(db, tx, user, t.body, { from: t.from, to: t.to }, now) : null;
 }

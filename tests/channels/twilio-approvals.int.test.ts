@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assistants, auditEvents, inboundTexts, users } from '@/db/schema';
+import { assistants, auditEvents, carts, inboundTexts, phoneLines, users } from '@/db/schema';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { offerApprovalByText } from '@/server/messaging/text-approvals';
 import { emailCall, useCartHarness } from '../approvals/execution-harness';
@@ -102,5 +102,45 @@ describe('approvals by text', () => {
     await fake.inbound({ from: p.phone, to: p.line, body: `NO ${other.code}` });
     expect((await h.cartReaches(other.cart.id, ['rejected'])).reason).toBe('Rejected by text');
     await decisionTextTo(p, /^Rejected/);
+  });
+
+  it('no code is texted without the assistant’s own line (a YES to Steward’s own sender would reach nobody); a shared assistant’s line texts it, and the person’s YES decides', async () => {
+    const saved = process.env.STEWARD_TWILIO_SMS_FROM;
+    process.env.STEWARD_TWILIO_SMS_FROM = nextNumber();
+    try {
+      const acct = await newAccount(h.app());
+      const p = await h.person(acct);
+      const phone = nextNumber();
+      expect((await call(h.app(), '/identifiers', { key: acct.key, body: { type: 'phone', value: phone, userId: p.id, verified: true } })).status).toBe(201);
+      await h.cells(p, { email_as_assistant: { undoDelaySec: 0 } });
+      expect((await call(h.app(), '/profile', { method: 'PATCH', key: p.key, body: { preferences: { notifications: { approvalsByText: true } } } })).status).toBe(200);
+      const { runId } = await h.stagingRun(p, [emailCall({ subject: 'Flowers for Ana' })], { approvalMode: 'manual' });
+      const cart = await h.cartReaches((await h.cartOfRun(runId)).id, ['pending_approval']);
+      expect(await offerApprovalByText(h.db(), cart.id)).toEqual({ sent: false, reason: 'no_sms_line' });
+      await h.settle(500);
+      expect(fake.sentTo(phone)).toEqual([]);
+
+      // The account's front-desk assistant (no single owner) staged it, and has a line.
+      const [desk] = await h.db().insert(assistants).values({ accountId: acct.accountId, scope: 'account', name: 'Front desk' }).returning();
+      const line = nextNumber();
+      await h.db().insert(phoneLines).values({ accountId: acct.accountId, assistantId: desk!.id, number: line, channels: ['sms'], source: 'operator' });
+      await h.db().update(carts).set({ assistantId: desk!.id }).where(eq(carts.id, cart.id));
+      const offer = await offerApprovalByText(h.db(), cart.id);
+      expect(offer.sent).toBe(true);
+      const text = await h.until(async () => fake.sentTo(phone).find((m) => (m.body ?? '').includes('Flowers for Ana')) ?? null, 10_000);
+      expect(text.from).toBe(line);
+      const code = (offer as { code: string }).code;
+
+      // Someone else's number decides nothing; the person's verified number does.
+      await fake.inbound({ from: nextNumber(), to: line, body: `YES ${code}` });
+      await h.settle(300);
+      expect((await h.cartRow(cart.id))!.status).toBe('pending_approval');
+      const yes = await fake.inbound({ from: phone, to: line, body: `YES ${code}` });
+      expect((await h.db().select().from(inboundTexts).where(eq(inboundTexts.providerMessageId, yes.messageSid)))[0]).toMatchObject({ status: 'approval', reason: 'approval_approved' });
+      expect((await h.cartReaches(cart.id, ['executed'])).resolvedByUserId).toBe(p.id);
+    } finally {
+      if (saved === undefined) delete process.env.STEWARD_TWILIO_SMS_FROM;
+      else process.env.STEWARD_TWILIO_SMS_FROM = saved;
+    }
   });
 });
