@@ -8,6 +8,7 @@ import { REJECT_LINK_TTL_MS } from '@/server/approvals/reject-link';
 import { signalAfterCommit } from '@/server/approvals/signals';
 import { shownDispatches } from '@/server/approvals/versions';
 import { AppError } from '@/server/http/errors';
+import { budgetUsed, poolOf, trySendBudgets, type SendBudget } from '@/server/http/rate-limit';
 import { activeLineFor } from '@/server/channels/phone-lines';
 import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
@@ -138,7 +139,14 @@ export async function offerApprovalByText(db: Db, cartId: string, now = new Date
   return { sent: true, code };
 }
 
-export type TextDecision = { handled: false } | { handled: true; reply: string; cartId: string; outcome: 'approved' | 'rejected' | 'refused' };
+export type TextDecision = { handled: false } | { handled: true; reply: string; cartId: string | null; outcome: 'approved' | 'rejected' | 'refused' };
+
+/**
+ * Wrong codes a person may text in an hour before no code of theirs decides anything: four digits
+ * are 10,000 guesses, and a sender's number is only as sure as its provider's word. Past it, even
+ * the right code is refused (the app still decides), until the hour has passed.
+ */
+const WRONG_CODES: SendBudget = { prefix: 'text-code-wrong', points: 10, windowS: 60 * 60 };
 
 /**
  * The owner texted "YES 4821" or "NO 4821": inside the transaction that stores the text. `owner`
@@ -149,6 +157,9 @@ export type TextDecision = { handled: false } | { handled: true; reply: string; 
 export async function decideByText(db: Db, tx: Tx, owner: UserRow, body: string, via: { from: string; to: string }, now = new Date()): Promise<TextDecision> {
   const reply = parseApprovalReply(body);
   if (!reply) return { handled: false };
+  if ((await budgetUsed(poolOf(db), WRONG_CODES, owner.id)) >= WRONG_CODES.points) {
+    return { handled: true, cartId: null, outcome: 'refused', reply: 'Too many wrong codes in the last hour: nothing was decided. Decide in the app.' };
+  }
   const hash = await codeHash(db, owner.id, reply.code);
   const [code] = await tx
     .select()
@@ -156,7 +167,11 @@ export async function decideByText(db: Db, tx: Tx, owner: UserRow, body: string,
     .where(and(eq(textApprovalCodes.userId, owner.id), eq(textApprovalCodes.accountId, owner.accountId), eq(textApprovalCodes.codeHash, hash), isNull(textApprovalCodes.usedAt), gt(textApprovalCodes.expiresAt, now)))
     .limit(1)
     .for('update');
-  if (!code || !(await textedBetween(tx, code, via))) return { handled: false };
+  if (!code || !(await textedBetween(tx, code, via))) {
+    // Counted on its own connection: a wrong guess counts whatever becomes of this text's transaction.
+    await trySendBudgets(poolOf(db), [{ budget: WRONG_CODES, key: owner.id }]);
+    return { handled: false };
+  }
   await tx.update(textApprovalCodes).set({ usedAt: now }).where(eq(textApprovalCodes.id, code.id));
 
   // The code is a decision credential for the version it was sent for, and nothing else; the

@@ -104,6 +104,23 @@ describe('approvals by text', () => {
     await decisionTextTo(p, /^Rejected/);
   });
 
+  it('after 10 wrong codes in an hour no code decides, not even the right one: 4 digits are not guessed through', async () => {
+    const p = await approver();
+    const { cart, code } = await offered(p, 'Concert tickets');
+    const wrong = Array.from({ length: 10 }, (_, i) => String((Number(code) + 1 + i) % 10_000).padStart(4, '0'));
+    for (const guess of wrong) {
+      const sent = await fake.inbound({ from: p.phone, to: p.line, body: `YES ${guess}` });
+      // A wrong code is no decision: the text is a message of the conversation.
+      expect((await h.db().select().from(inboundTexts).where(eq(inboundTexts.providerMessageId, sent.messageSid)))[0]!.status).not.toBe('approval');
+    }
+    const right = await fake.inbound({ from: p.phone, to: p.line, body: `YES ${code}` });
+    expect((await h.db().select().from(inboundTexts).where(eq(inboundTexts.providerMessageId, right.messageSid)))[0]).toMatchObject({ status: 'approval', reason: 'approval_refused' });
+    await decisionTextTo(p, /^Too many wrong codes/);
+    await h.settle(300);
+    expect((await h.cartRow(cart.id))!.status).toBe('pending_approval');
+    expect(h.mails().filter((m) => m.parsed.subject === 'Concert tickets')).toEqual([]);
+  });
+
   it('no code is texted without the assistant’s own line (a YES to Steward’s own sender would reach nobody); a shared assistant’s line texts it, and the person’s YES decides', async () => {
     const saved = process.env.STEWARD_TWILIO_SMS_FROM;
     process.env.STEWARD_TWILIO_SMS_FROM = nextNumber();

@@ -35,7 +35,8 @@ export async function startBotConnectorFake(opts: { appId: string; appSecret: st
   const kid = `kid-${randomBytes(4).toString('hex')}`;
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
   const stranger = await generateKeyPair('RS256', { extractable: true });
-  const jwk = { ...(await exportJWK(publicKey)), kid, use: 'sig', endorsements: ['msteams'] };
+  // As Microsoft's keys do, one key endorses several channels of the bot: a token proves the Connector sent it, not that it came from Teams.
+  const jwk = { ...(await exportJWK(publicKey)), kid, use: 'sig', endorsements: ['msteams', 'webchat', 'directline'] };
   const issued = new Set<string>();
   const directory = new Map<string, { id: string; name: string; aadObjectId: string; email: string; userPrincipalName: string; tenantId: string }>();
   const calls: ConnectorCall[] = [];

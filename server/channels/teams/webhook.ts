@@ -41,6 +41,9 @@ export async function parseTeamsWebhook(db: Db, req: WebhookRequest): Promise<In
   const cfg = teamsBotConfig();
   const activity = parseBody(req.rawBody);
   if (!cfg) return { kind: 'ignored', externalId: null, reason: 'the Teams bot is not configured' };
+  // The bot's other Bot Framework channels (Web Chat, Direct Line) let their client write channelData,
+  // and with it the tenant that names a person: only Teams' own activities are read.
+  if (activity.channelId !== 'msteams') return { kind: 'ignored', externalId: null, reason: `not from Teams (channel ${activity.channelId})` };
   if (!isPersonal(activity)) return { kind: 'ignored', externalId: activity.id ?? null, reason: 'not a 1:1 chat with the bot' };
   if (!activity.id) return { kind: 'ignored', externalId: null, reason: 'an activity with no id' };
   // A Teams activity id is the message's arrival time in ms, unique within its conversation only: two
