@@ -16,13 +16,26 @@ import { reroutePortEvent } from './port-inbound';
  */
 
 const STALE_MS = 30_000;
+/**
+ * How long an event whose routing keeps failing is tried again (every pass, oldest first): after
+ * that it is set aside as `ignored`, named in the log, so that it neither costs every pass nor keeps
+ * newer ones waiting behind it.
+ */
+const GIVE_UP_MS = 60 * 60_000;
 const running = new WeakMap<Db, NodeJS.Timeout>();
 
 async function reroute(db: Db): Promise<void> {
+  const abandoned = await db
+    .update(channelEvents)
+    .set({ status: 'ignored', reason: 'routing failed for an hour: set aside', handledAt: sql`now()` })
+    .where(and(eq(channelEvents.status, 'received'), lt(channelEvents.receivedAt, sql`now() - make_interval(secs => ${GIVE_UP_MS / 1000})`)))
+    .returning({ id: channelEvents.id, provider: channelEvents.provider });
+  if (abandoned.length) logger.error({ events: abandoned }, 'channels: events whose routing kept failing for an hour were set aside');
   const stale = await db
     .select({ id: channelEvents.id, provider: channelEvents.provider, appKey: channelEvents.appKey, payload: channelEvents.payload })
     .from(channelEvents)
     .where(and(eq(channelEvents.status, 'received'), lt(channelEvents.receivedAt, sql`now() - make_interval(secs => ${STALE_MS / 1000})`)))
+    .orderBy(channelEvents.receivedAt)
     .limit(50);
   for (const e of stale) await reroutePortEvent(db, e);
 }

@@ -170,6 +170,18 @@ describe('1:1 chats', () => {
     const late = await h.until(async () => bf.activities.find((a) => a.replyTo === older.id) ?? null, 20_000);
     expect(late.body).toMatchObject({ text: 'Late answer.' });
   });
+
+  it('a message whose routing kept failing for an hour is set aside, not tried on every pass for ever', async () => {
+    const { p, member, conversationId, acct } = await connectedMember();
+    const stuck = bf.activity(member, conversationId, { text: 'Stored two hours ago and never routed' });
+    await h
+      .db()
+      .insert(channelEvents)
+      .values({ provider: 'teams', appKey: TEAMS_CONNECTION_ID, externalId: eventKey(stuck), accountId: acct.accountId, kind: 'message', payload: stuck, receivedAt: new Date(Date.now() - 2 * 3_600_000) });
+    await channelWorkOnce(h.db());
+    expect((await storedTeams(stuck))[0]).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/set aside/) });
+    expect(await h.db().select().from(chats).where(and(eq(chats.userId, p.id), eq(chats.platform, 'teams')))).toEqual([]);
+  });
 });
 
 describe('approvals as Adaptive Cards', () => {
