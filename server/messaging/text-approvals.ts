@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
-import { and, asc, desc, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
-import { assistants, carts, identifiers, outboundTexts, tasks, textApprovalCodes, users, type DispatchContent, type UserRow } from '@/db/schema';
+import { assistants, carts, outboundTexts, tasks, textApprovalCodes, users, type DispatchContent, type UserRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
 import { decideCart } from '@/server/approvals/decide';
 import { REJECT_LINK_TTL_MS } from '@/server/approvals/reject-link';
@@ -14,6 +14,7 @@ import { ensureAppSecret } from '@/server/secrets/app-secret';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
 import { noticeTextAllowed } from '@/server/notices/budget';
 import { MAX_TEXT, sendText } from '@/server/channels/texts/send-text';
+import { verifiedPhones } from '@/server/identifiers/verified-phones';
 
 /*
  * Approvals by text (preferences.notifications.approvalsByText): a cart waiting for its owner is
@@ -46,16 +47,6 @@ async function codeHash(db: Db, userId: string, code: string): Promise<string> {
 }
 
 export const approvalsByText = (prefs: unknown) => (deepMerge(defaultPreferences(), prefs).notifications as { approvalsByText?: unknown }).approvalsByText === true;
-
-/** The user's verified phone numbers, primary first, oldest first. */
-export async function verifiedPhones(tx: Tx, userId: string): Promise<string[]> {
-  const rows = await tx
-    .select({ value: identifiers.value })
-    .from(identifiers)
-    .where(and(eq(identifiers.userId, userId), eq(identifiers.type, 'phone'), eq(identifiers.verified, true)))
-    .orderBy(desc(identifiers.primary), asc(identifiers.createdAt));
-  return rows.map((r) => r.value);
-}
 
 const line = (c: DispatchContent) => (c.type === 'email' ? `Email to ${c.to.join(', ')}${c.subject ? `: "${c.subject}"` : ''}` : c.type === 'message' ? `${c.platform} message to ${c.to.join(', ')}` : (c.description ?? c.type));
 

@@ -1,6 +1,7 @@
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { assistants, identifiers, inboundTexts, textChannels, type TextChannel } from '@/db/schema';
+import { assistants, inboundTexts, textChannels, type TextChannel } from '@/db/schema';
+import { verifiedPhones } from '@/server/identifiers/verified-phones';
 import type { Connection, SendingAdapter, SendRequest } from '../adapter';
 import { imessageFilesProblem } from '../imessage/media';
 import { failedDelivery as failed, type Delivery } from '../message';
@@ -163,14 +164,7 @@ function textAdapter(channel: TextChannel): SendingAdapter<TextChannel> {
     directThread: (person) => person.userId,
 
     /** The owner's verified numbers, the primary first: a number is proven theirs, nothing else is. */
-    async ownerThreads(db, userId) {
-      const rows = await db
-        .select({ value: identifiers.value })
-        .from(identifiers)
-        .where(and(eq(identifiers.userId, userId), eq(identifiers.type, 'phone'), eq(identifiers.verified, true)))
-        .orderBy(desc(identifiers.primary), asc(identifiers.createdAt));
-      return rows.map((r) => r.value);
-    },
+    ownerThreads: (db, userId) => verifiedPhones(db, userId),
   };
 }
 
