@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { users } from '@/db/schema';
-import { sendblueConfig } from '@/server/channels/imessage/sendblue';
 import { activeLineFor, registerLineFulfilled } from '@/server/channels/phone-lines';
 import { registerChannelOutlet } from '@/server/channels/outlets';
-import { teamsBotConfig } from '@/server/channels/teams/config';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { registerPhoneCodeSender } from '@/server/identifiers/verification';
 import { sendText } from '@/server/channels/texts/send-text';
 import { twilioCallPlacer } from '@/server/messaging/voice-outbound';
-import { createNotice, markNoticeChannelReachable } from '@/server/notices/create';
+import { createNotice } from '@/server/notices/create';
 
 /*
  * The channels that predate the port (server/channels/adapter.ts; Slack, Teams and Telegram are on
@@ -25,13 +23,6 @@ import { createNotice, markNoticeChannelReachable } from '@/server/notices/creat
  * (server/channels/texts/adapter.ts) and need no wiring; SMS codes and phone lines do.
  */
 function wireTexts(db: () => Db): void {
-  // Notices may go to a text channel whose provider is configured when the process starts.
-  if (twilioConfig()) {
-    markNoticeChannelReachable('sms');
-    markNoticeChannelReachable('whatsapp');
-  }
-  if (sendblueConfig()) markNoticeChannelReachable('imessage');
-
   // SMS verification codes for phone identifiers.
   registerPhoneCodeSender({
     configured: () => twilioConfig() !== null,
@@ -76,16 +67,9 @@ function wireTexts(db: () => Db): void {
 }
 
 /**
- * The chat apps are behind the port and need no wiring but whether their notices can be reached:
- * Slack through each assistant's own app (a notice without one fails over to email), Teams through
- * the deployment's bot, when its credentials are set.
+ * The chat apps and the texts are behind the port and need no wiring: whether a notice can reach
+ * one is the port's answer (its adapter's `configured`, asked when the notice is made).
  */
-function wireChatApps(): void {
-  markNoticeChannelReachable('slack');
-  markNoticeChannelReachable('teams', () => teamsBotConfig() !== null);
-}
-
 export function wireChannels(db: () => Db): void {
   wireTexts(db);
-  wireChatApps();
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { notices, users, type NoticeKind, type NoticeRow } from '@/db/schema';
+import { portSender } from '@/server/channels/adapters';
 import { NOTICE_CHANNELS } from '@/server/user-record/contracts';
 import { defaultPreferences, deepMerge } from '@/server/user-record/defaults';
 import { nextWorkingTime, type WorkingHours } from './quiet-hours';
@@ -41,12 +42,15 @@ export function registerNoticeHandover(fn: Handover | null): void {
 }
 
 /**
- * Channels a notice can go out on, each with whether its provider is configured when the notice is
- * made (asked then, not when the process started); the others fall back to email.
+ * Whether a notice can go out on a channel: email always; another notice channel when the channel
+ * port sends on it and its provider is configured when the notice is made (asked then, not when
+ * the process started). The others fall back to email.
  */
-const REACHABLE = new Map<string, () => boolean>([['email', () => true]]);
-export const markNoticeChannelReachable = (channel: string, configured: () => boolean = () => true) => void REACHABLE.set(channel, configured);
-const reachable = (channel: string) => REACHABLE.get(channel)?.() === true;
+function reachable(channel: string): boolean {
+  if (channel === 'email') return true;
+  const sender = (NOTICE_CHANNELS as readonly string[]).includes(channel) ? portSender(channel) : null;
+  return sender !== null && (sender.configured?.() ?? true);
+}
 
 export async function createNotice(tx: Tx, input: NewNotice, now = new Date()): Promise<NoticeRow | null> {
   const [user] = await tx

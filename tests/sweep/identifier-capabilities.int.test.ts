@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assistants, identifiers, notices } from '@/db/schema';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
 import { issueCode } from '@/server/identifiers/verification';
-import { createNotice, markNoticeChannelReachable } from '@/server/notices/create';
+import { createNotice } from '@/server/notices/create';
 import { deliverNotice } from '@/server/notices/deliver';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
@@ -166,8 +166,6 @@ describe('what messages from the number prove, and the platform the person choos
   });
 
   it('a notice by text goes by the number’s preferred platform: WhatsApp rather than SMS', async () => {
-    markNoticeChannelReachable('sms');
-    markNoticeChannelReachable('whatsapp');
     const p = await texter();
     const set = await call(h.app(), '/profile', { method: 'PATCH', key: p.key, body: { preferences: { notifications: { channel: 'sms', quietHours: false } } } });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
@@ -187,7 +185,6 @@ describe('what messages from the number prove, and the platform the person choos
   });
 
   it('a notice by text skips a number of the owner that replied STOP and goes to their next verified number', async () => {
-    markNoticeChannelReachable('sms');
     const p = await texter();
     const second = nextNumber();
     const added = await call(h.app(), '/identifiers', { key: p.acct.key, body: { type: 'phone', value: second, userId: p.id, verified: true } });

@@ -85,6 +85,8 @@ export const teamsAdapter: ChannelAdapter = {
   channel: 'teams',
   label: 'Teams',
   capabilities: { buttons: true, edits: true, files: true },
+  // The deployment's one bot: without its credentials nothing is sent on Teams and notices go by email.
+  configured: () => teamsBotConfig() !== null,
   fixedWebhooks: [
     {
       path: '/teams/messages',
