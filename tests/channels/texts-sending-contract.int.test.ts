@@ -93,6 +93,20 @@ describe.each(['sms', 'whatsapp'] as const)('the %s sending adapter', (channel) 
     expect(fake.sentTo(p.phone).find((m) => m.body === 'Your number is ready\nIt works.')).toMatchObject({ from: to(p.line, channel) });
   });
 
+  it('a notice the provider refuses at the owner’s first number goes to their next one, and to each at most once', async () => {
+    const p = await texting();
+    const second = nextNumber();
+    expect((await call(h.app(), '/identifiers', { key: p.acct.key, body: { type: 'phone', value: second, userId: p.id, verified: true } })).status).toBe(201);
+    if (channel === 'whatsapp') for (const n of [p.phone, second]) await fake.inbound({ from: n, to: p.line, body: 'Hi', whatsapp: true });
+    fake.state.refuseNext = { status: 400, code: 21211, message: "The 'To' number is not a valid phone number." };
+    const notice = { channel, assistantId: p.assistantId, userId: p.id, text: 'Your answer is needed', ref: ref() };
+    expect(await sendToOwner(h.db(), notice)).toMatchObject({ state: 'accepted', thread: second });
+    // Sent again (a retried step): neither number is texted twice.
+    expect(await sendToOwner(h.db(), notice)).toMatchObject({ state: 'accepted', thread: second });
+    expect(fake.sentTo(p.phone).filter((m) => m.body === 'Your answer is needed')).toEqual([]);
+    expect(fake.sentTo(second).filter((m) => m.body === 'Your answer is needed')).toHaveLength(1);
+  });
+
   it('a dispatch goes to the one number it names exactly as approved, once per ref; what the channel cannot carry is refused with nothing sent', async () => {
     const p = await texting();
     const person = nextNumber();

@@ -87,7 +87,8 @@ async function notice(db: Db, channel: TextChannel, req: SendRequest): Promise<D
     to,
     body: cut(req.text),
     purpose: 'notice',
-    intentKey: `notice:${req.ref}`,
+    // Per number: a notice refused at one of the owner's numbers may still go to the next (port-send.ts).
+    intentKey: `notice:${req.ref}:${to}`,
     callerRef: req.ref,
     windowTemplate: template ? { id: template, variables: { '1': req.subject ?? '' } } : null,
   });
