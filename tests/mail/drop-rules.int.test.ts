@@ -113,7 +113,8 @@ describe('kept mail', () => {
     const mail = letter(box.email, `ann@${GOOD}`, 'Lunch on Friday?');
     expect(await send(mail, { key: goodKey })).toMatchObject({ ok: true });
     const row = await stored(box.id, mail.messageId);
-    expect(row).toMatchObject({ status: 'chat', senderVerified: true, spf: 'pass', dkim: 'pass', autoSubmitted: null });
+    // The whole row on failure: a DKIM `fail` seen once in CI (not reproduced since) names its cause in the stored results.
+    expect(row, JSON.stringify(row)).toMatchObject({ status: 'chat', senderVerified: true, spf: 'pass', dkim: 'pass', autoSubmitted: null });
     expect(row.checks).toEqual({ spam: { status: 'clean', score: 0.1, threshold: 5 }, virus: { status: 'clean' } });
     const seen = spamd.requests.find((r) => r.message.includes(mail.messageId))!;
     expect(seen.command).toBe('CHECK');

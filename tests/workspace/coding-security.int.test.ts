@@ -85,7 +85,7 @@ async function codingJob(p: Awaited<ReturnType<typeof person>>, coding: Scripted
 
 const branches = (repo: string) => gh.git('ada', repo, 'branch', '--list', 'steward/*').trim();
 
-describe('a coding job', () => {
+describe('a coding job', { timeout: 120_000 }, () => {
   it('whose agent repoints origin, adds a pre-push hook and rewrites the URL in the home’s git config pushes to the connected repository only, and the token stays out of the home', async () => {
     const p = await connected();
     const other = `${gh.origin}/ada/other.git`;
