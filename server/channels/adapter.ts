@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import type { AnyEndpoint } from '@/server/http/endpoint';
 import type { PortChatApp } from '@/db/schema/channel-names';
+import type { OutboundTextRow, TextChannel, TextProvider } from '@/db/schema';
 import type { ChannelAttachment, ChannelName, Delivery } from './message';
 
 /*
@@ -11,8 +12,9 @@ import type { ChannelAttachment, ChannelName, Delivery } from './message';
  * maps it to the common inbound form, proves who sent it, and sends what the core asks in a thread;
  * it never decides who the sender is to Steward, where a message goes, whether a reply is an
  * outward action, or whether a press approves anything: the core (server/messaging/) does, the
- * same way for every adapter. A channel whose webhooks are not behind the port yet (the texts) offers
- * the sending half alone (SendingAdapter), listed with the others in adapters.ts.
+ * same way for every adapter. The texts, which know people by number rather than by a linked
+ * identity, are the sending half (SendingAdapter) and their providers' webhooks (TextWebhook), whose
+ * common form is a text (InboundText) the core's texts path keeps and routes.
  */
 
 /**
@@ -152,10 +154,8 @@ export type ChannelCapabilities = { buttons?: boolean; files?: boolean; fileLink
 
 /**
  * The sending half of the port: everything the core sends on a channel (a turn's reply, a notice, an
- * approved send_message, an approval card) goes through it. A channel whose webhooks are behind the
- * port too is a whole ChannelAdapter; the texts (server/channels/texts/) offer this half, their
- * provider webhooks (one Twilio webhook for two channels, keywords, reply codes, status callbacks)
- * still served by server/messaging/texts-webhooks.ts.
+ * approved send_message, an approval card) goes through it. A chat app is a whole ChannelAdapter;
+ * the texts (server/channels/texts/) are this half and their providers' webhooks (TextWebhook).
  */
 export interface SendingAdapter<C extends ChannelName = ChannelName> {
   channel: C;
@@ -219,4 +219,55 @@ export interface ChannelAdapter extends SendingAdapter<PortChatApp> {
   verifyWebhook(db: Db, req: WebhookRequest): Promise<Verified>;
   /** The verified request in the common form (pure mapping; files fetched only when asked). */
   parseWebhook(db: Db, req: WebhookRequest): Promise<InboundEvent>;
+}
+
+/*
+ * The texts' inbound half. A text provider's webhook is the provider's, not a connection's (one
+ * Twilio webhook serves every assistant's number and two channels, SMS and WhatsApp): the adapter
+ * verifies it and maps it to a text or a status report; the core (messaging/texts-webhooks.ts,
+ * texts-inbound.ts) finds the line the text reached, knows the writer by their verified number,
+ * reads STOP/START/HELP and reply codes, keeps the text once by the provider's id, and routes it.
+ */
+
+/** A text as its provider's webhook carried it. `keyword`: the provider's opt-out vocabulary, read by the adapter (Twilio's OptOutType, Sendblue's opted_out). */
+export type InboundText = {
+  provider: TextProvider;
+  channel: TextChannel;
+  providerMessageId: string;
+  /** The person who wrote (E.164) and the assistant's number it reached. */
+  from: string;
+  to: string;
+  /** A group conversation's provider id, and everyone in it. */
+  groupId: string | null;
+  participants: string[];
+  body: string;
+  /** The name the provider shows for the writer (WhatsApp's profile name), unproven. */
+  name: string | null;
+  files: InboundFile[];
+  keyword: 'stop' | 'start' | 'help' | null;
+};
+
+/** A provider's word on a text Steward sent. `ref`: the send's id, as Steward put it in the callback URL (only a well-formed one). */
+export type TextStatusReport = { provider: TextProvider; ref: string | null; providerMessageId: string; status: OutboundTextRow['status']; errorCode: string | null; detail?: string | null };
+
+export type TextWebhookEvent = { kind: 'text'; text: InboundText } | { kind: 'status'; report: TextStatusReport } | { kind: 'ignored'; reason: string };
+
+/** `url`: the URL the provider was given, as it signs it: STEWARD_PUBLIC_URL with the path and query called (never the Host header). */
+export type TextWebhookRequest = { url: URL; headers: Pick<Headers, 'get'>; rawBody: Buffer };
+
+/** What the webhook answers once the core is done: the provider's expected body (Twilio: empty TwiML), or none. */
+export type WebhookAnswer = { status: 200 | 204; contentType?: string; body?: string };
+
+/** One of a text provider's webhooks, at the path the spec fixes for it. */
+export interface TextWebhook {
+  path: string;
+  summary: string;
+  description: string;
+  /** Off while its provider is not configured: the path answers 404. */
+  configured(): boolean;
+  /** Whether the request is the provider's: refused (403), nothing is read further or stored. */
+  verify(req: TextWebhookRequest): Verified;
+  /** The verified request in the common form; parameters that do not fit answer 400 naming each. */
+  parse(req: TextWebhookRequest): TextWebhookEvent;
+  answer: WebhookAnswer;
 }

@@ -1,8 +1,9 @@
-import type { ChannelAdapter, SendingAdapter } from './adapter';
+import type { ChannelAdapter, SendingAdapter, TextWebhook } from './adapter';
 import { slackAdapter } from './slack/adapter';
 import { teamsAdapter } from './teams/adapter';
 import { telegramAdapter } from './telegram/adapter';
 import { textAdapters } from './texts/adapter';
+import { textWebhooks } from './texts/webhook';
 
 /*
  * The channel adapters behind the port (server/channels/adapter.ts), one line each. The core
@@ -10,13 +11,16 @@ import { textAdapters } from './texts/adapter';
  * and the generic webhook endpoint serves each of them at /api/channels/{channel}/webhooks/{key}
  * (an adapter whose webhook paths the spec fixes is served there instead: Slack's
  * /slack/events/{appId} and /slack/interactivity/{appId}, Teams' /teams/messages). The texts are
- * behind its sending half (their provider webhooks are still messaging/texts-webhooks.ts); email and
+ * its sending half and their providers' webhooks (served by messaging/texts-webhooks.ts); email and
  * voice predate the port and are wired as before (outlets.ts) until they move behind it.
  */
 export const channelAdapters: readonly ChannelAdapter[] = [slackAdapter, teamsAdapter, telegramAdapter];
 
 /** Every channel the core sends on through the port: the whole adapters, and the texts' sending halves. */
 export const sendingAdapters: readonly SendingAdapter[] = [...channelAdapters, ...textAdapters];
+
+/** The texts' providers' webhooks (Twilio's serves SMS and WhatsApp, Sendblue's iMessage), each at the path the spec fixes. */
+export const textProviderWebhooks: readonly TextWebhook[] = textWebhooks;
 
 export const portAdapter = (channel: string | null | undefined): ChannelAdapter | null => channelAdapters.find((a) => a.channel === channel) ?? null;
 

@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { channelApprovalPosts, channelEvents, type ChannelIdentityRow } from '@/db/schema';
 import { linkScope, type ChannelAdapter, type Connection, type InboundEvent, type WebhookRequest } from '@/server/channels/adapter';
 import { portAdapter } from '@/server/channels/adapters';
-import type { ChannelAttachment, InboundChannelMessage } from '@/server/channels/message';
+import type { InboundChannelMessage } from '@/server/channels/message';
 import { sendThroughPort } from '@/server/channels/port-send';
 import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
 import { AppError, notFound } from '@/server/http/errors';
@@ -11,6 +11,7 @@ import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
 import { routeAfterAnswer } from './after-answer';
 import { decideByButton } from './button-approvals';
+import { fetchInboundFiles } from './inbound-files';
 import { channelSender } from './channel-identities';
 import { markCardDecided, outcomeText, wordsOfCard } from './channel-approvals';
 import { routeInbound } from './inbound';
@@ -80,18 +81,6 @@ const answerOk = (value: unknown) =>
 const finish = (db: Db, id: string, status: 'routed' | 'ignored', reason: string) =>
   db.update(channelEvents).set({ status, reason: reason.slice(0, 500), handledAt: sql`now()` }).where(eq(channelEvents.id, id));
 
-/** The files of a message, fetched from the provider; what could not be fetched is named in the text. */
-async function fetchFiles(event: Extract<InboundEvent, { kind: 'message' }>): Promise<{ attachments: ChannelAttachment[]; problems: string[] }> {
-  const attachments: ChannelAttachment[] = [];
-  const problems: string[] = [];
-  for (const f of event.files) {
-    const got = await f.fetch().catch((e: unknown) => ({ problem: (e as Error).message }));
-    if ('problem' in got) problems.push(`${f.filename ?? 'a file'}: ${got.problem}`);
-    else attachments.push(got);
-  }
-  return { attachments, problems };
-}
-
 async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Connection, eventRowId: string, event: Extract<InboundEvent, { kind: 'message' }>): Promise<void> {
   try {
     const direct = event.audience.kind === 'direct';
@@ -110,7 +99,7 @@ async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Con
     });
     // Someone Steward does not know, whom the provider did not name: their name, asked of the provider, shown beside their words.
     if (!sender.proven && !sender.name && adapter.nameOf) sender.name = await adapter.nameOf(db, connection, event.person).catch(() => null);
-    const { attachments, problems } = await fetchFiles(event);
+    const { attachments, problems } = await fetchInboundFiles(event.files);
     const msg: InboundChannelMessage = {
       channel: adapter.channel,
       platform: adapter.channel as InboundChannelMessage['platform'],

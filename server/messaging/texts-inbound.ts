@@ -5,7 +5,7 @@ import { identifiers, inboundTexts, textOptOuts, type InboundTextRow, type TextC
 import { newId } from '@/db/schema/columns';
 import type { ChannelAttachment, InboundChannelMessage } from '@/server/channels/message';
 import { lineForNumber } from '@/server/channels/phone-lines';
-import type { Keyword } from '@/server/channels/twilio/keywords';
+import type { InboundText } from '@/server/channels/adapter';
 import { startQueuedTurns, type QueuedChatTurn } from '@/server/chats/turn-queue';
 import { provenByInbound } from '@/server/identifiers/capabilities';
 import { logger } from '@/server/logger';
@@ -16,7 +16,7 @@ import { sendText } from '@/server/channels/texts/send-text';
 
 /*
  * A text that reached an assistant's number (SMS, MMS, WhatsApp, iMessage), once its provider's
- * webhook was verified (texts-webhooks.ts): kept in inbound_texts, then handed to the channel
+ * webhook was verified and parsed (channels/texts/webhook.ts, served by texts-webhooks.ts): kept in inbound_texts, then handed to the channel
  * layer in the same transaction, as the hosted inbox does with mail (server/messaging/inbound-mail.ts):
  * - a webhook delivered again (same provider id) is recognised and changes nothing;
  * - the person's last message time is noted on their phone identifier (`messagingWindow`, per
@@ -30,23 +30,8 @@ import { sendText } from '@/server/channels/texts/send-text';
  * Chat turns start once the transaction has committed.
  */
 
-export type ReceivedText = {
-  provider: TextProvider;
-  channel: TextChannel;
-  providerMessageId: string;
-  /** The person who wrote (E.164) and the assistant's number it reached. */
-  from: string;
-  to: string;
-  /** A group conversation's provider id, and everyone in it. */
-  groupId: string | null;
-  participants: string[];
-  body: string;
-  name: string | null;
-  attachments: ChannelAttachment[];
-  /** Media the provider named that could not be fetched. */
-  mediaProblems: string[];
-  keyword: Keyword | null;
-};
+/** A text as the texts' webhook parsed it (channels/texts/webhook.ts), its files fetched: what could not be is named in `mediaProblems`. */
+export type ReceivedText = Omit<InboundText, 'files'> & { attachments: ChannelAttachment[]; mediaProblems: string[] };
 
 export type ReceiveOutcome = { status: 'duplicate' | 'no_line' | InboundTextRow['status']; inboundTextId: string | null; reason: string | null };
 

@@ -1,14 +1,16 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { cartDispatches, chatMessages, notices, outboundTexts, textOptOuts, type OutboundTextRow, type TextProvider } from '@/db/schema';
+import { cartDispatches, chatMessages, notices, outboundTexts, textOptOuts, type OutboundTextRow } from '@/db/schema';
+import type { TextStatusReport } from '@/server/channels/adapter';
 import { logger } from '@/server/logger';
 import { optedOutReason } from '@/server/channels/texts/send-text';
 
 /*
  * A provider's status callback for a text Steward sent (Twilio's MessageStatus, Sendblue's
- * status): the text's row moves on, and so does what it carried: a dispatch (undelivered or
- * failed → `failed` with the provider's reason; an `unknown` dispatch whose answer was lost
- * becomes `provider_accepted` once the provider names it), a chat reply, a notice. The callback's
+ * status, as the texts' webhook maps it: channels/texts/transform.ts): the text's row moves on,
+ * and so does what it carried: a dispatch (undelivered or failed → `failed` with the provider's
+ * reason; an `unknown` dispatch whose answer was lost becomes `provider_accepted` once the provider
+ * names it), a chat reply, a notice. The callback's
  * URL names the intent (`ref`), so even a send whose answer never came back is settled. States
  * only move forward: a late `sent` never undoes `delivered`, nothing undoes a failure.
  */
@@ -18,20 +20,8 @@ export type TextStatus = OutboundTextRow['status'];
 const RANK: Record<TextStatus, number> = { sending: 0, unknown: 0, accepted: 1, queued: 2, sent: 3, delivered: 4, read: 5, undelivered: 6, failed: 6 };
 const FAILED = new Set<TextStatus>(['undelivered', 'failed']);
 
-/** A provider's status word as a text's status (unknown words are ignored: null). */
-export function textStatusOf(provider: TextProvider, raw: string): TextStatus | null {
-  const s = raw.toLowerCase();
-  if (provider === 'sendblue') {
-    if (s === 'error' || s === 'failed' || s === 'declined') return 'failed';
-    if (s === 'registered' || s === 'pending' || s === 'accepted') return 'accepted';
-  }
-  if (s === 'canceled') return 'failed';
-  return (['accepted', 'queued', 'sent', 'delivered', 'read', 'undelivered', 'failed'] as const).find((x) => x === s) ?? (s === 'sending' || s === 'scheduled' ? 'queued' : null);
-}
 
-export type StatusReport = { provider: TextProvider; ref: string | null; providerMessageId: string; status: TextStatus; errorCode: string | null; detail?: string | null };
-
-export async function applyTextStatus(db: Db, report: StatusReport): Promise<{ applied: boolean }> {
+export async function applyTextStatus(db: Db, report: TextStatusReport): Promise<{ applied: boolean }> {
   return db.transaction(async (tx) => {
     const by = report.ref ? eq(outboundTexts.id, report.ref) : eq(outboundTexts.providerMessageId, report.providerMessageId);
     const [row] = await tx

@@ -60,6 +60,7 @@ export const SendblueStatus = z
     error_message: z.string().max(1000).nullable().optional(),
   })
   .loose();
+export type SendblueStatus = z.infer<typeof SendblueStatus>;
 
 const SendAnswer = z.object({ message_handle: z.string().min(1), status: z.string().optional(), error_message: z.string().nullable().optional() }).loose();
 

@@ -24,8 +24,9 @@ import { MAX_TEXT, sendText, textProviderConfigured } from './send-text';
  *   names exactly as approved, or (`group:<id>`) into a group conversation that line is a member
  *   of (an answer in a group, staged by the audience rule: messaging/outward-reply.ts).
  * Each send is sendText's (send-text.ts): its intent first, keyed by the kind and the core's `ref`,
- * so a retry never sends again. The provider webhooks (one Twilio webhook serving two channels,
- * STOP and HELP, reply codes, status callbacks) are still served by messaging/texts-webhooks.ts.
+ * so a retry never sends again. The inbound half is the providers' webhooks (webhook.ts: one
+ * Twilio webhook serving two channels, Sendblue's for iMessage), mapped to texts and status reports
+ * by transform.ts; the core (messaging/texts-*.ts) reads keywords, reply codes and statuses.
  */
 
 const GROUP = 'group:';
