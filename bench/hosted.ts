@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 /**
  * The hosted app's section of `npm run bench` (issue 29, Performance), written under `hosted` in
  * bench/results.json. One throwaway PostgreSQL; Steward's production server (scripts/start.ts,
@@ -20,6 +21,10 @@
  * - `chatFirstTokenMs`: in Chromium (Debian's, through playwright-core) on the chat page, the
  *   scripted model's first token written → that text visible in the page (a MutationObserver's
  *   clock; both clocks are this machine's). Target p50 ≤ 100 ms; the others p50 ≤ 50 ms.
+ *
+ * Looking into the phone's LCP: BENCH_HOSTED_NAVTIMING=1 prints each visit's LCP with its navigation
+ * and resource timings (stderr); BENCH_HOSTED_TRACE=<file> writes a Chromium trace of the last visit;
+ * BENCH_HOSTED_DUMP=<file> keeps the inbox's HTML as the server sent it.
  */
 import { randomBytes } from 'node:crypto';
 import { chromium } from 'playwright-core';
@@ -126,6 +131,7 @@ export async function bench() {
     const tasks = await sample(() => get(`${base}/tasks`, session, 'Task number'));
     const tasksRest = await sample(() => get(`${base}/api/tasks`, key));
     const inbox = await sample(() => get(`${base}/inbox`, session, 'What needs you'));
+    if (process.env.BENCH_HOSTED_DUMP) writeFileSync(process.env.BENCH_HOSTED_DUMP, await (await fetch(`${base}/inbox`, { headers: session })).text());
     const liveMs = await benchLive(browser, base, cookie, database.pool, accountId, user);
     const inboxPhoneLcpMs = await benchPhoneLcp(browser, base, cookie);
     const chatFirstTokenMs = await benchChatFirstToken(browser, base, cookie, user, llm);
@@ -196,8 +202,11 @@ async function benchPhoneLcp(browser: import('playwright-core').Browser, base: s
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    const trace = process.env.BENCH_HOSTED_TRACE && i === LCP_SAMPLES + 1 ? process.env.BENCH_HOSTED_TRACE : null;
+    if (trace) await browser.startTracing(page, { path: trace, screenshots: false, categories: ['devtools.timeline', 'blink.user_timing', 'loading', 'disabled-by-default-devtools.timeline'] });
     await page.goto(`${base}/inbox`, { waitUntil: 'load' });
     await page.getByRole('list', { name: 'What needs you' }).waitFor();
+    if (trace) await browser.stopTracing();
     // The last candidate the browser reported once the page settled is the page's LCP.
     const lcp = await page.evaluate(
       () =>
@@ -209,6 +218,14 @@ async function benchPhoneLcp(browser: import('playwright-core').Browser, base: s
           setTimeout(() => (last ? resolve(last) : reject(new Error('no largest-contentful-paint entry'))), 500);
         }),
     );
+    if (process.env.BENCH_HOSTED_NAVTIMING)
+      console.error(
+        `lcp ${Math.round(lcp)} ` +
+          (await page.evaluate(`(() => { const n = performance.getEntriesByType('navigation')[0]; const r = Math.round;
+            return JSON.stringify({ fetchStart: r(n.fetchStart), reqStart: r(n.requestStart), respStart: r(n.responseStart), respEnd: r(n.responseEnd), domInteractive: r(n.domInteractive), dcl: r(n.domContentLoadedEventEnd),
+              fcp: r((performance.getEntriesByName('first-contentful-paint')[0] || { startTime: -1 }).startTime),
+              res: performance.getEntriesByType('resource').map((e) => [e.name.split('/').pop(), r(e.startTime), r(e.responseEnd)]) }); })()`)),
+      );
     if (i >= 2) samples.push(Math.round(lcp));
     await page.close();
   }

@@ -70,7 +70,7 @@ export async function HostedFrame({
   const account = me ? <AccountBlock name={me.user.name ?? me.user.email} email={me.user.email} places={places} /> : null;
   const maxWidth = width === 'page' ? 'max-w-4xl' : width === 'wide' ? 'max-w-6xl' : 'max-w-none';
   const brand = (
-    <Link href="/" className="flex min-h-11 items-center gap-2 rounded-md px-1 font-semibold text-fg no-underline">
+    <Link href="/" prefetch={false} className="flex min-h-11 items-center gap-2 rounded-md px-1 font-semibold text-fg no-underline">
       <BrandMark name={accountName} logoUrl={me?.account.logoUrl} />
       <span className="truncate">{accountName}</span>
     </Link>

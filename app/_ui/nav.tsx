@@ -68,6 +68,7 @@ function SideLink({ place, path, count }: { place: Place; path: string; count?: 
     <li>
       <Link
         href={place.href}
+        prefetch={false}
         aria-current={on ? 'page' : undefined}
         className={cn(
           'flex min-h-9 items-center gap-2.5 rounded-md px-2.5 text-sm text-fg no-underline hover:bg-raised [&_svg]:size-4 [&_svg]:text-muted',
@@ -114,7 +115,7 @@ export function BottomNav({ needsMe, more }: { needsMe: number; more: ReactNode 
     <ul className="flex">
       {PRIMARY.map((p) => (
         <li key={p.href} className="flex flex-1">
-          <Link href={p.href} aria-current={isCurrent(path, p.href) ? 'page' : undefined} className={cn(item, 'relative aria-[current=page]:font-semibold aria-[current=page]:text-accent')}>
+          <Link href={p.href} prefetch={false} aria-current={isCurrent(path, p.href) ? 'page' : undefined} className={cn(item, 'relative aria-[current=page]:font-semibold aria-[current=page]:text-accent')}>
             {p.icon}
             {p.label}
             {p.href === '/inbox' && <Count n={n} className="absolute top-1 left-1/2 ml-1" />}
@@ -136,7 +137,7 @@ export function BottomNav({ needsMe, more }: { needsMe: number; more: ReactNode 
           <ul className="grid grid-cols-2 gap-2">
             {SECONDARY.map((p) => (
               <li key={p.href}>
-                <Link href={p.href} aria-current={isCurrent(path, p.href) ? 'page' : undefined} className="flex min-h-12 items-center gap-2 rounded-md border border-border px-3 text-fg no-underline aria-[current=page]:border-accent aria-[current=page]:text-accent [&_svg]:size-4">
+                <Link href={p.href} prefetch={false} aria-current={isCurrent(path, p.href) ? 'page' : undefined} className="flex min-h-12 items-center gap-2 rounded-md border border-border px-3 text-fg no-underline aria-[current=page]:border-accent aria-[current=page]:text-accent [&_svg]:size-4">
                   {p.icon}
                   {p.label}
                 </Link>
