@@ -28,6 +28,17 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, roo
   return result.data;
 }
 
+/**
+ * A provider's payload (a text, a call step) parsed with the schema, or a 400 naming each field. No
+ * storable-text check first: what someone wrote is stored with what PostgreSQL cannot keep replaced
+ * (db/storable.ts), never refused, since a provider does not send a refused message again.
+ */
+export function parsePayload<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidFields(problemsOf(result.error, 'body'));
+  return result.data;
+}
+
 /** Query strings: a key given once is a string, a repeated key an array. */
 export function queryObject(params: URLSearchParams): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};

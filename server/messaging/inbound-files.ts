@@ -9,7 +9,7 @@ export async function fetchInboundFiles(files: InboundFile[]): Promise<{ attachm
   const attachments: ChannelAttachment[] = [];
   const problems: string[] = [];
   for (const f of files) {
-    const got = await f.fetch().catch((e: unknown) => ({ problem: (e as Error).message }));
+    const got = await f.fetch().catch((e: unknown) => ({ problem: e instanceof Error ? e.message : String(e) }));
     if ('problem' in got) problems.push(`${f.filename ?? 'a file'}: ${got.problem}`);
     else attachments.push(got);
   }

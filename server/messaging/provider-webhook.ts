@@ -1,4 +1,5 @@
 import type { TextWebhookRequest, Verified } from '@/server/channels/adapter';
+import { twilioWebhookConfig } from '@/server/channels/twilio/config';
 import { verifyTwilio } from '@/server/channels/twilio/webhook';
 import { AppError, notFound } from '@/server/http/errors';
 import { publicOrigin } from '@/server/http/public-origin';
@@ -28,6 +29,8 @@ export function refused(v: Extract<Verified, { ok: false }>, what: string): neve
 
 /** A Twilio webhook (voice's), verified: its parameters. */
 export async function verifiedTwilio(req: ApiRequest): Promise<{ record: Record<string, string> }> {
+  // Off first: nothing is read while Twilio is not configured.
+  if (!twilioWebhookConfig()) throw notFound('Twilio webhooks');
   const v = verifyTwilio(await webhookRequest(req));
   if (!v.ok) refused(v, 'Twilio webhooks');
   return { record: v.record };

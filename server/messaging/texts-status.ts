@@ -20,7 +20,6 @@ export type TextStatus = OutboundTextRow['status'];
 const RANK: Record<TextStatus, number> = { sending: 0, unknown: 0, accepted: 1, queued: 2, sent: 3, delivered: 4, read: 5, undelivered: 6, failed: 6 };
 const FAILED = new Set<TextStatus>(['undelivered', 'failed']);
 
-
 export async function applyTextStatus(db: Db, report: TextStatusReport): Promise<{ applied: boolean }> {
   return db.transaction(async (tx) => {
     const by = report.ref ? eq(outboundTexts.id, report.ref) : eq(outboundTexts.providerMessageId, report.providerMessageId);

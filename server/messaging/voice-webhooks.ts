@@ -9,7 +9,7 @@ import { AppError, invalidFields, notFound } from '@/server/http/errors';
 import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
 import { verifiedTwilio } from './provider-webhook';
-import { parseOrThrow } from '@/server/http/validate';
+import { parsePayload } from '@/server/http/validate';
 import { callContext, callOfStep, VOICE_STEPS, type VoiceStep } from './voice-calls';
 import { inboundCall, inboundStreamed, speechStep, waitStep, type StepQuery } from './voice-inbound';
 import { answerStep, outboundStreamed, replyStep, statusStep } from './voice-outbound';
@@ -44,7 +44,7 @@ const needCall = (q: z.infer<typeof VoiceStepQuery>): StepQuery => {
 
 async function voiceStep(db: Db, req: ApiRequest, step: VoiceStep, query: z.infer<typeof VoiceStepQuery>): Promise<Response> {
   const { record } = await verifiedTwilio(req);
-  const p = parseOrThrow(VoiceParams, record, 'body');
+  const p = parsePayload(VoiceParams, record);
   if (step === 'status') {
     // A number's own status callback (inbound calls) names no call id: its CallSid does.
     const id = query.call ?? (await db.select({ id: voiceCalls.id }).from(voiceCalls).where(eq(voiceCalls.callSid, p.CallSid)))[0]?.id;
@@ -91,7 +91,7 @@ export const voiceWebhookEndpoints = [
     handle: ({ db, req }) =>
       logged('/channels/twilio/voice', async () => {
         const { record } = await verifiedTwilio(req);
-        return twimlResponse(await inboundCall(db, parseOrThrow(VoiceParams, record, 'body')));
+        return twimlResponse(await inboundCall(db, parsePayload(VoiceParams, record)));
       }),
   }),
   defineEndpoint({

@@ -65,6 +65,11 @@ describe('Twilio’s one webhook for SMS and WhatsApp', () => {
     expect(() => twilioText(fields(InboundMessageParams, { ...params, To: '+15550002222' }), {})).toThrow(AppError);
   });
 
+  it('a text with a character PostgreSQL cannot store is taken, not refused (the write replaces it; Twilio would not send it again)', () => {
+    const event = hook('/channels/twilio/messages').parse(form(url, { ...params, Body: 'a\u0000b', NumMedia: '0' }, 'tok'));
+    expect(event).toMatchObject({ kind: 'text', text: { body: 'a\u0000b' } });
+  });
+
   it('bad parameters are a 400 naming each field', () => {
     try {
       hook('/channels/twilio/messages').parse(form(url, { ...params, MessageSid: 'nope', From: '5550001111' }, 'tok'));

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { TextProvider } from '@/db/schema';
 import { badRequest, invalidFields } from '@/server/http/errors';
-import { parseOrThrow } from '@/server/http/validate';
+import { parsePayload } from '@/server/http/validate';
 import type { InboundText, TextStatusReport } from '../adapter';
 import type { SendblueInbound, SendblueStatus } from '../imessage/sendblue';
 import { keywordOf } from '../twilio/keywords';
@@ -13,8 +13,8 @@ import { addressOf, mediaOf, type InboundMessageParams, type StatusParams } from
  * A file is named here and fetched later, by the webhook (webhook.ts), when the core asks.
  */
 
-/** A parameter set that does not fit its schema: 400 naming each field. */
-export const fields = <S extends z.ZodType>(schema: S, value: unknown): z.output<S> => parseOrThrow(schema, value, 'body');
+/** A parameter set that does not fit its schema: 400 naming each field (what cannot be stored is replaced at the write, not refused). */
+export const fields = <S extends z.ZodType>(schema: S, value: unknown): z.output<S> => parsePayload(schema, value);
 
 /** A file a text named, before it is fetched: where the provider keeps it and what it says it is. */
 export type NamedMedia = { url: string; contentType: string; filename: string };
