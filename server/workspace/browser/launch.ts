@@ -65,7 +65,9 @@ async function pinPreferences(d: WorkspaceDirs) {
 const FLAGS = [
   '--disable-sync',
   '--allow-browser-signin=false',
-  '--disable-features=PasswordManagerOnboarding,AutofillServerCommunication,AutofillEnableAccountWalletStorage,MediaRouter,OptimizationHints,Translate',
+  // Also the omnibox's WebUI: headless, nobody sees it, yet each new tab loaded its ~300 chrome://
+  // modules in a renderer of its own, competing with the page the person is handed.
+  '--disable-features=PasswordManagerOnboarding,AutofillServerCommunication,AutofillEnableAccountWalletStorage,MediaRouter,OptimizationHints,Translate,WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup,PreloadTopChromeWebUI',
   '--password-store=basic',
   '--no-first-run',
   '--no-default-browser-check',
