@@ -85,10 +85,19 @@ async function routePortMessage(db: Db, adapter: ChannelAdapter, connection: Con
   try {
     const direct = event.audience.kind === 'direct';
     if (event.linkCode && direct && adapter.redeemLink) {
+      // Claimed before the code is spent: a routing the channel sweep starts again for a message
+      // still `received` (this one slow) finds it taken, so the person is answered once, not
+      // "Linked" and then "not valid" for the same code.
+      const [claimed] = await db
+        .update(channelEvents)
+        .set({ status: 'routed', reason: 'linking', handledAt: sql`now()` })
+        .where(and(eq(channelEvents.id, eventRowId), eq(channelEvents.status, 'received')))
+        .returning({ id: channelEvents.id });
+      if (!claimed) return;
       const owner = await adapter.redeemLink(db, connection, event.linkCode, event.person);
+      await finish(db, eventRowId, 'routed', owner ? 'linked' : 'link_refused');
       const text = owner ? `Linked: this ${adapter.label} account now speaks for you to your assistant.` : 'That link is not valid any more (it works once, for a day). Ask for a new one in Steward.';
-      await sendThroughPort(db, { channel: adapter.channel, assistantId: connection.assistantId, kind: 'notice', thread: event.thread, text });
-      return void (await finish(db, eventRowId, 'routed', owner ? 'linked' : 'link_refused'));
+      return void (await sendThroughPort(db, { channel: adapter.channel, assistantId: connection.assistantId, kind: 'notice', thread: event.thread, text }));
     }
     const { sender } = await channelSender(db, connection.accountId, {
       provider: toProvider(adapter.channel),

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cartDispatches, carts, channelConnections, channelEvents, chatMessages, chats, driveFiles, taskActivities, taskRuns } from '@/db/schema';
 import { sendThroughPort } from '@/server/channels/port-send';
+import { reroutePortEvent } from '@/server/messaging/port-inbound';
 import { useCartHarness, emailCall } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
 import { startTelegramFake, type TelegramFake, type TgPerson } from '../helpers/telegram-fake';
@@ -143,6 +144,28 @@ describe('the sweep', () => {
     expect(kept).toMatchObject({ role: 'contact', platform: 'telegram' });
     const [row] = await h.db().select().from(channelEvents).where(and(eq(channelEvents.appKey, telegramBot.id), eq(channelEvents.externalId, String(update.update_id))));
     expect(row!.status).toBe('routed');
+  });
+
+  it('a link code left `received` and routed twice at once (a slow routing and the sweep) is redeemed once and answered once', async () => {
+    const acct = await newAccount(app());
+    const p = await h.person(acct);
+    const { telegramBot } = await connected(p);
+    const link = await call(app(), `/assistants/${p.assistantId}/telegram-bot/link`, { method: 'POST', key: p.key, body: {} });
+    const code = new URL(link.body.linkUrl).searchParams.get('start')!;
+    const owner = someone('Grace');
+    const update = tg.message(owner, { text: `/start ${code}` });
+    const [stored] = await h
+      .db()
+      .insert(channelEvents)
+      .values({ provider: 'telegram', appKey: telegramBot.id, externalId: String(update.update_id), accountId: acct.accountId, kind: 'message', payload: update, receivedAt: new Date(Date.now() - 60_000) })
+      .returning();
+    const row = { id: stored!.id, provider: 'telegram', appKey: telegramBot.id, payload: update as unknown as Record<string, unknown> };
+    await Promise.all([reroutePortEvent(h.db(), row), reroutePortEvent(h.db(), row)]);
+    await h.until(async () => tg.sent.find((m) => m.chatId === String(owner.id)) ?? null, 10_000);
+    await h.settle(300);
+    expect(tg.sent.filter((m) => m.chatId === String(owner.id)).map((m) => m.text)).toEqual([expect.stringMatching(/^Linked/)]);
+    const [after] = await h.db().select().from(channelEvents).where(eq(channelEvents.id, stored!.id));
+    expect(after).toMatchObject({ status: 'routed', reason: 'linked' });
   });
 });
 
