@@ -98,7 +98,8 @@ describe.each(['sms', 'whatsapp'] as const)('the %s sending adapter', (channel) 
     const second = nextNumber();
     expect((await call(h.app(), '/identifiers', { key: p.acct.key, body: { type: 'phone', value: second, userId: p.id, verified: true } })).status).toBe(201);
     if (channel === 'whatsapp') for (const n of [p.phone, second]) await fake.inbound({ from: n, to: p.line, body: 'Hi', whatsapp: true });
-    fake.state.refuseNext = { status: 400, code: 21211, message: "The 'To' number is not a valid phone number." };
+    // The notice to the first number is refused, whatever the turns the "Hi"s started send meanwhile.
+    fake.state.refuseNext = { status: 400, code: 21211, message: "The 'To' number is not a valid phone number.", match: { to: p.phone, body: 'Your answer is needed' } };
     const notice = { channel, assistantId: p.assistantId, userId: p.id, text: 'Your answer is needed', ref: ref() };
     expect(await sendToOwner(h.db(), notice)).toMatchObject({ state: 'accepted', thread: second });
     // Sent again (a retried step): neither number is texted twice.

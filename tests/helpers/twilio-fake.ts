@@ -101,8 +101,11 @@ export async function startTwilioFake(opts: Options = {}) {
   const state = {
     /** Numbers AvailablePhoneNumbers offers. */
     available: ['+14155550101', '+14155550102'],
-    /** The next create answers this Twilio error (then it is cleared). */
-    refuseNext: null as null | { status: number; code: number; message: string },
+    /**
+     * The next create answers this Twilio error (then it is cleared); with `match`, the next create
+     * to that number (and with that body) only, so a chat reply sent meanwhile does not take it.
+     */
+    refuseNext: null as null | { status: number; code: number; message: string; match?: { to?: string; body?: string } },
     /** The next created message's callbacks end in this status and error code. */
     failNext: null as null | { status: 'failed' | 'undelivered'; code: string },
     /** Status callbacks are posted after this delay (Twilio's come after its answer). */
@@ -194,7 +197,8 @@ export async function startTwilioFake(opts: Options = {}) {
       if (!form.To) return error(res, 400, 21604, "A 'To' phone number is required.");
       if (!form.From && !form.MessagingServiceSid) return error(res, 400, 21603, "A 'From' phone number is required.");
       if (!form.Body && !form.ContentSid && !form.MediaUrl) return error(res, 400, 21602, 'Message body is required.');
-      if (state.refuseNext) {
+      const only = state.refuseNext?.match;
+      if (state.refuseNext && (!only || ((!only.to || form.To.replace(/^whatsapp:/, '') === only.to) && (only.body === undefined || form.Body === only.body)))) {
         const r = state.refuseNext;
         state.refuseNext = null;
         return error(res, r.status, r.code, r.message);
