@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { e2eBaseUrl } from './e2e/support/e2e-env';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/support/chromium';
 
 /**
  * Browser tests in Debian's Chromium (Playwright cannot download browsers here).
@@ -19,9 +20,8 @@ export default defineConfig({
     screenshot: 'on',
     trace: 'off',
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      // No omnibox WebUI: headless Chromium otherwise loads it in a renderer of its own for each new page.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup,PreloadTopChromeWebUI'],
+      executablePath: CHROMIUM_PATH,
+      args: [...CHROMIUM_ARGS],
     },
   },
 });

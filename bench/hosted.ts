@@ -38,6 +38,7 @@ import { eq } from 'drizzle-orm';
 import { sleep, spread, start, stop, waitReady } from './processes';
 import { getPage, sampleSequential } from './page-timing';
 import { api, benchUser } from './tasks';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/support/chromium';
 
 const TASKS = 10_000;
 const SAMPLES = Number(process.env.BENCH_HOSTED_SAMPLES ?? 60);
@@ -108,22 +109,9 @@ export async function bench() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const steward = start('scripts/start.ts', { ...env, PORT: String(port), HOST: '127.0.0.1', STEWARD_PUBLIC_URL: base });
-  // Desktop Chromium's own omnibox is a WebUI page: each new tab loaded its ~300 chrome:// modules in
-  // a renderer of its own, on this machine's two cores while the measured page loaded. A phone's
-  // browser does not render a desktop omnibox beside the page, so the bench's does not either.
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup,PreloadTopChromeWebUI',
-    ],
-  });
+  // Without desktop Chromium's omnibox WebUI (e2e/support/chromium.ts): a phone's browser renders no
+  // desktop omnibox beside the page, so the measured visit does not share the cores with one.
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
   try {
     await waitReady(`${base}/api/openapi.json`);
     await waitReady(`${base}/sign-in`);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { signInByEmail } from './support/harness';
 import { newPerson } from './support/hosted-app';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './support/chromium';
 
 /*
  * Issue 48, live voice on the chat page, in Chromium with a fake microphone that plays a WAV
@@ -43,15 +44,9 @@ writeFileSync(microphone, wav(600, 2_400));
 
 test.use({
   launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
+      ...CHROMIUM_ARGS,
       '--use-fake-device-for-media-stream',
       '--use-fake-ui-for-media-stream',
       `--use-file-for-fake-audio-capture=${microphone}`,

@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import { signInByEmail } from './support/harness';
 import { newPerson } from './support/hosted-app';
 import { voiceCheckReply } from './support/model-script';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './support/chromium';
 
 /*
  * Issue 35, live voice on the chat page, in Chromium with a fake microphone
@@ -14,15 +15,9 @@ import { voiceCheckReply } from './support/model-script';
 
 test.use({
   launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
+      ...CHROMIUM_ARGS,
       '--use-fake-device-for-media-stream',
       '--use-fake-ui-for-media-stream',
       '--autoplay-policy=no-user-gesture-required',
