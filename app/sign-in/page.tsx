@@ -10,7 +10,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   return (
     <AuthShell title="Sign in">
       <p className="mb-5 text-muted">Enter your work email. If your organization uses single sign-on you continue there; otherwise we email you a sign-in link.</p>
-      <SignInForm returnTo={safeReturnTo(q.returnTo ?? q.callbackUrl)} initialError={q.error ?? null} initialEmail={(q.email ?? '').slice(0, 320)} />
+      <SignInForm returnTo={safeReturnTo(q.returnTo ?? q.callbackUrl)} initialError={q.error ?? null} initialEmail={(q.email ?? '').slice(0, 320)} continued={q.continue === '1'} />
     </AuthShell>
   );
 }

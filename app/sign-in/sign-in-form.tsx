@@ -12,18 +12,24 @@ const MESSAGES: Record<string, string> = {
 };
 
 /** Step one asks only for an email: SSO users go to their IdP, everyone else gets a link by email. */
-export function SignInForm({ returnTo, initialError, initialEmail }: { returnTo: string; initialError: string | null; initialEmail: string }) {
+export function SignInForm({ returnTo, initialError, initialEmail, continued }: { returnTo: string; initialError: string | null; initialEmail: string; continued: boolean }) {
   const [email, setEmail] = useState(initialEmail);
-  // Until the page is hydrated a click would submit the form natively (a GET back to this page), so the
-  // button waits for the script; an address typed before that comes back through ?email= and is kept.
-  const [ready, setReady] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const form = useRef<HTMLFormElement>(null);
+  const [pending, setPending] = useState(false);
   useEffect(() => {
     // Whatever was typed while the page was still static is what the person meant.
     if (input.current?.value) setEmail(input.current.value);
-    setReady(true);
-  }, []);
-  const [pending, setPending] = useState(false);
+    // Continue pressed before the script ran submitted the form natively: a GET back here with
+    // ?email=…&continue=1. The person asked for the link, so it is asked for now, once (the marker
+    // leaves the address bar, so a reload does not ask again), and only when this page sent them.
+    if (!continued) return;
+    const url = new URL(window.location.href);
+    url.searchParams.delete('continue');
+    window.history.replaceState(null, '', url);
+    const fromHere = document.referrer !== '' && new URL(document.referrer).origin === window.location.origin;
+    if (fromHere && input.current?.value) form.current?.requestSubmit();
+  }, [continued]);
   const [sent, setSent] = useState(false);
   const [error, setError] = useState<string | null>(initialError ? (MESSAGES[initialError] ?? 'Sign-in failed. Try again.') : null);
 
@@ -65,12 +71,14 @@ export function SignInForm({ returnTo, initialError, initialEmail }: { returnTo:
       </p>
     );
   return (
-    <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
+    <form ref={form} method="get" action="/sign-in" onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
+      <input type="hidden" name="continue" value="1" />
+      <input type="hidden" name="returnTo" value={returnTo} />
       <div className="flex flex-col gap-3">
         <Field id="email" label="Work email">
           <Input ref={input} id="email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
         </Field>
-        <Button type="submit" className="w-full justify-center" disabled={pending || !ready}>
+        <Button type="submit" className="w-full justify-center" disabled={pending}>
           {pending ? 'Continuing…' : 'Continue'}
         </Button>
       </div>
