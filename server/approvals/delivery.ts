@@ -3,8 +3,7 @@ import { and, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, cartDispatches, cartDispatchVersions, carts, type CartDispatchRow, type DispatchContent } from '@/db/schema';
 import type { OutboundFile } from '@/server/channels/adapter';
-import { portSender } from '@/server/channels/adapters';
-import { placeCall } from '@/server/channels/outlets';
+import { callingAdapter, portSender } from '@/server/channels/adapters';
 import { sendThroughPort } from '@/server/channels/port-send';
 import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
 import { mailHtml } from '@/server/mail/rich-text';
@@ -262,7 +261,9 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
     if (!cart) return { outcome: 'failed', reason: 'The cart no longer exists: nobody was called' };
     const payload = (content.payload ?? {}) as { purpose?: unknown; mayAgree?: unknown; referBack?: unknown; onMachine?: unknown };
     const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
-    const placed = await placeCall({
+    const voice = callingAdapter('voice');
+    if (!voice?.configured()) return { outcome: 'failed', reason: 'no provider configured for voice' };
+    const placed = await voice.placeCall(db, {
       to: content.to[0]!,
       purpose: typeof payload.purpose === 'string' ? payload.purpose : (content.description ?? ''),
       script: content.body ?? '',

@@ -2,6 +2,7 @@ import type { Db } from '@/db/client';
 import type { AnyEndpoint } from '@/server/http/endpoint';
 import type { PortChatApp } from '@/db/schema/channel-names';
 import type { OutboundTextRow, TextChannel, TextProvider } from '@/db/schema';
+import type { CallPlacement } from './calls';
 import type { ChannelAttachment, ChannelName, Delivery } from './message';
 
 /*
@@ -145,7 +146,6 @@ export type SendRequest = {
   dispatchId?: string | null;
 };
 
-/** What the core may ask for instead of guessing; absent means not offered. */
 /**
  * What the core may ask for instead of guessing; absent means not offered. `fileLinks`: the
  * provider fetches files by link (Twilio's MMS), so the core gives each file a signed link.
@@ -196,6 +196,20 @@ export interface SendingAdapter<C extends ChannelName = ChannelName> {
   progressAfterMs?(): number;
   /** The display name of someone the provider did not name and Steward does not know (shown to the owner beside their words), best effort. */
   nameOf?(db: Db, connection: Connection, person: ChannelPerson): Promise<string | null>;
+}
+
+/**
+ * The calls capability: a channel that places the phone calls the owner approved (place_call). The
+ * approval's delivery asks it once per released dispatch version; the adapter dials exactly once
+ * under `idempotencyKey`, and `accepted` means the provider is dialling. What the callee says
+ * reaches the task later, from the channel's own webhooks.
+ */
+export interface CallingAdapter {
+  channel: 'voice';
+  label: string;
+  capabilities: ChannelCapabilities & { calls: true };
+  configured(): boolean;
+  placeCall(db: Db, call: CallPlacement): Promise<Delivery>;
 }
 
 /** A channel wholly behind the port: its webhooks verified and parsed here too, served by the core's one webhook endpoint. */

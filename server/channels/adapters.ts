@@ -1,9 +1,10 @@
-import type { ChannelAdapter, SendingAdapter, TextWebhook } from './adapter';
+import type { CallingAdapter, ChannelAdapter, SendingAdapter, TextWebhook } from './adapter';
 import { slackAdapter } from './slack/adapter';
 import { teamsAdapter } from './teams/adapter';
 import { telegramAdapter } from './telegram/adapter';
 import { textAdapters } from './texts/adapter';
 import { textWebhooks } from './texts/webhook';
+import { voiceAdapter } from './voice/adapter';
 
 /*
  * The channel adapters behind the port (server/channels/adapter.ts), one line each. The core
@@ -11,8 +12,9 @@ import { textWebhooks } from './texts/webhook';
  * and the generic webhook endpoint serves each of them at /api/channels/{channel}/webhooks/{key}
  * (an adapter whose webhook paths the spec fixes is served there instead: Slack's
  * /slack/events/{appId} and /slack/interactivity/{appId}, Teams' /teams/messages). The texts are
- * its sending half and their providers' webhooks (served by messaging/texts-webhooks.ts); email and
- * voice predate the port and are wired as before (outlets.ts) until they move behind it.
+ * its sending half and their providers' webhooks (served by messaging/texts-webhooks.ts); voice is
+ * the calls capability (its webhooks: messaging/voice-webhooks.ts). Email's replies are sent by
+ * channels/email/sender.ts, not yet through the port.
  */
 export const channelAdapters: readonly ChannelAdapter[] = [slackAdapter, teamsAdapter, telegramAdapter];
 
@@ -22,9 +24,14 @@ export const sendingAdapters: readonly SendingAdapter[] = [...channelAdapters, .
 /** The texts' providers' webhooks (Twilio's serves SMS and WhatsApp, Sendblue's iMessage), each at the path the spec fixes. */
 export const textProviderWebhooks: readonly TextWebhook[] = textWebhooks;
 
+/** The channels that place calls (place_call's approved dispatches). */
+export const callingAdapters: readonly CallingAdapter[] = [voiceAdapter];
+
+export const callingAdapter = (channel: string): CallingAdapter | null => callingAdapters.find((a) => a.channel === channel) ?? null;
+
 export const portAdapter = (channel: string | null | undefined): ChannelAdapter | null => channelAdapters.find((a) => a.channel === channel) ?? null;
 
-/** The channel's sending half behind the port, or null (email and voice: outlets.ts). */
+/** The channel's sending half behind the port, or null (email: email/sender.ts; voice: callingAdapter). */
 export const portSender = (channel: string | null | undefined): SendingAdapter | null => sendingAdapters.find((a) => a.channel === channel) ?? null;
 
 /** The thread a message reference (`<thread>#<id>`) belongs to. */

@@ -2,9 +2,8 @@ import type { VoiceCallTerms } from '@/db/schema';
 
 /*
  * Outbound phone calls (place_call's approved dispatches, spec 5): what one placement says. The
- * provider plugs in as the voice outlet's `call` (outlets.ts), from the entry floor
- * (server/compose/channels.ts: Twilio's Calls API through server/messaging/voice-outbound.ts);
- * without one, a call is refused with the reason and never reported as placed. `accepted` means
+ * voice adapter (voice/adapter.ts, the port's calls capability) dials it through Twilio's Calls
+ * API; without Twilio, a call is refused with the reason and never reported as placed. `accepted` means
  * the provider took the call (it is dialling): what came of it (answered, voicemail, no answer,
  * failed) reaches the task later, as an activity that wakes it.
  */
@@ -27,3 +26,6 @@ export type CallPlacement = {
   /** The approved bounds of a live conversation (issue 48): what may be agreed, what is referred back, what a machine gets. */
   terms?: VoiceCallTerms;
 };
+
+/** A call's bounds when its dispatch named none (an inbound call, a call placed before issue 48). */
+export const DEFAULT_TERMS: VoiceCallTerms = { mayAgree: null, referBack: null, onMachine: 'voicemail', asUser: false };

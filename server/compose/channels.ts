@@ -1,28 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Db } from '@/db/client';
 import { users } from '@/db/schema';
 import { activeLineFor, registerLineFulfilled } from '@/server/channels/phone-lines';
-import { registerChannelOutlet } from '@/server/channels/outlets';
 import { twilioConfig } from '@/server/channels/twilio/config';
 import { registerPhoneCodeSender } from '@/server/identifiers/verification';
 import { sendText } from '@/server/channels/texts/send-text';
-import { twilioCallPlacer } from '@/server/messaging/voice-outbound';
 import { createNotice } from '@/server/notices/create';
 
 /*
- * The channels that predate the port (server/channels/adapter.ts; Slack, Teams and Telegram are on
- * it and need no wiring) plugged into the layers below that cannot import them. Every adapter reads its
- * provider's configuration when it sends, so a provider whose credentials are unset answers
- * `no provider configured for <channel>` and nothing is sent. The senders read the deployment's
- * database (`db`), as the engine's functions do.
+ * What the channels answer for the layers below that cannot import them: an identifier's SMS code
+ * and a fulfilled phone line's notice. Everything else a channel does is asked of its adapter
+ * through the port (server/channels/adapters.ts) and needs no wiring. The code sender reads
+ * Twilio's configuration when it sends, so without it a code answers `not_configured` and nothing
+ * is sent.
  */
 
 /**
  * Texts: their chat replies, notices and send_message dispatches go through the channel port
  * (server/channels/texts/adapter.ts) and need no wiring; SMS codes and phone lines do.
  */
-function wireTexts(db: () => Db): void {
+function wireTexts(): void {
   // SMS verification codes for phone identifiers.
   registerPhoneCodeSender({
     configured: () => twilioConfig() !== null,
@@ -60,16 +57,12 @@ function wireTexts(db: () => Db): void {
       linkPath: '/',
     });
   });
-
-  // place_call's approved dispatches are dialled through Twilio's Calls API, which reads Twilio's
-  // configuration when it dials: without Twilio it answers `no provider configured for voice`.
-  registerChannelOutlet({ channel: 'voice', call: twilioCallPlacer(db) });
 }
 
 /**
  * The chat apps and the texts are behind the port and need no wiring: whether a notice can reach
  * one is the port's answer (its adapter's `configured`, asked when the notice is made).
  */
-export function wireChannels(db: () => Db): void {
-  wireTexts(db);
+export function wireChannels(): void {
+  wireTexts();
 }

@@ -6,7 +6,7 @@ import { wireEngineWakeups } from './engine-wakeups';
 
 /*
  * The one place the runtime is put together. Lower areas expose typed seams (a `register*`
- * function next to the hook it fills: tasks/runs.ts, notices/create.ts, channels/outlets.ts...)
+ * function next to the hook it fills: tasks/runs.ts, notices/create.ts, channels/phone-lines.ts...)
  * and never import what fills them; the functions below fill every seam, in one call made by
  * each entry point, so reading this folder tells what a process runs. No module fills a seam
  * when it is imported (tests/architecture/composition.test.ts keeps `register*` calls here).
@@ -31,7 +31,7 @@ function once(part: string, wire: () => void): void {
 }
 
 export function composeChannels(): void {
-  once('channels', () => wireChannels(db));
+  once('channels', wireChannels);
 }
 
 export function composeServices(): void {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, chatMessages, chats, chatTurns, users, type ChatMessageRow } from '@/db/schema';
-import { replySubject } from '@/server/channels/email/sender';
+import { emailSender, replySubject } from '@/server/channels/email/sender';
 import { portSender, threadOfRef } from '@/server/channels/adapters';
 import type { Delivery } from '@/server/channels/message';
 import { sendThroughPort } from '@/server/channels/port-send';
@@ -13,7 +13,6 @@ import { audienceOf, replyRoute } from './audience';
 import { stageOutwardReply } from './outward-reply';
 import { channelActor } from './owner-actor';
 import { replyReaders } from './reply-readers';
-import { outletFor } from '@/server/channels/outlets';
 import { chatRefs, noteThread } from '@/server/notices/threads';
 
 /*
@@ -43,7 +42,6 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
   if (!question || question.role !== 'user' || !channel || !question.from) return { sent: false, reason: 'the question did not come in on a channel' };
   // A phone call's reply is spoken in the call, by the webhook that waited for it (voice-inbound.ts).
   if (channel === 'voice') return { sent: false, reason: 'a call’s reply is spoken in the call' };
-  const send = outletFor(channel)?.send;
   const [assistant] = await db.select({ email: assistants.email, name: assistants.name }).from(assistants).where(eq(assistants.id, row.chat.assistantId));
   if (!assistant?.email) return { sent: false, reason: 'the assistant no longer exists or has no address' };
   const from = assistant.email;
@@ -88,8 +86,8 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
         text: claimed.reply.content,
         ref: claimed.intent.providerMessageId,
       })
-    : send
-    ? await send({
+    : channel === 'email'
+    ? await emailSender.send({
         kind: 'reply',
         from,
         fromName: assistant.name,

@@ -6,6 +6,7 @@ import { callLanguage, callVoice } from '@/server/channels/voice-providers';
 import { tailTurn } from '@/server/chats/stream-tail';
 import { publicOrigin } from '@/server/http/public-origin';
 import { streamToken } from './voice-stream-token';
+import { stepUrl } from '@/server/channels/voice/urls';
 
 /*
  * What the voice webhooks share (voice-inbound.ts, voice-outbound.ts): the call's row, the
@@ -14,16 +15,8 @@ import { streamToken } from './voice-stream-token';
  * turn's reply within Twilio's 15-second answer limit.
  */
 
-export const VOICE_PATH = '/api/channels/twilio/voice';
-export const VOICE_STEPS = ['speech', 'wait', 'answer', 'reply', 'status', 'streamed'] as const;
 /** Twilio's media streams connect here (spec 6, Voice conversations): voice-media.ts. */
 export const MEDIA_PATH = '/api/channels/twilio/media';
-export type VoiceStep = (typeof VOICE_STEPS)[number];
-
-export function stepUrl(step: VoiceStep, query: Record<string, string | number>): string {
-  const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
-  return `${publicOrigin().origin}${VOICE_PATH}/${step}?${q.toString()}`;
-}
 
 /** The media stream's URL: the public origin with ws(s) for http(s). */
 export function mediaUrl(): string {

@@ -25,12 +25,12 @@ import {
   markSpoken,
   MAX_HOLDS,
   replyWaitMs,
-  stepUrl,
   streamVerbs,
   voiceOf,
   waitForTurn,
   type CallContext,
 } from './voice-calls';
+import { stepUrl } from '@/server/channels/voice/urls';
 
 /*
  * A call to an assistant's number (issue 35), once Twilio's webhook is verified (voice-webhooks.ts).

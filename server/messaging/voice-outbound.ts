@@ -2,13 +2,8 @@ import { storableText } from '@/db/storable';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { cartDispatches, taskActivities, tasks, voiceCalls, type TranscriptLine, type VoiceCallOutcome, type VoiceCallRow, type VoiceCallStatus } from '@/db/schema';
-import type { CallPlacement } from '@/server/channels/calls';
 import { failedDelivery as failed, type Delivery } from '@/server/channels/message';
-import { activeLineFor } from '@/server/channels/phone-lines';
-import { createCall } from '@/server/channels/twilio/calls';
 import { realtimeConfig } from '@/server/channels/realtime/config';
-import { twilioConfig } from '@/server/channels/twilio/config';
-import { E164 } from '@/server/channels/twilio/payloads';
 import type { Verb } from '@/server/channels/twilio/twiml';
 import type { VoiceParams } from '@/server/channels/twilio/voice-payloads';
 import { chargeCallMinutes } from '@/server/budgets/call-minutes';
@@ -16,23 +11,15 @@ import { badRequest, notFound } from '@/server/http/errors';
 import { logger } from '@/server/logger';
 import { MAX_MESSAGE_CHARS } from '@/server/tasks/contracts';
 import { runForReply } from '@/server/tasks/inbound-reply';
-import { answer, appendTranscript, appendTranscriptOnce, BUDGET_SPENT, budgetSpent, callContext, callOfStep, disclosureLine, line, stepUrl, streamVerbs, type CallContext } from './voice-calls';
+import { answer, appendTranscript, appendTranscriptOnce, BUDGET_SPENT, budgetSpent, callContext, callOfStep, disclosureLine, line, streamVerbs, type CallContext } from './voice-calls';
+import { stepUrl } from '@/server/channels/voice/urls';
 import { realtimeFailed } from './voice-inbound';
-import { DEFAULT_TERMS } from './voice-realtime-instructions';
 import type { StepQuery } from './voice-inbound';
 
 /*
- * Calls the assistant places (place_call, spec 5), once their dispatch is released (and its undo
- * window over): approvals/delivery.ts asks the voice outlet's `call`, filled from the entry floor
- * (server/compose/channels.ts) with this module's.
- *
- * Exactly once: the call's row (voice_calls) is written under the dispatch job's key before
- * Twilio's Calls API is asked, its CallSid after. A second attempt finds the row: placed (a sid)
- * is `accepted`, refused is `failed`, and a request whose answer was lost is `unknown` and is
- * never dialled again.
- *
- * The call itself: Twilio waits for the end of a voicemail greeting (MachineDetection
- * DetectMessageEnd) and then asks the `answer` step. A machine gets the approved words as a
+ * Calls the assistant places (place_call, spec 5), once dialled by the voice adapter
+ * (server/channels/voice/dial.ts, exactly once per released dispatch). The call itself: Twilio
+ * waits for the end of a voicemail greeting (MachineDetection DetectMessageEnd) and then asks the `answer` step. A machine gets the approved words as a
  * voicemail; a person hears the recording disclosure (when on) and the approved words, then is
  * listened to (`reply` step, twice at most). Twilio's final status (completed, busy, no-answer,
  * failed, canceled) is the outcome: answered, voicemail, no_answer, busy or failed. It reaches the
@@ -41,75 +28,6 @@ import type { StepQuery } from './voice-inbound';
  */
 
 const MAX_CALLEE_ANSWERS = 2;
-
-function earlier(row: VoiceCallRow): Delivery {
-  if (row.callSid) return { state: 'accepted', providerMessageId: row.callSid };
-  if (row.status === 'failed') return failed(row.reason ?? 'the provider refused the call');
-  return { state: 'unknown', providerMessageId: null, reason: 'A call of it had begun and its result was never recorded: it may or may not have been placed, so it was not placed again' };
-}
-
-/** Places one approved call through Twilio, exactly once per dispatch job. */
-export async function placeTwilioCall(db: Db, c: CallPlacement, now = new Date()): Promise<Delivery> {
-  const config = twilioConfig();
-  if (!config) return failed('no provider configured for voice');
-  if (!E164.test(c.to)) return failed(`${c.to} is not a phone number in E.164 form (+ and the country code): nobody was called`);
-  const from = await activeLineFor(db, c.assistantId, 'voice');
-  if (!from) return failed('The assistant has no number for calls (ask for a phone line with voice): nobody was called');
-  if (from === c.to) return failed('The assistant cannot call its own number: nobody was called');
-  const [intent] = await db
-    .insert(voiceCalls)
-    .values({
-      accountId: c.accountId,
-      assistantId: c.assistantId,
-      userId: c.userId,
-      direction: 'outbound',
-      intentKey: `dispatch:${c.idempotencyKey}`,
-      fromNumber: from,
-      toNumber: c.to,
-      status: 'dialing',
-      taskId: c.taskId,
-      dispatchId: c.dispatchId,
-      purpose: c.purpose,
-      script: c.script,
-      terms: c.terms ?? { ...DEFAULT_TERMS, asUser: c.asUser },
-    })
-    .onConflictDoNothing()
-    .returning();
-  if (!intent) {
-    const [row] = await db.select().from(voiceCalls).where(eq(voiceCalls.intentKey, `dispatch:${c.idempotencyKey}`));
-    return row ? earlier(row) : failed('the call could not be recorded: nobody was called');
-  }
-  const placed = await createCall(config, {
-    from,
-    to: c.to,
-    url: stepUrl('answer', { call: intent.id }),
-    statusCallback: stepUrl('status', { call: intent.id }),
-    // Answering machine detection as the dispatch says: a voicemail waits for the greeting's end; hanging up needs only the verdict.
-    machineDetection: c.terms?.onMachine === 'hangup' ? 'Enable' : 'DetectMessageEnd',
-    timeoutSec: 30,
-  });
-  if (placed.ok) {
-    // A status callback that came first may have moved the call on: only `dialing` takes the answer's status.
-    await db
-      .update(voiceCalls)
-      .set({ callSid: sql`coalesce(${voiceCalls.callSid}, ${placed.sid})`, status: sql`CASE WHEN ${voiceCalls.status} = 'dialing' THEN 'queued' ELSE ${voiceCalls.status} END` })
-      .where(eq(voiceCalls.id, intent.id));
-    return { state: 'accepted', providerMessageId: placed.sid };
-  }
-  if (!placed.definite) {
-    await db.update(voiceCalls).set({ status: 'unknown', reason: placed.reason }).where(and(eq(voiceCalls.id, intent.id), eq(voiceCalls.status, 'dialing')));
-    logger.warn({ callId: intent.id, reason: placed.reason }, 'voice: Twilio’s answer to a call was lost; the call stays unknown and is not placed again');
-    return { state: 'unknown', providerMessageId: null, reason: placed.reason };
-  }
-  await db.update(voiceCalls).set({ status: 'failed', outcome: 'failed', reason: placed.reason, endedAt: now }).where(eq(voiceCalls.id, intent.id));
-  return failed(placed.reason);
-}
-
-/** The voice outlet's `call` (channels/outlets.ts): Twilio's Calls API. */
-export const twilioCallPlacer =
-  (db: () => Db) =>
-  (c: CallPlacement): Promise<Delivery> =>
-    placeTwilioCall(db(), c);
 
 const isMachine = (answeredBy: string | null | undefined) => Boolean(answeredBy?.startsWith('machine'));
 

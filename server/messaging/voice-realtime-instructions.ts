@@ -31,8 +31,6 @@ export function messageInstructions(assistant: AssistantRow, ownerName: string):
   ].join('\n');
 }
 
-export const DEFAULT_TERMS: VoiceCallTerms = { mayAgree: null, referBack: null, onMachine: 'voicemail', asUser: false };
-
 /** A call the assistant placed: confined to the approved purpose and bounds. */
 export function outboundInstructions(assistant: AssistantRow, ownerName: string, call: Pick<VoiceCallRow, 'purpose' | 'script' | 'toNumber'>, terms: VoiceCallTerms, asUser: boolean, persona: string[]): string {
   return [

@@ -14,8 +14,8 @@ import { startQueuedTurns } from '@/server/chats/turn-queue';
 import { routeInbound } from './inbound';
 import { placedCallRun } from './placed-call-usage';
 import { appendTranscript, disclosureLine, disclosureOf, line } from './voice-calls';
+import { DEFAULT_TERMS } from '@/server/channels/calls';
 import {
-  DEFAULT_TERMS,
   messageGreeting,
   messageInstructions,
   outboundGreeting,

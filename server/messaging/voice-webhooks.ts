@@ -10,7 +10,8 @@ import type { ApiRequest } from '@/server/http/request';
 import { logger } from '@/server/logger';
 import { verifiedTwilio } from './provider-webhook';
 import { parsePayload } from '@/server/http/validate';
-import { callContext, callOfStep, VOICE_STEPS, type VoiceStep } from './voice-calls';
+import { VOICE_STEPS, type VoiceStep } from '@/server/channels/voice/urls';
+import { callContext, callOfStep } from './voice-calls';
 import { inboundCall, inboundStreamed, speechStep, waitStep, type StepQuery } from './voice-inbound';
 import { answerStep, outboundStreamed, replyStep, statusStep } from './voice-outbound';
 

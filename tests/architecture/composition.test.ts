@@ -45,7 +45,7 @@ function fillsOutsideCompose(list: { file: string; text: string }[]): string[] {
 describe('composition', () => {
   it('finds the seams (the scan reads the code it is meant to)', () => {
     expect(seams.size).toBeGreaterThan(15);
-    for (const name of ['registerRunDispatcher', 'registerChannelOutlet', 'registerNoticeHandover']) expect(seams).toContain(name);
+    for (const name of ['registerRunDispatcher', 'registerPhoneCodeSender', 'registerNoticeHandover']) expect(seams).toContain(name);
   });
 
   it('fills seams only in server/compose/', () => {
@@ -53,8 +53,8 @@ describe('composition', () => {
   });
 
   it('would see a module filling a seam when it is imported', () => {
-    const planted = { file: path.join('server', 'messaging', 'planted.ts'), text: "import { registerChannelOutlet } from '@/server/channels/outlets';\nregisterChannelOutlet(outlet);\n" };
-    expect(fillsOutsideCompose([planted])).toEqual([`${planted.file}: registerChannelOutlet`]);
+    const planted = { file: path.join('server', 'messaging', 'planted.ts'), text: "import { registerPhoneCodeSender } from '@/server/identifiers/verification';\nregisterPhoneCodeSender(sender);\n" };
+    expect(fillsOutsideCompose([planted])).toEqual([`${planted.file}: registerPhoneCodeSender`]);
   });
 
   it('is what every serving entry point calls', () => {

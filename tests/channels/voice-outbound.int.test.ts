@@ -2,7 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assistants, taskActivities, taskRuns, voiceCalls } from '@/db/schema';
 import { assignPhoneLine } from '@/server/channels/phone-lines';
-import { placeTwilioCall } from '@/server/messaging/voice-outbound';
+import { callingAdapter } from '@/server/channels/adapters';
+import { placeTwilioCall } from '@/server/channels/voice/dial';
 import { useCartHarness } from '../approvals/execution-harness';
 import { call, newAccount } from '../helpers/client';
 import { type TwilioFake } from '../helpers/twilio-fake';
@@ -219,6 +220,28 @@ describe('place_call', () => {
     expect(dispatch).toMatchObject({ type: 'call', deliveryState: 'failed' });
     expect(dispatch!.failureReason).toContain('no number for calls');
     expect(fake.callsTo(target)).toEqual([]);
+  });
+
+  it('is asked through the port’s calls capability: with Twilio switched off, an approved call fails with the reason and nobody is called', async () => {
+    const p = await caller();
+    await h.cells(p, { voice_call_as_assistant: { undoDelaySec: 0 } });
+    const target = nextNumber();
+    const voice = callingAdapter('voice');
+    expect(voice?.capabilities.calls).toBe(true);
+    expect(voice?.configured()).toBe(true);
+    const sid = process.env.TWILIO_ACCOUNT_SID;
+    delete process.env.TWILIO_ACCOUNT_SID;
+    try {
+      expect(voice?.configured()).toBe(false);
+      const { runId } = await h.stagingRun(p, [placeCallTool(target)]);
+      const cart = await h.cartReaches((await h.cartOfRun(runId)).id, ['failed']);
+      const dispatch = await h.dispatchRow(cart.id);
+      expect(dispatch).toMatchObject({ type: 'call', deliveryState: 'failed', failureReason: 'no provider configured for voice' });
+    } finally {
+      process.env.TWILIO_ACCOUNT_SID = sid;
+    }
+    expect(fake.callsTo(target)).toEqual([]);
+    expect(await h.db().select().from(voiceCalls).where(eq(voiceCalls.toNumber, target))).toEqual([]);
   });
 });
 

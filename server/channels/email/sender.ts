@@ -17,7 +17,7 @@ export const replySubject = (subject: string | null | undefined) => {
 
 const display = (name: string | null | undefined, address: string) => (name ? `"${name.replace(/["\\\r\n]/g, '')}" <${address}>` : address);
 
-/** The hosted inbox's outlet (../outlets.ts holds it from the start). */
+/** The hosted inbox's reply sender (messaging/replies.ts asks it for a turn's answer in an email thread). */
 export const emailSender = {
   channel: 'email' as const,
   async send(message: OutboundChannelMessage): Promise<Delivery> {
