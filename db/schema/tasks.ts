@@ -255,6 +255,8 @@ export const taskRuns = pgTable(
     index('task_runs_task_created').on(t.taskId, t.createdAt),
     index('task_runs_user_open').on(t.userId, t.createdAt).where(sql`${t.status} IN ('queued', 'running')`),
     index('task_runs_open').on(t.taskId).where(sql`${t.status} IN ('queued', 'running')`),
+    // The console's failures (console/overview.ts): a week's failed runs of an account, newest first, without reading its other runs.
+    index('task_runs_account_failed').on(t.accountId, t.createdAt).where(sql`${t.status} = 'failed'`),
   ],
 );
 

@@ -45,6 +45,8 @@ export async function consoleOverview(db: Db, accountId: string, by: AccountOper
   assertOperates(by, accountId);
   const week = new Date(now.getTime() - 7 * 24 * 3600_000);
   const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  // The recent failures take the five newest failed runs first (task_runs_account_failed, as does
+  // their count), then only those tasks' titles: not a join of every run with every task.
   // Each model-call table is read once for both periods (the month's and the week's sums, FILTERed),
   // and the tasks once for the count per status and, of the same rows, this week's (`tc` below).
   const from = week < month ? week : month;
@@ -64,11 +66,12 @@ export async function consoleOverview(db: Db, accountId: string, by: AccountOper
     (SELECT count(*)::int FROM ${webhookEndpoints} WHERE ${webhookEndpoints.accountId} = ${accountId} AND ${webhookEndpoints.status} = 'disabled') AS disabled_endpoints,
     (SELECT count(*)::int FROM ${phoneLineRequests} WHERE ${phoneLineRequests.accountId} = ${accountId} AND ${phoneLineRequests.status} = 'pending') AS pending_lines,
     (SELECT count(*)::int FROM ${consoleMembers} WHERE ${consoleMembers.accountId} = ${accountId}) AS console_members,
-    (SELECT json_agg(f) FROM (
-      SELECT r.task_id AS "taskId", t.title, r.error, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at
-      FROM ${taskRuns} r JOIN ${tasks} t ON t.id = r.task_id
-      WHERE r.account_id = ${accountId} AND r.status = 'failed' AND r.created_at >= ${week}
-      ORDER BY r.created_at DESC LIMIT 5) f) AS recent_failures
+    (SELECT json_agg(json_build_object('taskId', r.task_id, 'title', t.title, 'error', r.error,
+              'at', to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY r.created_at DESC)
+      FROM (SELECT task_id, error, created_at FROM ${taskRuns}
+            WHERE account_id = ${accountId} AND status = 'failed' AND created_at >= ${week}
+            ORDER BY created_at DESC LIMIT 5) r
+      JOIN ${tasks} t ON t.id = r.task_id) AS recent_failures
     FROM
     (SELECT json_object_agg(s, n) AS tasks, coalesce(sum(w), 0)::int AS tasks_week
        FROM (SELECT ${tasks.status} AS s, count(*)::int AS n, count(*) FILTER (WHERE ${tasks.createdAt} >= ${week}) AS w

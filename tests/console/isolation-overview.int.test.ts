@@ -118,6 +118,22 @@ describe('the overview', () => {
     expect(o.spend.lastSevenDaysCredits).toBeCloseTo(1.25, 6);
     expect(o.errors.failedRunsThisWeek).toBe(1);
     expect(o.errors.recentFailures).toEqual([{ taskId: taskIds[0], title: 'Book the dentist', error: 'The model endpoint answered 500', at: expect.any(String) }]);
+
+    // More failures: the five newest are listed, newest first; one older than a week is neither listed nor counted.
+    const day = 24 * 3600_000;
+    const failedAt = (minutesAgo: number, task: number, error: string) =>
+      w.db().insert(taskRuns).values({ taskId: taskIds[task]!, accountId: acct.accountId, userId: person.id, trigger: 'process', modelTier: 'medium', status: 'failed', error, createdAt: new Date(Date.now() - minutesAgo * 60_000) });
+    for (const [ago, task] of [[50, 1], [40, 2], [30, 1], [20, 2], [10, 1]] as const) await failedAt(ago, task, `failure ${ago} minutes ago`);
+    await failedAt((8 * day) / 60_000, 2, 'last week');
+    const more = await viewer.api.console.overview();
+    expect(more.errors.failedRunsThisWeek).toBe(6);
+    expect(more.errors.recentFailures.map((f) => [f.title, f.error])).toEqual([
+      ['Book the dentist', 'The model endpoint answered 500'],
+      ['Renew the lease', 'failure 10 minutes ago'],
+      ['Plan the offsite', 'failure 20 minutes ago'],
+      ['Renew the lease', 'failure 30 minutes ago'],
+      ['Plan the offsite', 'failure 40 minutes ago'],
+    ]);
   });
 });
 

@@ -1,0 +1,1 @@
+CREATE INDEX "task_runs_account_failed" ON "task_runs" USING btree ("account_id","created_at") WHERE "task_runs"."status" = 'failed';
