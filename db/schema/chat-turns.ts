@@ -121,6 +121,11 @@ export const chatModelCalls = pgTable(
     isBillable: boolean('is_billable').notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('chat_model_calls_turn_seq').on(t.turnId, t.seq), index('chat_model_calls_chat').on(t.chatId)],
+  (t) => [
+    uniqueIndex('chat_model_calls_turn_seq').on(t.turnId, t.seq),
+    index('chat_model_calls_chat').on(t.chatId),
+    // The console's spend (console/overview.ts): one account's calls of this month, not every account's.
+    index('chat_model_calls_account_created').on(t.accountId, t.createdAt),
+  ],
 );
 export type ChatModelCallRow = typeof chatModelCalls.$inferSelect;

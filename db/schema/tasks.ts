@@ -292,7 +292,12 @@ export const taskModelCalls = pgTable(
     isBillable: boolean('is_billable').notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('task_model_calls_run_seq').on(t.runId, t.seq), index('task_model_calls_task').on(t.taskId)],
+  (t) => [
+    uniqueIndex('task_model_calls_run_seq').on(t.runId, t.seq),
+    index('task_model_calls_task').on(t.taskId),
+    // The console's spend (console/overview.ts): one account's calls of this month, not every account's.
+    index('task_model_calls_account_created').on(t.accountId, t.createdAt),
+  ],
 );
 
 export type TaskModelCallRow = typeof taskModelCalls.$inferSelect;

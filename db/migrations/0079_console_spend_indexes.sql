@@ -1,0 +1,2 @@
+CREATE INDEX "task_model_calls_account_created" ON "task_model_calls" USING btree ("account_id","created_at");--> statement-breakpoint
+CREATE INDEX "chat_model_calls_account_created" ON "chat_model_calls" USING btree ("account_id","created_at");
