@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, lte, or } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, cartDispatches, cartDispatchVersions, carts, type CartDispatchRow, type DispatchContent } from '@/db/schema';
-import type { OutboundFile } from '@/server/channels/adapter';
+import type { LinkedFile, OutboundFile } from '@/server/channels/adapter';
 import { callingAdapter, portSender } from '@/server/channels/adapters';
 import { sendThroughPort } from '@/server/channels/port-send';
 import { deliverMail, type MailDelivery } from '@/server/mail/mailer';
@@ -292,21 +292,28 @@ async function deliver(db: Db, job: DispatchJob, row: CartDispatchRow, content: 
   return { outcome: 'failed', reason: `Dispatches of type ${row.type} cannot be executed: nothing was sent` };
 }
 
+/** The approved files as the channel takes them: links to sign (fileLinks), or bytes. */
+async function approvedFiles(db: Db, cart: { accountId: string; userId: string }, content: DispatchContent, now: Date): Promise<{ files: OutboundFile[] } | { links: LinkedFile[] } | { problem: string }> {
+  if (!content.files.length) return { files: [] };
+  if (portSender(content.platform)?.capabilities.fileLinks) {
+    const signed = await mediaLinks(db, cart, content.files, now);
+    if ('problem' in signed) return signed;
+    return { links: content.files.map((f, i) => ({ filename: f.filename, contentType: f.mimeType, url: signed.urls[i]! })) };
+  }
+  const read = await mailAttachments(db, cart, content.files);
+  return 'problem' in read ? read : { files: read.attachments };
+}
+
 /** send_message on a port channel: as the staging assistant's own connection, to one chat or person, with the approved files. */
 async function sendPortDispatch(db: Db, job: DispatchJob, row: CartDispatchRow, content: DispatchContent, now: Date): Promise<SendResult> {
   if (content.to.length !== 1) return { outcome: 'failed', reason: 'A message goes to exactly one recipient' };
   const [cart] = await db.select({ accountId: carts.accountId, userId: carts.userId, assistantId: carts.assistantId }).from(carts).where(eq(carts.id, job.cartId));
   if (!cart) return { outcome: 'failed', reason: 'The cart no longer exists: nothing was sent' };
-  // The files the person approved, read before anything is sent (one gone since fails the message
-  // whole); with a signed link each when the provider fetches them (Twilio's MMS and WhatsApp media).
-  const files = await mailAttachments(db, cart, content.files);
+  // The files the person approved, checked before anything is sent (one gone since fails the message
+  // whole): a signed link each when the provider fetches them (Twilio's MMS and WhatsApp media), whose
+  // bytes are then never read here; else their bytes.
+  const files = await approvedFiles(db, cart, content, now);
   if ('problem' in files) return { outcome: 'failed', reason: `Not sent: ${files.problem}` };
-  let outbound: OutboundFile[] = files.attachments;
-  if (outbound.length && portSender(content.platform)?.capabilities.fileLinks) {
-    const links = await mediaLinks(db, cart, content.files, now);
-    if ('problem' in links) return { outcome: 'failed', reason: `Not sent: ${links.problem}` };
-    outbound = outbound.map((f, i) => ({ ...f, url: links.urls[i] }));
-  }
   const to = content.to[0]!;
   const thread = to.startsWith(`${content.platform}:`) ? to : null;
   // The job's key names the send: an adapter that records its intent (texts) never sends it twice.
@@ -317,7 +324,7 @@ async function sendPortDispatch(db: Db, job: DispatchJob, row: CartDispatchRow, 
     thread,
     to: thread ? null : to,
     text: content.body ?? '',
-    files: outbound,
+    ...files,
     ref: job.key,
     dispatchId: row.id,
     template: templateOf(content),

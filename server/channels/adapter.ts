@@ -111,8 +111,11 @@ export type FixedWebhook = { path: string; name: string; summary: string } & ({ 
 
 export type Verified = { ok: true } | { ok: false; status: 401 | 403 | 404; reason: string };
 
-/** A file the core sends: its bytes, and (for an adapter with `fileLinks`) a signed link the provider fetches it by. */
-export type OutboundFile = { filename: string; contentType: string; content: Buffer; url?: string };
+/** A file the core sends as its bytes (every adapter with `files` but not `fileLinks`). */
+export type OutboundFile = { filename: string; contentType: string; content: Buffer };
+
+/** A file the core sends as a signed link the provider fetches it by (an adapter with `fileLinks`): its bytes are never read for it. */
+export type LinkedFile = { filename: string; contentType: string; url: string };
 
 /** A button the core binds: `binding` is its own token (never a cart id and hash in the clear); the adapter only carries it. */
 export type OutboundButton = { text: string; decision: 'approve' | 'reject'; binding: string };
@@ -132,6 +135,8 @@ export type SendRequest = {
   replyTo?: string | null;
   text: string;
   files: OutboundFile[];
+  /** The files as links, to an adapter with `fileLinks` (and then `files` is empty). */
+  links?: LinkedFile[];
   buttons?: OutboundButton[];
   /**
    * The core's own id of this send, chosen before it (a reply's or notice's intent, a dispatch's
@@ -148,7 +153,8 @@ export type SendRequest = {
 
 /**
  * What the core may ask for instead of guessing; absent means not offered. `fileLinks`: the
- * provider fetches files by link (Twilio's MMS), so the core gives each file a signed link.
+ * provider fetches files by link (Twilio's MMS), so the core gives each file a signed link
+ * (`links`) and never reads its bytes for the send.
  */
 export type ChannelCapabilities = { buttons?: boolean; files?: boolean; fileLinks?: boolean; groups?: boolean; typing?: boolean; edits?: boolean; calls?: boolean };
 

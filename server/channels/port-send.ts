@@ -1,7 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { channelIdentities, type ChannelIdentityRow } from '@/db/schema';
-import { linkScope, type Connection, type OutboundButton, type OutboundFile, type SendingAdapter, type SendRequest } from './adapter';
+import { linkScope, type Connection, type LinkedFile, type OutboundButton, type OutboundFile, type SendingAdapter, type SendRequest } from './adapter';
 import { portSender, threadOfRef } from './adapters';
 import { failedDelivery, type Delivery } from './message';
 
@@ -22,12 +22,14 @@ export async function sendThroughPort(
     replyTo?: string | null;
     text: string;
     files?: OutboundFile[];
+    links?: LinkedFile[];
     buttons?: OutboundButton[];
   } & Pick<SendRequest, 'ref' | 'subject' | 'template' | 'dispatchId'>,
 ): Promise<Delivery> {
   const adapter = portSender(o.channel);
   if (!adapter || (adapter.configured && !adapter.configured())) return failedDelivery(`no provider configured for ${o.channel}`);
-  if (o.files?.length && !adapter.capabilities.files) return failedDelivery(`a ${o.channel} message cannot carry files: nothing was sent`);
+  if ((o.files?.length || o.links?.length) && !adapter.capabilities.files) return failedDelivery(`a ${o.channel} message cannot carry files: nothing was sent`);
+  if (o.links?.length && !adapter.capabilities.fileLinks) return failedDelivery(`a ${o.channel} message takes its files as bytes, not links: nothing was sent`);
   if (o.buttons?.length && !adapter.capabilities.buttons) return failedDelivery(`${o.channel} has no buttons: nothing was sent`);
   const connection = await adapter.connectionFor(db, o.assistantId, o.thread);
   if (!connection) return failedDelivery(`the assistant has no ${o.channel} connection${o.thread ? ' to that conversation' : ''}`);
@@ -40,6 +42,7 @@ export async function sendThroughPort(
       replyTo: o.replyTo ?? null,
       text: o.text,
       files: o.files ?? [],
+      ...(o.links?.length ? { links: o.links } : {}),
       buttons: o.buttons,
       ...(o.ref ? { ref: o.ref } : {}),
       ...(o.subject ? { subject: o.subject } : {}),

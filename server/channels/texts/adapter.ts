@@ -40,20 +40,18 @@ const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEX
  * What a text to one number can carry: an MMS up to 10 files, a WhatsApp message one (Twilio's
  * limits); an iMessage one file of at most 5 MB (Sendblue's: one media_url per send). Null when it fits.
  */
-function mediaProblem(channel: TextChannel, files: SendRequest['files']): string | null {
-  if (!files.length) return null;
-  if (channel === 'imessage') return imessageFilesProblem(files);
+function mediaProblem(channel: TextChannel, req: SendRequest): string | null {
+  if (channel === 'imessage') return req.files.length ? imessageFilesProblem(req.files) : null;
+  const count = req.links?.length ?? 0;
   const most = channel === 'whatsapp' ? 1 : 10;
-  return files.length > most ? `A ${channel} message carries at most ${most} file${most === 1 ? '' : 's'}` : null;
+  return count > most ? `A ${channel} message carries at most ${most} file${most === 1 ? '' : 's'}` : null;
 }
 
 /** Files as the provider takes them: links Twilio fetches (the core signs them: fileLinks), or bytes uploaded to Sendblue. */
-function filesOf(channel: TextChannel, files: SendRequest['files']): { mediaUrls?: string[]; files?: SendRequest['files'] } | { problem: string } {
-  if (!files.length) return {};
-  if (channel === 'imessage') return { files };
-  const urls = files.map((f) => f.url);
-  if (urls.some((u) => !u)) return { problem: `A ${channel} message takes its files as links, not bytes` };
-  return { mediaUrls: urls as string[] };
+function filesOf(channel: TextChannel, req: SendRequest): { mediaUrls?: string[]; files?: SendRequest['files'] } | { problem: string } {
+  if (channel === 'imessage') return req.links?.length ? { problem: 'An iMessage takes its files as bytes, not links' } : req.files.length ? { files: req.files } : {};
+  if (req.files.length) return { problem: `A ${channel} message takes its files as links, not bytes` };
+  return req.links?.length ? { mediaUrls: req.links.map((l) => l.url) } : {};
 }
 
 async function reply(db: Db, channel: TextChannel, req: SendRequest): Promise<Delivery> {
@@ -97,7 +95,7 @@ async function notice(db: Db, channel: TextChannel, req: SendRequest): Promise<D
 
 /** A dispatch into a group conversation: only one the assistant's line on this channel has received from (it is a member). */
 async function intoGroup(db: Db, channel: TextChannel, req: SendRequest, groupId: string, from: string): Promise<Delivery> {
-  if (req.files.length) return failed(`A message into a ${channel} group carries no files: nothing was sent`);
+  if (req.files.length || req.links?.length) return failed(`A message into a ${channel} group carries no files: nothing was sent`);
   if (!req.template && req.text.length > MAX_TEXT) return failed(`A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent`);
   const [member] = await db
     .select({ id: inboundTexts.id })
@@ -118,9 +116,9 @@ async function dispatch(db: Db, channel: TextChannel, req: SendRequest): Promise
   const to = target.replace(/[\s().-]/g, '');
   if (!E164.test(to)) return failed(`${target} is not a phone number in E.164 form (+ and the country code): nothing was sent`);
   if (!req.template && req.text.length > MAX_TEXT) return failed(`A ${channel} message holds at most ${MAX_TEXT} characters: nothing was sent`);
-  const media = mediaProblem(channel, req.files);
+  const media = mediaProblem(channel, req);
   if (media) return failed(`${media}: nothing was sent`);
-  const files = filesOf(channel, req.files);
+  const files = filesOf(channel, req);
   if ('problem' in files) return failed(`${files.problem}: nothing was sent`);
   return sendText(db, {
     accountId: req.connection.accountId,
