@@ -280,6 +280,11 @@ describe('files out', () => {
     // Telegram refusing the chat: failed, with its reason, never reported sent.
     tg.state.failNext = { method: 'sendMessage', code: 400, description: 'Bad Request: chat not found' };
     expect(await sendThroughPort(h.db(), { channel: 'telegram', assistantId: p.assistantId, kind: 'dispatch', to: '5', text: 'x' })).toMatchObject({ state: 'failed', reason: 'Bad Request: chat not found' });
+    // Telegram takes a file's bytes: a file as a link is refused by the port, and nothing is sent.
+    const before = tg.sent.length + tg.documents.length;
+    const linked = await sendThroughPort(h.db(), { channel: 'telegram', assistantId: p.assistantId, kind: 'dispatch', to: '424242', text: 'By link', links: [{ filename: 'a.pdf', contentType: 'application/pdf', url: 'https://files.example/a.pdf' }] });
+    expect(linked).toMatchObject({ state: 'failed', reason: expect.stringContaining('takes its files as bytes, not links') });
+    expect(tg.sent.length + tg.documents.length).toBe(before);
   });
 });
 
