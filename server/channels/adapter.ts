@@ -133,6 +133,8 @@ export type SendRequest = {
   to?: string | null;
   /** The message this one answers in the thread, when threading is asked for. */
   replyTo?: string | null;
+  /** The thread's earlier messages, oldest first, for a channel that threads by naming them (mail's References). */
+  references?: string[];
   text: string;
   files: OutboundFile[];
   /** The files as links, to an adapter with `fileLinks` (and then `files` is empty). */
@@ -144,7 +146,7 @@ export type SendRequest = {
    * so a retry of the same send is recognised (texts: never sent twice).
    */
   ref?: string | null;
-  /** A notice's subject (the text carries it already): for a channel that needs it apart (a WhatsApp notice template's variable). */
+  /** A subject, for a channel that carries one apart from the text: mail's, or a notice's (a WhatsApp notice template's variable). */
   subject?: string | null;
   /** An approved dispatch's template instead of free text (WhatsApp outside its 24-hour window), and the dispatch it sends. */
   template?: { id: string; variables: Record<string, string> } | null;

@@ -7,7 +7,7 @@ type ChatApp = (typeof chatAppChannels)[number];
 /*
  * The one message form every channel adapter speaks (issue: the channel layer). An adapter
  * (server/channels/<channel>/) verifies and parses what its provider sends into an
- * InboundChannelMessage, sends an OutboundChannelMessage into a thread and reports a Delivery;
+ * InboundChannelMessage, sends what the core asks into a thread (adapter.ts: SendRequest) and reports a Delivery;
  * it never decides who the sender is or where the message goes: the layer above it does
  * (server/messaging/), from verified identifiers only.
  */
@@ -63,27 +63,6 @@ export type InboundChannelMessage = {
   automated: boolean;
   /** Where the stored original lives (inbound_messages id for mail), for the record. */
   storedId?: string | null;
-};
-
-export type OutboundChannelMessage = {
-  /**
-   * What the message is, said by the caller and never guessed from an id's shape: `reply`, a chat
-   * turn's answer in the thread its question came from (`inReplyTo` names that message); `notice`,
-   * Steward's own word to the user (`to` names them), sent to them first.
-   */
-  kind: 'reply' | 'notice';
-  /** The sender as the channel shows it: the assistant's address or number. */
-  from: string;
-  fromName?: string | null;
-  to: string[];
-  cc?: string[];
-  subject?: string | null;
-  text: string;
-  /** The message this one answers and the thread's earlier ones (email: In-Reply-To and References). */
-  inReplyTo?: string | null;
-  references?: string[];
-  /** The id chosen before sending, so a send whose answer was lost is recognised (email: Message-ID). */
-  providerMessageId?: string | null;
 };
 
 /** What became of an outbound message: never `accepted` unless the provider took it. */

@@ -24,7 +24,7 @@ export async function sendThroughPort(
     files?: OutboundFile[];
     links?: LinkedFile[];
     buttons?: OutboundButton[];
-  } & Pick<SendRequest, 'ref' | 'subject' | 'template' | 'dispatchId'>,
+  } & Pick<SendRequest, 'ref' | 'subject' | 'template' | 'dispatchId' | 'references'>,
 ): Promise<Delivery> {
   const adapter = portSender(o.channel);
   if (!adapter || (adapter.configured && !adapter.configured())) return failedDelivery(`no provider configured for ${o.channel}`);
@@ -44,6 +44,7 @@ export async function sendThroughPort(
       files: o.files ?? [],
       ...(o.links?.length ? { links: o.links } : {}),
       buttons: o.buttons,
+      ...(o.references?.length ? { references: o.references } : {}),
       ...(o.ref ? { ref: o.ref } : {}),
       ...(o.subject ? { subject: o.subject } : {}),
       ...(o.template ? { template: o.template } : {}),

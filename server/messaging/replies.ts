@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { assistants, chatMessages, chats, chatTurns, users, type ChatMessageRow } from '@/db/schema';
-import { emailSender, replySubject } from '@/server/channels/email/sender';
-import { portSender, threadOfRef } from '@/server/channels/adapters';
+import { replySubject } from '@/server/channels/email/transform';
+import { threadOfRef } from '@/server/channels/adapters';
 import type { Delivery } from '@/server/channels/message';
 import { sendThroughPort } from '@/server/channels/port-send';
 import { ownAddresses } from '@/server/approvals/hold';
@@ -42,7 +42,7 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
   if (!question || question.role !== 'user' || !channel || !question.from) return { sent: false, reason: 'the question did not come in on a channel' };
   // A phone call's reply is spoken in the call, by the webhook that waited for it (voice-inbound.ts).
   if (channel === 'voice') return { sent: false, reason: 'a call’s reply is spoken in the call' };
-  const [assistant] = await db.select({ email: assistants.email, name: assistants.name }).from(assistants).where(eq(assistants.id, row.chat.assistantId));
+  const [assistant] = await db.select({ email: assistants.email }).from(assistants).where(eq(assistants.id, row.chat.assistantId));
   if (!assistant?.email) return { sent: false, reason: 'the assistant no longer exists or has no address' };
   const from = assistant.email;
   const domain = from.split('@')[1] ?? 'steward.local';
@@ -74,32 +74,21 @@ export async function deliverTurnReply(db: Db, turnId: string): Promise<ReplyDel
   });
   if (!claimed) return { sent: false, reason: 'already sent or being sent' };
 
-  const port = portSender(channel);
-  const delivery: Delivery = port
-    ? // A reference written before its channel moved behind the port has no thread part: it names its conversation itself.
-      await sendThroughPort(db, {
-        channel,
-        assistantId: row.chat.assistantId,
-        kind: 'reply',
-        thread: threadOfRef(question.referenceId) ?? question.referenceId,
-        replyTo: question.referenceId,
-        text: claimed.reply.content,
-        ref: claimed.intent.providerMessageId,
-      })
-    : channel === 'email'
-    ? await emailSender.send({
-        kind: 'reply',
-        from,
-        fromName: assistant.name,
-        to: mail.to,
-        cc: mail.cc,
-        subject: mail.subject,
-        text: claimed.reply.content,
-        inReplyTo: question.referenceId,
-        references: claimed.references.filter((r) => r !== claimed.intent.providerMessageId),
-        providerMessageId: claimed.intent.providerMessageId,
-      })
-    : { state: 'failed', providerMessageId: null, reason: `no provider configured for ${channel}` };
+  // Every channel's reply goes through the port; one with no sender there fails with the reason, and nothing is sent.
+  const delivery: Delivery = await sendThroughPort(db, {
+    channel,
+    assistantId: row.chat.assistantId,
+    kind: 'reply',
+    // A reference written before its channel moved behind the port has no thread part: it names its conversation itself (as mail's Message-IDs do).
+    thread: threadOfRef(question.referenceId) ?? question.referenceId,
+    replyTo: question.referenceId,
+    // Mail answers the owner who wrote, under the thread's subject, naming the thread's messages.
+    to: question.from,
+    subject: mail.subject,
+    references: claimed.references,
+    text: claimed.reply.content,
+    ref: claimed.intent.providerMessageId,
+  });
   const state = delivery.state === 'accepted' || delivery.state === 'delivered' ? 'provider_accepted' : delivery.state;
   await db
     .update(chatMessages)
