@@ -35,7 +35,7 @@ const StoredSso = z.object({
 
 export type SsoConfig = z.infer<typeof StoredSso>;
 
-export function ssoConfigOf(org: OrganizationRow): SsoConfig | null {
+export function ssoConfigOf(org: Pick<OrganizationRow, 'sso'>): SsoConfig | null {
   if (!org.sso) return null;
   const parsed = StoredSso.safeParse(org.sso);
   return parsed.success ? parsed.data : null;
