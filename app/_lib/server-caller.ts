@@ -18,7 +18,8 @@ export const requestSite = cache(async function requestSite() {
 
 /** The request's portal context (site, signed-in actor), once per request; throws as portalContext does. */
 export const requestContext = cache(async function requestContext() {
-  return portalContext(sharedDatabase().db, await headers(), await requestSite());
+  // This context lives for one render: what its calls ask again (a console membership) is answered once.
+  return { ...(await portalContext(sharedDatabase().db, await headers(), await requestSite())), memo: {} };
 });
 
 /**
