@@ -53,23 +53,42 @@ export async function languageModel(db: Db, accountId: string, tier: ModelTier):
         `or give the account its own with \`${setModelHint(accountId, picked.tier)}\``,
     );
   }
-  const provider = createOpenAICompatible({
-    name: 'steward',
-    baseURL: endpoint.baseUrl,
-    apiKey: endpoint.own ? await accountApiKey(db, accountId, picked.tier, endpoint.apiKeySealed) : (env.apiKey ?? undefined),
-    // Without it a streamed answer carries no usage, and the run would be recorded as free.
-    includeUsage: true,
-    convertUsage: readWireUsage,
-    fetch: timedFetch,
-  });
+  const apiKey = endpoint.own ? await accountApiKey(db, accountId, picked.tier, endpoint.apiKeySealed) : (env.apiKey ?? undefined);
   return {
-    model: provider.chatModel(endpoint.model),
+    model: chatModel(endpoint.baseUrl, apiKey, endpoint.model),
     modelId: endpoint.model,
     tier,
     servedBy: picked.tier,
     baseUrl: endpoint.baseUrl,
     billable: !endpoint.own,
   };
+}
+
+/*
+ * The ai SDK's model objects, kept per endpoint, key and model: making one builds the provider's
+ * response schemas (about 1 ms of CPU, profiled on the SMS bench), which every model call of every
+ * run and turn paid again. They hold no state between calls. Bounded: the oldest goes first.
+ */
+const MODELS_KEPT = 256;
+const models = new Map<string, ChatModel>();
+
+function chatModel(baseURL: string, apiKey: string | undefined, model: string): ChatModel {
+  const key = JSON.stringify([baseURL, apiKey ?? null, model]);
+  const kept = models.get(key);
+  if (kept) return kept;
+  const provider = createOpenAICompatible({
+    name: 'steward',
+    baseURL,
+    apiKey,
+    // Without it a streamed answer carries no usage, and the run would be recorded as free.
+    includeUsage: true,
+    convertUsage: readWireUsage,
+    fetch: timedFetch,
+  });
+  const made = provider.chatModel(model);
+  if (models.size >= MODELS_KEPT) models.delete(models.keys().next().value!);
+  models.set(key, made);
+  return made;
 }
 
 async function accountApiKey(db: Db, accountId: string, tier: ModelTier, sealed: string | null): Promise<string | undefined> {
