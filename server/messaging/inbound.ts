@@ -53,6 +53,13 @@ async function ownerChat(tx: Tx, writer: Extract<Writer, { kind: 'owner' }>, msg
   // A new thread: one chat per person and channel thread (spec document 2, Chat). A channel with
   // conversations of its own names them (threadKey); mail starts a thread with its first message.
   const threadKey = msg.threadKey ? `${msg.channel}:${writer.user.id}:${msg.threadKey}` : `${msg.channel}:${msg.providerMessageId ?? msg.storedId ?? Date.now().toString(36)}`;
+  const keyed = and(eq(chats.assistantId, msg.assistantId), eq(chats.platform, msg.platform), eq(chats.threadKey, threadKey));
+  // A conversation the channel names (a text thread, a DM) usually has its chat already: read it
+  // first, so each message does not pay the new chat's tier lookup and an insert that conflicts.
+  if (msg.threadKey) {
+    const [known] = await tx.select().from(chats).where(keyed);
+    if (known) return known;
+  }
   await tx
     .insert(chats)
     .values({
@@ -66,7 +73,7 @@ async function ownerChat(tx: Tx, writer: Extract<Writer, { kind: 'owner' }>, msg
       modelTier: await chatTier(tx, writer.user),
     })
     .onConflictDoNothing();
-  const [chat] = await tx.select().from(chats).where(and(eq(chats.assistantId, msg.assistantId), eq(chats.platform, msg.platform), eq(chats.threadKey, threadKey)));
+  const [chat] = await tx.select().from(chats).where(keyed);
   return chat!;
 }
 
