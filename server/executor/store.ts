@@ -51,16 +51,11 @@ export type IncomingEvent = { id?: string; name: string; data?: Json; ts?: numbe
  */
 export async function ingestEvents(db: Db, events: IncomingEvent[], now: Date): Promise<string[]> {
   if (!events.length) return [];
-  // The functions are read while the events are written (one wait, not two); the waiting runs only
-  // after the events are in, so a run that begins waiting meanwhile is either read here or began
-  // after these events arrived (and does not want them).
-  const [functions, rows] = await Promise.all([
-    db.select().from(executorFunctions),
-    db
-      .insert(executorEvents)
-      .values(events.map((e) => ({ name: e.name, data: e.data ?? {}, ts: e.ts ?? now.getTime() })))
-      .returning(),
-  ]);
+  const functions = await db.select().from(executorFunctions);
+  const rows = await db
+    .insert(executorEvents)
+    .values(events.map((e) => ({ name: e.name, data: e.data ?? {}, ts: e.ts ?? now.getTime() })))
+    .returning();
   let toStart: Array<{ fn: ExecutorFunctionRow; event: Json }> = [];
   const flushStarts = async () => {
     if (!toStart.length) return;
