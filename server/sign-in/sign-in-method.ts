@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { identifiers, organizationDomains, organizations, users, type OrganizationRow } from '@/db/schema';
+import { verifiedEmailIs } from '@/server/access/verified-email';
 import { normalizeEmail } from '@/server/identifiers/verified-email';
 import { forbidden } from '@/server/http/errors';
 import { ssoConfigOf, ssoUsable } from './sso-config';
@@ -25,8 +26,8 @@ async function ssoSettings(db: Db, accountId: string, email: string) {
   const address = normalizeEmail(email);
   const { rows } = await db.execute<{ domain_org: string | null; domain_sso: unknown; member_sso: unknown }>(sql`SELECT
       d.organization_id AS domain_org, od.sso AS domain_sso,
-      (SELECT mo.sso FROM ${identifiers} i JOIN ${users} u ON u.id = i.user_id JOIN ${organizations} mo ON mo.id = u.organization_id
-        WHERE i.account_id = ${accountId} AND i.type = 'email' AND i.value = ${address} AND i.verified LIMIT 1) AS member_sso
+      (SELECT mo.sso FROM ${identifiers} JOIN ${users} ON ${users.id} = ${identifiers.userId} JOIN ${organizations} mo ON mo.id = ${users.organizationId}
+        WHERE ${verifiedEmailIs(accountId, address)} LIMIT 1) AS member_sso
     FROM (SELECT 1) one
     LEFT JOIN ${organizationDomains} d ON d.account_id = ${accountId} AND d.domain = ${address.split('@')[1] ?? ''} AND d.verified
     LEFT JOIN ${organizations} od ON od.id = d.organization_id
