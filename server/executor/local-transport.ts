@@ -3,8 +3,9 @@
  * the built-in executor's ingress (events, checkpoints, registration) and the executor to
  * /api/inngest. The requests carry the same signatures and bodies and are checked as over the
  * wire; only the loopback socket, its syscalls and the HTTP parsing on both sides are gone (they
- * were most of a short run's CPU). A URL nobody registered goes to the network as before.
+ * were most of a short run's CPU). A URL nobody registered goes to the network (wire-fetch.ts).
  */
+import { wireFetch } from './wire-fetch';
 
 /**
  * A request as `fetch` was given it. Handlers that read only the method, URL, a header or two and
@@ -84,10 +85,10 @@ export function handledLocally(url: string): boolean {
   return routes.size > 0 && handlerFor(url) !== null;
 }
 
-/** `fetch`, with registered URLs answered in-process. */
+/** `fetch`, with registered URLs answered in-process, and the rest sent by wire-fetch.ts. */
 export const localFetch = (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
   const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
   const handler = routes.size ? handlerFor(url) : null;
-  if (!handler) return fetch(input, init);
+  if (!handler) return wireFetch(input, init);
   return handler(new LocalRequest(url, input, init));
 }) as typeof fetch;
