@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { atOnce } from '@/db/at-once';
 import type { Tx } from '@/db/client';
 import { activeMembership } from '@/db/queries/memberships';
 import { assistants, type TaskRow, type UserRow } from '@/db/schema';
@@ -19,9 +20,9 @@ const ownerName = (u: Pick<UserRow, 'name' | 'firstName' | 'lastName' | 'email'>
 export async function decorateStaged(tx: Tx, owner: UserRow, task: Pick<TaskRow, 'assistantId'>, staged: StagedDispatch): Promise<StagedDispatch> {
   if (staged.actionType === 'email_as_user') return staged;
   if (staged.type !== 'email' && staged.type !== 'message' && staged.type !== 'calendar_event') return staged;
-  const [[assistant], membership] = await Promise.all([
-    tx.select({ name: assistants.name, signature: assistants.signature, mode: assistants.signatureEditorMode }).from(assistants).where(eq(assistants.id, task.assistantId)),
-    activeMembership(tx, owner.id),
+  const [[assistant], membership] = await atOnce(tx, [
+    () => tx.select({ name: assistants.name, signature: assistants.signature, mode: assistants.signatureEditorMode }).from(assistants).where(eq(assistants.id, task.assistantId)),
+    () => activeMembership(tx, owner.id),
   ]);
   if (!assistant) return staged;
   const brandMessages = membership?.t.brandingOnMessages ?? true;

@@ -1,4 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { atOnce } from '@/db/at-once';
 import type { Tx } from '@/db/client';
 import { identifiers, taskRuns, tasks, users, type AutonomyExceptionRow, type HeldBecause, type TaintSource } from '@/db/schema';
 import { userExceptions } from '@/server/policy/autonomy-resolve';
@@ -16,9 +17,9 @@ import type { ShownDispatchRow } from './versions';
 
 /** The taint of the run that staged a cart: the run's own and its task's (a task's taint covers every later run). */
 export async function cartTaint(tx: Tx, cart: { runId: string; taskId: string }): Promise<TaintSource[]> {
-  const [[run], [task]] = await Promise.all([
-    tx.select({ tainted: taskRuns.tainted, sources: taskRuns.taintSources }).from(taskRuns).where(eq(taskRuns.id, cart.runId)),
-    tx.select({ tainted: tasks.tainted, sources: tasks.taintSources }).from(tasks).where(eq(tasks.id, cart.taskId)),
+  const [[run], [task]] = await atOnce(tx, [
+    () => tx.select({ tainted: taskRuns.tainted, sources: taskRuns.taintSources }).from(taskRuns).where(eq(taskRuns.id, cart.runId)),
+    () => tx.select({ tainted: tasks.tainted, sources: tasks.taintSources }).from(tasks).where(eq(tasks.id, cart.taskId)),
   ]);
   const sources = [...(run?.tainted ? run.sources : []), ...(task?.tainted ? task.sources : [])];
   const seen = new Set<string>();
@@ -29,12 +30,13 @@ export async function cartTaint(tx: Tx, cart: { runId: string; taskId: string })
 
 /** The owner's own addresses: their primary email and every verified email or phone. */
 export async function ownAddresses(tx: Tx, userId: string): Promise<Set<string>> {
-  const [[user], ids] = await Promise.all([
-    tx.select({ email: users.email }).from(users).where(eq(users.id, userId)),
-    tx
-      .select({ value: identifiers.value })
-      .from(identifiers)
-      .where(and(eq(identifiers.userId, userId), eq(identifiers.verified, true), inArray(identifiers.type, ['email', 'phone']))),
+  const [[user], ids] = await atOnce(tx, [
+    () => tx.select({ email: users.email }).from(users).where(eq(users.id, userId)),
+    () =>
+      tx
+        .select({ value: identifiers.value })
+        .from(identifiers)
+        .where(and(eq(identifiers.userId, userId), eq(identifiers.verified, true), inArray(identifiers.type, ['email', 'phone']))),
   ]);
   return new Set([...(user ? [user.email] : []), ...ids.map((i) => i.value)].map(normalizeRecipient));
 }

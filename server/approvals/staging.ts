@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { atOnce } from '@/db/at-once';
 import type { Tx } from '@/db/client';
 import { assistants, cartDispatches, carts, taskRuns, tasks, users, type CartRow, type DispatchContent, type TaskRow } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
@@ -145,9 +146,9 @@ export async function submitCart(tx: Tx, cartId: string, now = new Date()): Prom
     return { next: 'none', cartId, status: row.status };
   }
   const submitted = await applyCartChange(tx, locked, planCart(locked, 'submit', 'submitted', { now }), 'submit');
-  const [[owner], [task]] = await Promise.all([
-    tx.select({ id: users.id, accountId: users.accountId, organizationId: users.organizationId }).from(users).where(eq(users.id, locked.userId)),
-    tx.select({ approvalMode: tasks.approvalMode }).from(tasks).where(eq(tasks.id, locked.taskId)),
+  const [[owner], [task]] = await atOnce(tx, [
+    () => tx.select({ id: users.id, accountId: users.accountId, organizationId: users.organizationId }).from(users).where(eq(users.id, locked.userId)),
+    () => tx.select({ approvalMode: tasks.approvalMode }).from(tasks).where(eq(tasks.id, locked.taskId)),
   ]);
   const holds = await taintHolds(tx, locked, shown);
   const modes: CartMode[] = [];

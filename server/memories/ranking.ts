@@ -1,4 +1,5 @@
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { atOnce } from '@/db/at-once';
 import type { Db } from '@/db/client';
 import { memories, type MemoryRow } from '@/db/schema';
 
@@ -97,9 +98,9 @@ const quoted = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/
 export async function rankByText(db: Db, visible: SQL, config: string, parts: WeightedText[], limit: number): Promise<Ranked> {
   const used = parts.filter((p) => p.text.trim());
   if (!used.length) return [];
-  const [terms, stats] = await Promise.all([
-    db
-      .execute<{ lexeme: string; w: number }>(sql`
+  const lexemes = async () =>
+    (
+      await db.execute<{ lexeme: string; w: number }>(sql`
         SELECT lexeme, max(p.w)::float8 AS w
         FROM unnest(${sql.param(used.map((p) => p.text.slice(0, 20_000)))}::text[], ${sql.param(used.map((p) => p.weight))}::float8[]) AS p(t, w)
         CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(${config}::regconfig, p.t))) AS lexeme
@@ -107,8 +108,10 @@ export async function rankByText(db: Db, visible: SQL, config: string, parts: We
         ORDER BY max(p.w) DESC, count(*) DESC, length(lexeme) DESC, lexeme
         LIMIT ${MAX_TERMS}
       `)
-      .then((r) => r.rows),
-    sharesOf(db),
+    ).rows;
+  const [terms, stats] = await atOnce(db, [
+    lexemes,
+    () => sharesOf(db),
   ]);
   if (!terms.length) return [];
   const rated = terms.map((t) => ({ ...t, share: stats.shares.get(t.lexeme) ?? (stats.rarest ? stats.rarest / 2 : 0.001) }));

@@ -1,5 +1,6 @@
 import { and, inArray, isNull, or, gt, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
+import { atOnce } from '@/db/at-once';
 import type { Db } from '@/db/client';
 import { memories, type MemoryRow } from '@/db/schema';
 import type { Actor } from '@/server/access/actor';
@@ -46,10 +47,10 @@ export async function rankMemories(db: Db, actor: Actor, req: RankRequest, setti
   const text = req.parts.map((p) => p.text).join('\n');
   const names = req.byNames ? namesFor(req.parts) : [];
   const depth = req.limit * DEPTH;
-  const [byText, byNames, byVector] = await Promise.all([
-    rankByText(db, visible, searchConfigFor(user.locale), req.parts, depth),
-    rankByNames(db, visible, names, depth),
-    settings ? queryVector(settings, text).then((v) => (v ? rankByVector(db, visible, { userId: user.id, teamIds: teams.ids }, settings.model, v, depth) : [])) : Promise.resolve([]),
+  const [byText, byNames, byVector] = await atOnce(db, [
+    () => rankByText(db, visible, searchConfigFor(user.locale), req.parts, depth),
+    () => rankByNames(db, visible, names, depth),
+    async () => (settings ? queryVector(settings, text).then((v) => (v ? rankByVector(db, visible, { userId: user.id, teamIds: teams.ids }, settings.model, v, depth) : [])) : []),
   ]);
   const fused = fuse([byText, byNames, byVector]);
   // Too little found: a name may be misspelt; look again by similarity (slower: every memory of the reader's is compared).

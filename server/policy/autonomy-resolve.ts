@@ -1,4 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
+import { atOnce } from '@/db/at-once';
 import type { Tx } from '@/db/client';
 import { autonomyExceptions, autonomySettings, type AutonomyExceptionRow, type AutonomyMode, type OwnCell, type PolicyRow } from '@/db/schema';
 import { baseCell, compareStrictness, parentsFor, resolveForRecipients, type ActionType, type Parents, type Resolved } from './autonomy-rules';
@@ -25,7 +26,7 @@ export type AutonomyState = { own: Record<string, OwnCell>; ownUpdatedAt: Date |
 
 export async function loadAutonomy(db: Tx, user: AutonomyUser, opts: { forUpdate?: boolean } = {}): Promise<AutonomyState> {
   const q = db.select().from(autonomySettings).where(eq(autonomySettings.userId, user.id));
-  const [[own], rows] = await Promise.all([opts.forUpdate ? q.for('update') : q, policyRowsForUser(db, user)]);
+  const [[own], rows] = await atOnce(db, [async () => (opts.forUpdate ? q.for('update') : q), () => policyRowsForUser(db, user)]);
   return { own: own?.matrix ?? {}, ownUpdatedAt: own?.updatedAt ?? null, rows };
 }
 
@@ -50,7 +51,7 @@ export function cellInForce(state: AutonomyState, a: ActionType): { value: Resol
  * several recipients each is resolved and the strictest applies (autonomy-rules.ts).
  */
 export async function resolveDispatchMode(db: Tx, user: AutonomyUser, actionType: ActionType, recipients: string[]): Promise<DispatchMode> {
-  const [state, exceptions] = await Promise.all([loadAutonomy(db, user), recipients.length ? userExceptions(db, user.id, actionType) : []]);
+  const [state, exceptions] = await atOnce(db, [() => loadAutonomy(db, user), async () => (recipients.length ? userExceptions(db, user.id, actionType) : [])]);
   const parents = parentsFor(state.rows, actionType);
   return resolveForRecipients(baseCell(state.own[actionType], parents, actionType), parents, recipients, exceptions);
 }
@@ -68,7 +69,7 @@ export async function resolveTaskDispatchMode(
   taskMode: AutonomyMode | null,
 ): Promise<Omit<DispatchMode, 'source'> & { source: DispatchMode['source'] | 'task' }> {
   if (!taskMode) return resolveDispatchMode(db, user, actionType, recipients);
-  const [state, exceptions] = await Promise.all([loadAutonomy(db, user), recipients.length ? userExceptions(db, user.id, actionType) : []]);
+  const [state, exceptions] = await atOnce(db, [() => loadAutonomy(db, user), async () => (recipients.length ? userExceptions(db, user.id, actionType) : [])]);
   const parents = parentsFor(state.rows, actionType);
   const own = state.own[actionType];
   const userBase = baseCell(own, parents, actionType);

@@ -1,4 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
+import { atOnce } from '@/db/at-once';
 import type { Db } from '@/db/client';
 import { memories, taintKinds, type MemoryRow, type TaintSource } from '@/db/schema';
 import type { UserActor } from '@/server/access/actor';
@@ -93,15 +94,15 @@ export async function recallForRun(db: Db, actor: UserActor, subject: RecallSubj
   const config = searchConfigFor(actor.user.locale);
   const everything = [subject.about, ...subject.recent].join('\n');
   // The contacts named lend their other words to the ranking, so they are read first (beside the teams).
-  const [teams, named] = await Promise.all([activeTeams(db, actor.user.id), contactsNamedIn(db, actor, [subject.about, ...subject.recent.slice(0, 2)].join('\n'), config)]);
+  const [teams, named] = await atOnce(db, [() => activeTeams(db, actor.user.id), () => contactsNamedIn(db, actor, [subject.about, ...subject.recent.slice(0, 2)].join('\n'), config)]);
   const visible = and(await visibleFilter(db, actor, teams), notExpired(now))!;
   const newest = (where = visible, limit = RECENT) =>
     db.select().from(memories).where(where).orderBy(desc(memories.createdAt), desc(memories.id)).limit(limit);
-  const [ranked, pinned, recent, files] = await Promise.all([
-    rankMemories(db, actor, { parts: weighted(subject, named), limit: RELEVANT, now, teams }),
-    newest(and(visible, eq(memories.pinned, true))!, PINNED),
-    newest(),
-    filesMatching(db, actor, everything, config),
+  const [ranked, pinned, recent, files] = await atOnce(db, [
+    () => rankMemories(db, actor, { parts: weighted(subject, named), limit: RELEVANT, now, teams }),
+    () => newest(and(visible, eq(memories.pinned, true))!, PINNED),
+    () => newest(),
+    () => filesMatching(db, actor, everything, config),
   ]);
   const relevant = (await withRows(db, ranked)).map((r) => r.row);
   return assemble({ pinned, relevant, recent, contacts: named, files }, budgetChars);
