@@ -97,7 +97,10 @@ async function scenario(world: ClusterWorld, c: { TASKS: number; MAILS: number; 
   // Chat streams, their model calls held: at least one is served by the victim.
   const streams: Stream[] = [];
   for (let k = 0; streams.length < c.CHATS || !streams.some((s) => s.server === victimName); k++) {
-    if (k > 12) throw new Error(`no chat stream reached ${victimName}`);
+    if (k > 24) throw new Error(`no chat stream reached ${victimName} (HAProxy: ${JSON.stringify(await world.haproxy.states())})`);
+    // The victim is busy starting the browser: a slow health check or two takes it out of the
+    // rotation for a moment (fall 2, rise 2), and a stream opened then cannot reach it.
+    await world.haproxy.waitFor(victimName, 'UP');
     const p = people[k % people.length]!;
     const created = await untilAnswered(attempts, world, 'write /chats', '/chats', { key: p.key, body: { assistantId: p.assistantId } }, [201]);
     const chatId = created.body.chat.id as string;
