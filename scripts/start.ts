@@ -299,6 +299,8 @@ async function main() {
     await (await import('../server/workspace/shell/manager')).stopAllSandboxes();
     await workspaceNode?.stop();
     await kernel.lastUsed.flush();
+    // Model calls' settlements still on their way (server/budgets/settle-later.ts).
+    await (await import('../server/budgets/settle-later')).allCallsSettled();
     await stopTracing?.();
     await sharedDatabase().close();
     await closeNext();

@@ -40,7 +40,11 @@ export type SpentBudget = {
 export type Reservation =
   /** No budget covers the user: the call goes ahead and nothing is held. */
   | { kind: 'none' }
-  | { kind: 'reserved'; ref: string }
+  /**
+   * Held. `farFromLimit`: after it, its budgets still have room for ROOMY_CALLS more calls like
+   * it, so no call waits for its settlement, which may then be made after the step (settle-later.ts).
+   */
+  | { kind: 'reserved'; ref: string; farFromLimit: boolean }
   /** Calls in flight may spend what is left: try again shortly. */
   | { kind: 'busy' }
   | { kind: 'exhausted'; budget: SpentBudget };
@@ -50,6 +54,9 @@ export type CallRef = { accountId: string; userId: string; tier: ModelTier; ref:
 /** What steward_reserve_call (migration 0062) answers. */
 export type ReserveResult = {
   kind: 'none' | 'reserved' | 'busy' | 'exhausted';
+  /** A reservation just made (migration 0080): what it holds, and the least room its budgets have left after it. */
+  amount?: string | number;
+  room?: string | number;
   spent?: string | number;
   limit?: string | number;
   budget?: { budgetId: string; scope: BudgetScope; scopeId: string; period: BudgetPeriod; memberUserId: string };
@@ -89,8 +96,12 @@ export function reservationOf(result: ReserveResult, ref: string): Reservation {
       },
     };
   }
-  return { kind: 'reserved', ref };
+  const amount = Number(result.amount);
+  return { kind: 'reserved', ref, farFromLimit: amount > 0 && Number(result.room) >= ROOMY_CALLS * amount };
 }
+
+/** How many more calls like it a reservation's budgets must have room for after it for its settlement to wait until after the step. */
+export const ROOMY_CALLS = 10;
 
 /** Holds the call's estimated cost on every budget covering its user, or says why it may not start: one round trip (reservationSql). */
 export async function reserveCall(db: Db, call: CallRef, now = new Date()): Promise<Reservation> {

@@ -31,7 +31,7 @@ export type ModelCallUsage = {
 
 /**
  * Records one model call, with `also` evaluated by the same statement once the row is written
- * (the model step settles the call's credits with it, server/budgets/reserve.ts settlementSql):
+ * (a model step near its budgets' limits settles the call's credits with it, server/budgets/reserve.ts settlementSql):
  * its id and `also`'s value, or nulls when no row was written (then `also` was not evaluated).
  * Idempotent per (owner, seq): a durable step retried after it recorded its call writes nothing.
  * The task or chat and the account come from the run or turn row, so a call can never be filed

@@ -162,3 +162,47 @@ describe('chat turns against a budget', () => {
     expect(got.body.budget.current).toMatchObject({ spentCredits: 1, reservedCredits: 0, limitCredits: 3 });
   }, 60_000);
 });
+
+describe('settlement after the usage row', () => {
+  /**
+   * The state a crash leaves between a call's usage row and its settlement (settle-later.ts): the
+   * reservations of the account held again, their cost back from `spent` to `reserved`.
+   */
+  async function unsettle(accountId: string, budgetId: string) {
+    const { rows } = await db().execute<{ n: string }>(sql`
+      WITH undone AS (
+        UPDATE credit_reservations SET status = 'held', settled_credits = NULL, settled_at = NULL, created_at = now() - interval '2 minutes'
+        WHERE account_id = ${accountId} AND status = 'settled'
+        RETURNING amount, (SELECT settled_credits FROM credit_reservations o WHERE o.id = credit_reservations.id) AS settled
+      ) UPDATE credit_budget_usage SET spent = spent - (SELECT sum(settled) FROM undone), reserved = reserved + (SELECT sum(amount) FROM undone)
+        WHERE budget_id = ${budgetId} RETURNING (SELECT count(*) FROM undone)::text AS n`);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  it('a run or turn that ended shows its calls settled; what a crash left held after the usage row, the sweep settles from the row', async () => {
+    const acct = await newAccount(app());
+    const p = await person(acct);
+    const budget = await insertBudget(db(), acct.accountId, { scope: 'account', scopeId: acct.accountId, period: 'month', limitCredits: 100 });
+    llm().enqueue({ toolCalls: [plan('look')] }, { toolCalls: [{ name: 'complete_task', arguments: { summary: 'Booked.' } }] });
+    const { runId } = await startTask(p);
+    expect(await ended(runId)).toMatchObject({ status: 'finished' });
+    llm().enqueue({ text: 'Hello!' });
+    const chatId = await newChat(app(), p);
+    const events = await openStream(app(), `/chats/${chatId}/process`, { key: p.key, body: { message: { content: 'Hello?' } } }).done;
+    expect(events.at(-1)).toMatchObject({ event: 'message' });
+    const current = async () => (await call(app(), `/budgets/${budget.id}`, { key: acct.key })).body.budget.current;
+    expect(await current()).toMatchObject({ spentCredits: 3, reservedCredits: 0 });
+
+    // The process died after each call's usage row and before its settlement.
+    expect(await unsettle(acct.accountId, budget.id)).toBe(3);
+    const crashed = await current();
+    expect(crashed.spentCredits).toBe(0);
+    expect(crashed.reservedCredits).toBeGreaterThan(0);
+    const swept = await sweepBudgets(db());
+    expect(swept.settled).toBeGreaterThanOrEqual(3);
+    expect(await current()).toMatchObject({ spentCredits: 3, reservedCredits: 0 });
+    // Settled once: a second sweep charges nothing more.
+    await sweepBudgets(db());
+    expect(await current()).toMatchObject({ spentCredits: 3, reservedCredits: 0 });
+  }, 60_000);
+});

@@ -99,8 +99,9 @@ describe('reserving against a budget', () => {
     const { account, user } = await setUp();
     const budget = await insertBudget(db(), account.accountId, { scope: 'user', scopeId: user.id, period: 'none', limitCredits: 10 });
     const ref: CallRef = { accountId: account.accountId, userId: user.id, tier: 'low', ref: 'retried' };
-    expect(await reserveCall(db(), ref)).toEqual({ kind: 'reserved', ref: 'retried' });
-    expect(await reserveCall(db(), ref)).toEqual({ kind: 'reserved', ref: 'retried' });
+    // Unknown cost: it holds the whole budget, so the next call waits for its settlement.
+    expect(await reserveCall(db(), ref)).toEqual({ kind: 'reserved', ref: 'retried', farFromLimit: false });
+    expect(await reserveCall(db(), ref)).toEqual({ kind: 'reserved', ref: 'retried', farFromLimit: false });
     // Unknown cost: the call holds what is left.
     expect(await usageOf(budget.id)).toMatchObject({ reserved: 10, spent: 0 });
     await db().transaction((tx) => releaseCall(tx, 'retried'));
@@ -115,6 +116,18 @@ describe('reserving against a budget', () => {
     // Now known: the next call holds the largest cost seen, not the rest of the budget.
     await reserveCall(db(), { ...ref, ref: 'next' });
     expect(await usageOf(budget.id)).toMatchObject({ reserved: 3 });
+  });
+
+  it('a reservation says whether its budgets keep room for ten more calls like it after it (its settlement may then wait)', async () => {
+    const { account, user } = await setUp();
+    await db().insert(creditEstimates).values({ accountId: account.accountId, modelTier: 'medium', credits: 1 });
+    const accountBudget = await insertBudget(db(), account.accountId, { scope: 'account', scopeId: account.accountId, period: 'month', limitCredits: 100 });
+    const ref = (r: string): CallRef => ({ accountId: account.accountId, userId: user.id, tier: 'medium', ref: r });
+    expect(await reserveCall(db(), ref('far'))).toEqual({ kind: 'reserved', ref: 'far', farFromLimit: true });
+    // The tightest budget decides: the user's own leaves room for fewer than ten more.
+    await insertBudget(db(), account.accountId, { scope: 'user', scopeId: user.id, period: 'month', limitCredits: 10 });
+    expect(await reserveCall(db(), ref('near'))).toEqual({ kind: 'reserved', ref: 'near', farFromLimit: false });
+    expect(await usageOf(accountBudget.id)).toMatchObject({ reserved: 2 });
   });
 
   it('no budget: nothing is held; a spent budget names itself; a top-up gives room again', async () => {

@@ -1,4 +1,5 @@
 import type { Db } from '@/db/client';
+import { callsSettled } from '@/server/budgets/settle-later';
 import { addUsage, noUsage } from '@/server/models/usage';
 import type { RunEnd, RunEnded } from './end-run';
 import type { LoopHost, OpenedCall, ToolStep } from './host';
@@ -87,6 +88,8 @@ export async function agentLoop<Opened extends OpenedCall, Subject>(step: LoopSt
       }
     }
     if (!how) continue;
+    // Whoever sees the run or turn ended sees what its calls cost on its budgets (settle-later.ts).
+    await callsSettled(Array.from({ length: n }, (_, i) => host.callRef(i + 1)));
     const closing = host.close(db(), how, n, { usage, modelId });
     if (!closing) return { end: how, ended: null };
     // One closing step per model call where the host has it so (`end-<n>`): it may answer that the

@@ -9,6 +9,7 @@ import { modelTelemetry } from '@/server/models/telemetry';
 import type { ModelTier } from '@/server/models/tiers';
 import { stewardUsage, type StewardUsage } from '@/server/models/usage';
 import { releaseCall, settleCall, settledAlerts, settlementSql, type SpentBudget } from '@/server/budgets/reserve';
+import { settleLater } from '@/server/budgets/settle-later';
 import { benchSwitches } from './bench-switches';
 import type { ModelContext, ModelHost, OpenedCall, ToolCallRequest } from './host';
 import { accountFrozen } from './owner-actor';
@@ -58,11 +59,12 @@ export function reasoningEffort(effort: string | null | undefined): string | und
  * (host.ts): the call's estimated cost reserved against every budget that covers the owner
  * (server/budgets/reserve.ts), the model call, then its usage row (tokens as the provider
  * reported them, credits priced by the tier that served it) and the reservation settled with
- * those credits, in one transaction. A call that was not made or failed releases what it
- * reserved. All of it happens inside the same engine step, so a finished step is replayed from
- * its stored result and records nothing again; a step retried after a crash between the call and
- * the row reserves nothing new (the reservation is named by run and call), calls the model again
- * and records once, because the usage row is written once per (run, call).
+ * those credits (recordUsage: far from the budgets' limits, off the step's path). A
+ * call that was not made or failed releases what it reserved. All of it happens inside the same
+ * engine step, so a finished step is replayed from its stored result and records nothing again;
+ * a step retried after a crash between the call and the row reserves nothing new (the
+ * reservation is named by run and call), calls the model again and records once, because the
+ * usage row is written once per (run, call).
  *
  * The reservation's statement goes to the database while the run or turn is opened and its
  * context read (openCall: reads only), so its time hides behind theirs. Its answer is taken
@@ -86,7 +88,7 @@ export async function modelStep<Opened extends OpenedCall, Subject>(db: Db, host
       if (held) await db.transaction((tx) => releaseCall(tx, ref));
       return turn;
     }
-    await recordUsage(db, host, n, turn, held ? ref : null);
+    await recordUsage(db, host, n, turn, held ? { ref, later: reservation.farFromLimit } : null);
     return turn;
   } catch (e) {
     if (held) await db.transaction((tx) => releaseCall(tx, ref));
@@ -169,22 +171,27 @@ async function modelCall<Opened extends OpenedCall, Subject>(db: Db, host: Model
 }
 
 /**
- * The call's usage row and, when a reservation holds its cost, the settlement: made by the
- * statement that writes the row (one round trip for both); when no row was written (a retried
- * step's row is there already, or the run is gone) it is made on its own. The host's own record
- * of the call (a chat turn's tool-calls event) joins the same transaction.
+ * The call's usage row and, when a reservation holds its cost, the settlement. Far from the
+ * budgets' limits (`later`), it is made once the row has committed, off the step's path
+ * (budgets/settle-later.ts; the sweep settles from the row what a crash left held). Near a limit,
+ * where the next call waits for it, it is made by the statement that writes the row (one round
+ * trip for both); when no row was written (a retried step's row is there already, or the run is
+ * gone), on its own. The host's own record of the call (a chat turn's tool-calls event) joins the
+ * row's transaction.
  */
-async function recordUsage<Opened extends OpenedCall>(db: Db, host: ModelHost<Opened>, n: number, answer: Extract<ModelTurn, { kind: 'answer' }>, heldRef: string | null) {
+async function recordUsage<Opened extends OpenedCall>(db: Db, host: ModelHost<Opened>, n: number, answer: Extract<ModelTurn, { kind: 'answer' }>, held: { ref: string; later: boolean } | null) {
   const priced = creditsFor(answer.servedBy, answer.usage, { billable: answer.billable });
   const call = { seq: n - 1, modelTier: answer.tier, model: answer.modelId, usage: answer.usage, chargedCredits: priced.chargedCredits, isBillable: priced.isBillable };
+  const now = held && !held.later ? held : null;
   const committed = await db.transaction(async (tx) => {
-    if (!heldRef) await recordCallUsage(tx, host.owner, call, null);
+    if (!now) await recordCallUsage(tx, host.owner, call, null);
     else {
-      const { id, also: settled } = await recordCallUsage(tx, host.owner, call, settlementSql(heldRef, answer.tier, priced.chargedCredits));
+      const { id, also: settled } = await recordCallUsage(tx, host.owner, call, settlementSql(now.ref, answer.tier, priced.chargedCredits));
       if (id) await settledAlerts(tx, settled ?? []);
-      else await settleCall(tx, heldRef, answer.tier, priced.chargedCredits);
+      else await settleCall(tx, now.ref, answer.tier, priced.chargedCredits);
     }
     return host.recorded ? host.recorded(tx, n, answer) : undefined;
   });
+  if (held?.later) settleLater(db, held.ref, answer.tier, priced.chargedCredits);
   committed?.();
 }
