@@ -28,7 +28,7 @@ import { startThrowawayDatabase } from '../db/embedded';
 import { DEFAULT_WORKERS, startExecutor } from '../server/executor/executor';
 import { startIngress } from '../server/executor/ingress';
 import { localFetch, registerLocal } from '../server/executor/local-transport';
-import { serve } from 'inngest/edge';
+import { localServe } from '../server/executor/local-serve';
 import { plainProcessEnv } from '../server/process-env';
 import { benchFunctions } from './executor-functions';
 
@@ -68,8 +68,8 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
     const bench = benchFunctions({ signingKey, eventKey, ingressUrl: ingress.url, steps: STEPS, fetch: localFetch });
     const { client, functions } = bench;
     hangs = bench;
-    const handler = serve({ client, functions, serveOrigin: origin, servePath: '/api/inngest' });
-    unregister.push(registerLocal(ingress.url, ingress.handle), registerLocal(`${origin}/api/inngest`, (req) => handler(req.request())));
+    const handler = localServe({ client, functions, serveOrigin: origin, servePath: '/api/inngest' });
+    unregister.push(registerLocal(ingress.url, ingress.handle), registerLocal(`${origin}/api/inngest`, handler));
     await localFetch(`${origin}/api/inngest`, { method: 'PUT' });
   } else {
     appProc = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'executor-app.ts')], {

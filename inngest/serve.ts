@@ -1,6 +1,8 @@
 import { serve } from 'inngest/edge';
 import { countRefusedCalls } from '@/server/executor/serve-guard';
 import { inngestServeUrl } from '@/server/executor/config';
+import { localServe } from '@/server/executor/local-serve';
+import type { LocalRequest } from '@/server/executor/local-transport';
 import type { RateLimits } from '@/server/http/rate-limit';
 import { releasedBetweenRuns } from './async-context';
 import { inngest } from './client';
@@ -19,9 +21,21 @@ import { soakFunction } from './soak-function';
  * sets them): the Inngest client reads them when it loads.
  */
 export function inngestServeHandler(limits: () => RateLimits): (req: Request, clientIp?: string) => Promise<Response> {
+  return countRefusedCalls(releasedBetweenRuns(serve(serveOptions())), limits);
+}
+
+/**
+ * The same endpoint for the calls this process makes to itself (the built-in executor's, through
+ * server/executor/local-transport.ts): the SDK reads the request as it was handed to `fetch`
+ * (server/executor/local-serve.ts), with the same options, checks and counting.
+ */
+export function inngestLocalServeHandler(limits: () => RateLimits): (req: LocalRequest, clientIp?: string) => Promise<Response> {
+  return countRefusedCalls(releasedBetweenRuns(localServe(serveOptions())), limits);
+}
+
+function serveOptions() {
   const serveUrl = new URL(inngestServeUrl());
   // npm run soak's test function joins only when STEWARD_SOAK=1: production never registers it.
   const served = process.env.STEWARD_SOAK === '1' ? [...functions, soakFunction] : functions;
-  const handler = serve({ client: inngest, functions: served, serveOrigin: serveUrl.origin, servePath: serveUrl.pathname, enableUnauthedSync: false });
-  return countRefusedCalls(releasedBetweenRuns(handler), limits);
+  return { client: inngest, functions: served, serveOrigin: serveUrl.origin, servePath: serveUrl.pathname, enableUnauthedSync: false };
 }

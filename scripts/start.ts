@@ -217,11 +217,14 @@ async function main() {
   // keys and the ingress URL set above when it loads.
   const mounts: Record<string, WebHandler> = {};
   if (mode === 'lean') {
-    const { inngestServeHandler } = await import('../inngest/serve');
+    const { inngestServeHandler, inngestLocalServeHandler } = await import('../inngest/serve');
     const serveFunctions = inngestServeHandler(() => kernel.rateLimits);
     mounts[SERVE_PATH] = (req, info) => serveFunctions(req, info.clientIp);
     // The executor's calls to this process's own serve endpoint are answered in-process.
-    if (!usesInngestServer()) registerLocal(inngestServeUrl(), (req) => serveFunctions(req.request(), '127.0.0.1'));
+    if (!usesInngestServer()) {
+      const serveOwnCalls = inngestLocalServeHandler(() => kernel.rateLimits);
+      registerLocal(inngestServeUrl(), (req) => serveOwnCalls(req, '127.0.0.1'));
+    }
   }
   // With STEWARD_NODE_URL this process is one node of several: it publishes its address and serves
   // the signed calls of the others (the workspace follows its user: server/workspace/nodes/).
