@@ -182,13 +182,13 @@ async function modelCall<Opened extends OpenedCall, Subject>(db: Db, host: Model
 async function recordUsage<Opened extends OpenedCall>(db: Db, host: ModelHost<Opened>, n: number, answer: Extract<ModelTurn, { kind: 'answer' }>, held: { ref: string; later: boolean } | null) {
   const priced = creditsFor(answer.servedBy, answer.usage, { billable: answer.billable });
   const call = { seq: n - 1, modelTier: answer.tier, model: answer.modelId, usage: answer.usage, chargedCredits: priced.chargedCredits, isBillable: priced.isBillable };
-  const now = held && !held.later ? held : null;
+  const inline = held && !held.later ? held : null;
   const committed = await db.transaction(async (tx) => {
-    if (!now) await recordCallUsage(tx, host.owner, call, null);
+    if (!inline) await recordCallUsage(tx, host.owner, call, null);
     else {
-      const { id, also: settled } = await recordCallUsage(tx, host.owner, call, settlementSql(now.ref, answer.tier, priced.chargedCredits));
+      const { id, also: settled } = await recordCallUsage(tx, host.owner, call, settlementSql(inline.ref, answer.tier, priced.chargedCredits));
       if (id) await settledAlerts(tx, settled ?? []);
-      else await settleCall(tx, now.ref, answer.tier, priced.chargedCredits);
+      else await settleCall(tx, inline.ref, answer.tier, priced.chargedCredits);
     }
     return host.recorded ? host.recorded(tx, n, answer) : undefined;
   });
