@@ -101,7 +101,7 @@ export function reservationOf(result: ReserveResult, ref: string): Reservation {
 }
 
 /** How many more calls like it a reservation's budgets must have room for after it for its settlement to wait until after the step. */
-export const ROOMY_CALLS = 10;
+export const ROOMY_CALLS = 100;
 
 /** Holds the call's estimated cost on every budget covering its user, or says why it may not start: one round trip (reservationSql). */
 export async function reserveCall(db: Db, call: CallRef, now = new Date()): Promise<Reservation> {

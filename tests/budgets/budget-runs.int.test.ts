@@ -182,7 +182,8 @@ describe('settlement after the usage row', () => {
   it('a run or turn that ended shows its calls settled; what a crash left held after the usage row, the sweep settles from the row', async () => {
     const acct = await newAccount(app());
     const p = await person(acct);
-    const budget = await insertBudget(db(), acct.accountId, { scope: 'account', scopeId: acct.accountId, period: 'month', limitCredits: 100 });
+    // Room for far more than a hundred calls: after the first (its cost unknown, it holds the whole budget), calls settle after their step.
+    const budget = await insertBudget(db(), acct.accountId, { scope: 'account', scopeId: acct.accountId, period: 'month', limitCredits: 1000 });
     llm().enqueue({ toolCalls: [plan('look')] }, { toolCalls: [{ name: 'complete_task', arguments: { summary: 'Booked.' } }] });
     const { runId } = await startTask(p);
     expect(await ended(runId)).toMatchObject({ status: 'finished' });

@@ -118,14 +118,14 @@ describe('reserving against a budget', () => {
     expect(await usageOf(budget.id)).toMatchObject({ reserved: 3 });
   });
 
-  it('a reservation says whether its budgets keep room for ten more calls like it after it (its settlement may then wait)', async () => {
+  it('a reservation says whether its budgets keep room for a hundred more calls like it after it (its settlement may then wait)', async () => {
     const { account, user } = await setUp();
     await db().insert(creditEstimates).values({ accountId: account.accountId, modelTier: 'medium', credits: 1 });
-    const accountBudget = await insertBudget(db(), account.accountId, { scope: 'account', scopeId: account.accountId, period: 'month', limitCredits: 100 });
+    const accountBudget = await insertBudget(db(), account.accountId, { scope: 'account', scopeId: account.accountId, period: 'month', limitCredits: 1000 });
     const ref = (r: string): CallRef => ({ accountId: account.accountId, userId: user.id, tier: 'medium', ref: r });
     expect(await reserveCall(db(), ref('far'))).toEqual({ kind: 'reserved', ref: 'far', farFromLimit: true });
-    // The tightest budget decides: the user's own leaves room for fewer than ten more.
-    await insertBudget(db(), account.accountId, { scope: 'user', scopeId: user.id, period: 'month', limitCredits: 10 });
+    // The tightest budget decides: the user's own leaves room for fewer than a hundred more.
+    await insertBudget(db(), account.accountId, { scope: 'user', scopeId: user.id, period: 'month', limitCredits: 100 });
     expect(await reserveCall(db(), ref('near'))).toEqual({ kind: 'reserved', ref: 'near', farFromLimit: false });
     expect(await usageOf(accountBudget.id)).toMatchObject({ reserved: 2 });
   });
