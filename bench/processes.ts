@@ -16,6 +16,9 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Servers started and not yet stopped. */
 const started = new Set<ChildProcess>();
+/** The last lines each started server wrote (its logs go to stdout): what a start that failed said. */
+const tails = new Map<ChildProcess, { file: string; lines: string[] }>();
+const TAIL_LINES = 30;
 
 /**
  * The environment of a production server (npm start) serving the API alone on `databaseUrl`: quiet
@@ -35,14 +38,22 @@ export function apiServerEnv(databaseUrl: string) {
 }
 
 export function start(file: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   started.add(child);
+  // Stdout is read (a pipe nobody reads would stall the server) and only its tail is kept.
+  const tail = { file, lines: [] as string[] };
+  tails.set(child, tail);
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    tail.lines.push(...chunk.split('\n').filter(Boolean));
+    tail.lines.splice(0, Math.max(0, tail.lines.length - TAIL_LINES));
+  });
   child.once('exit', () => started.delete(child));
   return child;
 }
 
 export async function stop(child: ChildProcess) {
   started.delete(child);
+  tails.delete(child);
   if (child.exitCode !== null || child.signalCode !== null) return;
   const done = new Promise((r) => child.once('exit', r));
   const signal = (s: NodeJS.Signals) => {
@@ -58,6 +69,13 @@ export async function stop(child: ChildProcess) {
   if (child.exitCode === null) signal('SIGKILL');
 }
 
+/** Each server started in this run: whether it still runs, and the last lines it wrote. */
+function serversSaid() {
+  return [...tails]
+    .map(([child, t]) => `--- ${t.file} (pid ${child.pid}, ${child.exitCode !== null || child.signalCode !== null ? `exited ${child.exitCode ?? child.signalCode}` : 'running'}):\n${t.lines.join('\n')}`)
+    .join('\n');
+}
+
 export async function waitReady(url: string, timeoutMs = 180_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -68,7 +86,7 @@ export async function waitReady(url: string, timeoutMs = 180_000) {
     }
     await sleep(200);
   }
-  throw new Error(`server at ${url} did not start`);
+  throw new Error(`server at ${url} did not start\n${serversSaid()}`);
 }
 
 /**
