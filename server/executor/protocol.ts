@@ -45,10 +45,20 @@ export type CallInput = {
   signal?: AbortSignal;
 };
 
-/** One call of the app's serve endpoint, as the Inngest server makes it (protocol version 2, with async checkpointing when `leaseOwner` is given). */
+/** The protocol version this executor speaks: the SDK's answers must say they ran it. */
+export const PROTOCOL_VERSION = 2;
+
+/**
+ * One call of the app's serve endpoint, as the Inngest server makes it (protocol version 2, with
+ * async checkpointing when `leaseOwner` is given). The body says version -1, "the SDK decides", as
+ * the Inngest server's first call of a run does: the SDK then picks its preferred version at the
+ * first of its version schema's alternatives, where `2` is reached only through failed ones, each
+ * of which builds ZodErrors, a stack trace apiece (a tenth of a wake-up's cost). Its answer names
+ * the version it ran; anything but 2 fails the run rather than be read with the wrong rules.
+ */
 export async function callFunction(input: CallInput): Promise<CallResult> {
   const body = canonicalize({
-    version: 2,
+    version: -1,
     event: input.event,
     events: [input.event],
     steps: input.steps,
@@ -82,6 +92,10 @@ export async function callFunction(input: CallInput): Promise<CallResult> {
     parsed = text ? JSON.parse(text) : null;
   } catch {
     parsed = { message: text.slice(0, 1000) };
+  }
+  const ran = res.headers.get('x-inngest-req-version');
+  if (ran !== null && ran !== String(PROTOCOL_VERSION)) {
+    return { kind: 'error', retriable: false, error: { name: 'UnsupportedProtocolVersion', message: `The app's SDK ran protocol version ${ran}; this executor speaks version ${PROTOCOL_VERSION}` }, retryAfter: null };
   }
   const noRetry = res.headers.get('x-inngest-no-retry') === 'true';
   const retryAfter = res.headers.get('retry-after');
