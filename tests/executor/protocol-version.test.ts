@@ -38,7 +38,7 @@ describe('the protocol version of a call', () => {
     }) as never);
     const undo = registerLocal(`${origin}/api/inngest`, localServe({ client, functions: [fn], serveOrigin: origin, servePath: '/api/inngest' }));
     try {
-      // The memoised 20, not the step's own 1: the body was read as version 2 reads it.
+      // The memoised 20, not the step's own 1: the SDK read the memo, and its answer passed the version check.
       expect(await callFunction(call(`${origin}/api/inngest`))).toEqual({ kind: 'done', output: 22 });
     } finally {
       undo();
