@@ -12,6 +12,8 @@
  *    how fast the machine works through SLEEPERS calls, not how late the executor notices them;
  *  - cohortWakeLatenessP99Ms (and p50): before that, COHORT (100) of them fall due together while
  *    the others sleep on: how late a run wakes when it is due among 10,000 sleeping ones;
+ *  - wakeSdkFloorMs (and per resumption): the Inngest SDK's execution alone resuming SLEEPERS
+ *    sleepers in this process, nothing else done (sdk-floor.ts): the floor under the drain;
  *  - wakeLatenessWithStuckWorkersP99Ms (and p50): afterwards, every worker but one is held by a
  *    step that does not return (a provider that never answers), and COHORT timers fall due
  *    together: how late they wake on the one free worker (the clock never waits for idle workers).
@@ -31,6 +33,7 @@ import { localFetch, registerLocal } from '../server/executor/local-transport';
 import { localServe } from '../server/executor/local-serve';
 import { plainProcessEnv } from '../server/process-env';
 import { benchFunctions } from './executor-functions';
+import { measureSdkWakeFloor } from './sdk-floor';
 
 const RUNS = Number(process.env.BENCH_EXECUTOR_RUNS ?? 1000);
 const STEPS = 10;
@@ -235,7 +238,16 @@ async function measure(IN_PROCESS: boolean, SLEEPERS: number) {
 export async function benchExecutor() {
   const own = await measure(true, SLEEPERS_DEFAULT);
   const apart = await measure(false, 0);
-  return { ...own, appProcessStepsPerSecond: apart.stepsPerSecond, stepsPerSecondTarget: 1_000, wakeLatenessP99Target: 1_000, wakeLatenessWithStuckWorkersP99Target: 2_000 };
+  // What the SDK alone needs for as many resumptions, beside the latency it bounds (sdk-floor.ts).
+  const floor = SLEEPERS_DEFAULT > 0 ? await measureSdkWakeFloor(SLEEPERS_DEFAULT, DEFAULT_WORKERS) : null;
+  return {
+    ...own,
+    ...(floor ? { wakeSdkFloorMs: floor.ms, wakeSdkFloorPerResumptionMs: floor.perResumptionMs } : {}),
+    appProcessStepsPerSecond: apart.stepsPerSecond,
+    stepsPerSecondTarget: 1_000,
+    wakeLatenessP99Target: 1_000,
+    wakeLatenessWithStuckWorkersP99Target: 2_000,
+  };
 }
 
 if (process.argv[1]?.endsWith('executor.ts')) {
