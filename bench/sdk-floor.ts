@@ -7,8 +7,8 @@
  * that step and end the run). Whatever the engine around it does, a process cannot resume runs
  * faster than this, and several processes only divide it by the cores they get.
  *
- * The execution is created the way the SDK's serve handler creates it after parsing a call
- * (`createExecution`, the path `@inngest/test` drives functions by); the first resumption is
+ * The execution is created as the SDK's serve handler creates it once it has parsed and checked a
+ * call (the function's `createExecution`, minus checkpointing); the first resumption is
  * checked to have run the step after the sleep, so the figure cannot come from executions that
  * did something else (a memo key the SDK did not recognise would make it report the sleep again).
  */
